@@ -1,0 +1,177 @@
+import { ErrorCode, FrameType } from './frame-types';
+import type {
+  ChatMessage,
+  ClientFrame,
+  ErrorFrame,
+  ServerFrame,
+} from './frames';
+import { CLIENT_ID_MAX_LENGTH, HISTORY_COUNT_MAX, MESSAGE_MAX_LENGTH } from './limits';
+import { codePointLength } from './validation';
+
+export interface FrameError {
+  code: ErrorCode;
+  message: string;
+}
+
+export type DecodeResult<T> = { ok: true; frame: T } | { ok: false; error: FrameError };
+
+/** The human texts of the error frames, written once. */
+export const FrameErrorMessage = {
+  notJson: 'A frame must be JSON text',
+  notObject: 'A frame must be a JSON object',
+  binary: 'Binary frames are not accepted; send JSON text',
+  type: "Field 'type' must be a frame type number",
+  unknownType: (type: number) => `Unknown frame type ${type}`,
+  body: "Field 'body' must be a string",
+  emptyMessage: 'Messages cannot be empty',
+  bodyTooLong: `Messages can be at most ${MESSAGE_MAX_LENGTH} characters`,
+  clientId: "Field 'client_id' must be a string",
+  clientIdTooLong: `Field 'client_id' can be at most ${CLIENT_ID_MAX_LENGTH} characters`,
+  typing: "Field 'typing' must be true or false",
+  count: `Field 'count' must be a whole number from 1 to ${HISTORY_COUNT_MAX}`,
+  after: "Field 'after' must be a whole number of 0 or more",
+  rateLimited: 'You are sending too fast; please slow down',
+  unavailable: 'The server could not store that; please try again',
+} as const;
+
+function fail(code: ErrorCode, message: string): { ok: false; error: FrameError } {
+  return { ok: false, error: { code, message } };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isWholeNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function parseJsonObject(
+  text: string,
+): { ok: true; value: Record<string, unknown> } | { ok: false; error: FrameError } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return fail(ErrorCode.BadFrame, FrameErrorMessage.notJson);
+  }
+  if (!isRecord(value)) return fail(ErrorCode.BadFrame, FrameErrorMessage.notObject);
+  return { ok: true, value };
+}
+
+/**
+ * Turns untrusted text from a client into a typed frame, or the precise error to answer with.
+ * Unknown extra fields are ignored; a message body is trimmed.
+ */
+export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
+  const parsed = parseJsonObject(text);
+  if (!parsed.ok) return parsed;
+  const raw = parsed.value;
+  const type = raw.type;
+  if (typeof type !== 'number' || !Number.isInteger(type)) {
+    return fail(ErrorCode.BadFrame, FrameErrorMessage.type);
+  }
+  switch (type) {
+    case FrameType.Message: {
+      if (typeof raw.body !== 'string') return fail(ErrorCode.BadFrame, FrameErrorMessage.body);
+      const body = raw.body.trim();
+      if (body.length === 0) return fail(ErrorCode.EmptyMessage, FrameErrorMessage.emptyMessage);
+      if (body.length > MESSAGE_MAX_LENGTH && codePointLength(body) > MESSAGE_MAX_LENGTH) {
+        return fail(ErrorCode.TooLong, FrameErrorMessage.bodyTooLong);
+      }
+      const clientId = raw.client_id;
+      if (clientId === undefined) return { ok: true, frame: { type, body } };
+      if (typeof clientId !== 'string') return fail(ErrorCode.BadFrame, FrameErrorMessage.clientId);
+      if (codePointLength(clientId) > CLIENT_ID_MAX_LENGTH) {
+        return fail(ErrorCode.TooLong, FrameErrorMessage.clientIdTooLong);
+      }
+      return { ok: true, frame: { type, body, client_id: clientId } };
+    }
+    case FrameType.Typing:
+      if (typeof raw.typing !== 'boolean') return fail(ErrorCode.BadFrame, FrameErrorMessage.typing);
+      return { ok: true, frame: { type, typing: raw.typing } };
+    case FrameType.Clear:
+      return { ok: true, frame: { type } };
+    case FrameType.History: {
+      const { count, after } = raw;
+      if (!isWholeNumber(count) || count < 1 || count > HISTORY_COUNT_MAX) {
+        return fail(ErrorCode.BadFrame, FrameErrorMessage.count);
+      }
+      if (after === undefined || after === null) return { ok: true, frame: { type, count } };
+      if (!isWholeNumber(after)) return fail(ErrorCode.BadFrame, FrameErrorMessage.after);
+      return { ok: true, frame: { type, count, after } };
+    }
+    case FrameType.Heartbeat:
+      return { ok: true, frame: { type } };
+    default:
+      return fail(ErrorCode.UnknownType, FrameErrorMessage.unknownType(type));
+  }
+}
+
+/** The error to answer a binary frame with. */
+export const BINARY_FRAME_ERROR: FrameError = {
+  code: ErrorCode.BadFrame,
+  message: FrameErrorMessage.binary,
+};
+
+export function errorFrame(error: FrameError): ErrorFrame {
+  return { type: FrameType.Error, code: error.code, message: error.message };
+}
+
+/** Serializes any frame. The one place frames become text. */
+export function encodeFrame(frame: ServerFrame | ClientFrame): string {
+  return JSON.stringify(frame);
+}
+
+function isChatMessage(value: unknown): value is ChatMessage {
+  return (
+    isRecord(value) &&
+    typeof value.sender === 'string' &&
+    typeof value.body === 'string' &&
+    typeof value.timestamp === 'number' &&
+    typeof value.seq === 'number'
+  );
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
+}
+
+/**
+ * Turns text from a server into a typed frame. Clients use it so that a frame of an unexpected
+ * shape is reported instead of corrupting their state.
+ */
+export function decodeServerFrame(text: string): DecodeResult<ServerFrame> {
+  const parsed = parseJsonObject(text);
+  if (!parsed.ok) return parsed;
+  const raw = parsed.value;
+  const bad = fail(ErrorCode.BadFrame, `Unexpected server frame: ${text.slice(0, 200)}`);
+  switch (raw.type) {
+    case FrameType.Message:
+      if (Array.isArray(raw.messages)) {
+        if (!isString(raw.room) || !raw.messages.every(isChatMessage)) return bad;
+        return { ok: true, frame: raw as unknown as ServerFrame };
+      }
+      if (!isString(raw.room) || !isChatMessage(raw)) return bad;
+      if (raw.client_id !== undefined && !isString(raw.client_id)) return bad;
+      return { ok: true, frame: raw as unknown as ServerFrame };
+    case FrameType.Typing:
+      if (!isString(raw.room) || !isString(raw.sender) || typeof raw.typing !== 'boolean') return bad;
+      return { ok: true, frame: raw as unknown as ServerFrame };
+    case FrameType.Presence:
+      if (!isString(raw.room) || !isString(raw.sender) || typeof raw.connecting !== 'boolean') {
+        return bad;
+      }
+      return { ok: true, frame: raw as unknown as ServerFrame };
+    case FrameType.Clear:
+      if (!isString(raw.room) || !isString(raw.sender)) return bad;
+      return { ok: true, frame: raw as unknown as ServerFrame };
+    case FrameType.Heartbeat:
+      return { ok: true, frame: { type: FrameType.Heartbeat } };
+    case FrameType.Error:
+      if (!isString(raw.code) || !isString(raw.message)) return bad;
+      return { ok: true, frame: raw as unknown as ServerFrame };
+    default:
+      return bad;
+  }
+}

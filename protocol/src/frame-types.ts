@@ -1,0 +1,39 @@
+/**
+ * Frame type numbers on the WebSocket. 1–5 come from the product spec; 6 and 7 are Taco Chat's own.
+ * A number means a different thing in each direction only where the spec says so (4 is "clear"
+ * from a client and "cleared" from the server; 1 carries a single message or a history batch).
+ */
+export const FrameType = {
+  Message: 1,
+  Typing: 2,
+  Presence: 3,
+  Clear: 4,
+  History: 5,
+  Heartbeat: 6,
+  Error: 7,
+} as const;
+
+export type FrameType = (typeof FrameType)[keyof typeof FrameType];
+
+/** The frame types a client may send. */
+export const CLIENT_FRAME_TYPES = [
+  FrameType.Message,
+  FrameType.Typing,
+  FrameType.Clear,
+  FrameType.History,
+  FrameType.Heartbeat,
+] as const;
+
+export type ClientFrameType = (typeof CLIENT_FRAME_TYPES)[number];
+
+/** Error codes carried by server frame type 7. */
+export const ErrorCode = {
+  BadFrame: 'bad_frame',
+  UnknownType: 'unknown_type',
+  EmptyMessage: 'empty_message',
+  TooLong: 'too_long',
+  RateLimited: 'rate_limited',
+  Unavailable: 'unavailable',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

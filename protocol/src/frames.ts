@@ -1,0 +1,109 @@
+import type { ErrorCode, FrameType } from './frame-types';
+
+// Client → server
+
+export interface ClientMessageFrame {
+  type: typeof FrameType.Message;
+  body: string;
+  client_id?: string;
+}
+
+export interface ClientTypingFrame {
+  type: typeof FrameType.Typing;
+  typing: boolean;
+}
+
+export interface ClientClearFrame {
+  type: typeof FrameType.Clear;
+}
+
+export interface ClientHistoryFrame {
+  type: typeof FrameType.History;
+  count: number;
+  /** Only messages whose `seq` is greater than this. */
+  after?: number;
+}
+
+export interface HeartbeatFrame {
+  type: typeof FrameType.Heartbeat;
+}
+
+export type ClientFrame =
+  | ClientMessageFrame
+  | ClientTypingFrame
+  | ClientClearFrame
+  | ClientHistoryFrame
+  | HeartbeatFrame;
+
+// Server → client
+
+/** A stored chat message as history carries it. */
+export interface ChatMessage {
+  sender: string;
+  body: string;
+  /** Unix time in seconds; may have a fraction. */
+  timestamp: number;
+  /** Per-room, strictly increasing, assigned by the server. */
+  seq: number;
+}
+
+export interface ServerMessageFrame extends ChatMessage {
+  type: typeof FrameType.Message;
+  room: string;
+  client_id?: string;
+}
+
+export interface ServerHistoryFrame {
+  type: typeof FrameType.Message;
+  room: string;
+  /** Oldest first. */
+  messages: ChatMessage[];
+  /**
+   * False when the request named `after` and some message past it is no longer stored
+   * (trimmed or cleared): the client replaces its list instead of appending.
+   */
+  complete: boolean;
+}
+
+export interface ServerTypingFrame {
+  type: typeof FrameType.Typing;
+  room: string;
+  sender: string;
+  typing: boolean;
+}
+
+export interface ServerPresenceFrame {
+  type: typeof FrameType.Presence;
+  room: string;
+  sender: string;
+  /** True: present; false: gone. */
+  connecting: boolean;
+}
+
+export interface ServerClearedFrame {
+  type: typeof FrameType.Clear;
+  room: string;
+  sender: string;
+}
+
+export interface ErrorFrame {
+  type: typeof FrameType.Error;
+  code: ErrorCode;
+  message: string;
+}
+
+export type ServerFrame =
+  | ServerMessageFrame
+  | ServerHistoryFrame
+  | ServerTypingFrame
+  | ServerPresenceFrame
+  | ServerClearedFrame
+  | HeartbeatFrame
+  | ErrorFrame;
+
+/** Tells a history batch from a single message (both are type 1). */
+export function isHistoryFrame(
+  frame: ServerMessageFrame | ServerHistoryFrame,
+): frame is ServerHistoryFrame {
+  return Array.isArray((frame as ServerHistoryFrame).messages);
+}

@@ -1,0 +1,79 @@
+/** Every limit and constant of the product spec and the design contract, written once. */
+
+/** Minimum length of a room name and of a user name, in code points. */
+export const NAME_MIN_LENGTH = 3;
+/** Maximum length of a room id, in code points. */
+export const ROOM_NAME_MAX_LENGTH = 40;
+/** Maximum length of a user name after trimming, in code points. */
+export const USER_NAME_MAX_LENGTH = 32;
+
+/** Maximum message body, in code points after trimming. */
+export const MESSAGE_MAX_LENGTH = 4000;
+/** Maximum `client_id` length, in code points. */
+export const CLIENT_ID_MAX_LENGTH = 64;
+/** Largest frame a server accepts, in bytes; larger closes with 1009. */
+export const FRAME_MAX_BYTES = 16 * 1024;
+/** Bytes waiting to be sent to one connection before it is closed with 1013. */
+export const SEND_BUFFER_MAX_BYTES = 1024 * 1024;
+
+/** History a client asks for on first open. */
+export const HISTORY_REQUEST_COUNT = 100;
+/** Largest `count` a history request may carry. */
+export const HISTORY_COUNT_MAX = 500;
+/** Messages a room keeps by default. */
+export const HISTORY_MAX_DEFAULT = 1000;
+
+/** Automatic reconnect attempts after an unexpected close. */
+export const RECONNECT_ATTEMPTS = 10;
+/** Pause between reconnect attempts. */
+export const RECONNECT_INTERVAL_MS = 5000;
+/** Relative jitter applied to every reconnect delay (±20 %). */
+export const RECONNECT_JITTER = 0.2;
+/** Largest delay before an immediate reconnect (after close 1012), so replicas are not stampeded. */
+export const RECONNECT_NOW_MAX_DELAY_MS = 1000;
+
+/** Interval of the server's WebSocket pings and of the client's heartbeats. */
+export const PING_INTERVAL_MS = 25_000;
+/** Pongs a connection may miss before the server drops it. */
+export const MISSED_PONGS_LIMIT = 2;
+
+/** A typing=true frame is sent at most once per this interval (leading edge). */
+export const TYPING_THROTTLE_MS = 2000;
+/** A typing indicator with no refresh for this long is considered stale. */
+export const TYPING_STALE_MS = 6000;
+
+/** How long the "link copied" toast stays. */
+export const TOAST_DELAY_MS = 3000;
+/** The message input is focused on load and again after this delay. */
+export const INPUT_FOCUS_DELAY_MS = 500;
+/** Modal and backdrop transitions. */
+export const MODAL_TRANSITION_MS = 300;
+export const BACKDROP_TRANSITION_MS = 150;
+
+/** Persisted client state: key prefix, root key and restore time-out. */
+export const PERSIST_KEY_PREFIX = 'persist:';
+export const PERSIST_ROOT_KEY = 'root';
+export const PERSIST_TIMEOUT_MS = 5000;
+
+/** A participant whose replica stops refreshing is reported gone within this time. */
+export const PRESENCE_TTL_MS = 30_000;
+
+/** Default abuse limits; each can be changed by configuration on the server. */
+export const RATE_LIMITS = {
+  /** Message bucket: burst size and refill per second (clear frames count as messages). */
+  messageBurst: 10,
+  messagesPerSecond: 2,
+  /** Typing frames per second. */
+  typingPerSecond: 2,
+  /** History requests per window. */
+  historyRequests: 5,
+  historyWindowMs: 10_000,
+  /** Rate-limited frames tolerated in a burst before the connection is closed with 4429. */
+  strikesBeforeClose: 20,
+  /** Strikes forgiven per second. */
+  strikesForgivenPerSecond: 1,
+  /** Credential and room-creation calls per client IP per minute. */
+  credentialsPerMinute: 30,
+  /** Open WebSocket connections per client IP. */
+  connectionsPerIp: 100,
+} as const;

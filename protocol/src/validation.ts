@@ -1,0 +1,87 @@
+import { NAME_MIN_LENGTH, ROOM_NAME_MAX_LENGTH, USER_NAME_MAX_LENGTH } from './limits';
+
+/** The error texts the client shows and the server returns, word for word. */
+export const ValidationMessage = {
+  RoomNameTooShort: 'Your room name is too short',
+  RoomNameTooLong: 'Your room name is too long',
+  RoomNameInvalid: 'Invalid room name',
+  UserNameTooShort: 'Your user name is too short',
+  UserNameTooLong: 'Your user name is too long',
+  UserNameInvalid: 'Invalid user name',
+} as const;
+
+export type ValidationMessage = (typeof ValidationMessage)[keyof typeof ValidationMessage];
+
+/** Characters refused in room names and user names. */
+export const FORBIDDEN_NAME_CHARACTERS = '~`!@#$%^&*+=[]\\\';,/{}|":<>?()';
+
+const FORBIDDEN = new Set(FORBIDDEN_NAME_CHARACTERS);
+
+/**
+ * Characters that are invisible, reorder text or break lines: controls (Cc), format characters
+ * (Cf: zero-width, bidi controls, soft hyphen, BOM), lone surrogates (Cs), line and paragraph
+ * separators, and the blank "letters" (Hangul fillers, braille blank) used to fake an empty name.
+ */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0\u2800]/u;
+const WHITESPACE = /\s/u;
+/** Any whitespace except the plain space (U+0020), which user names may contain. */
+const WHITESPACE_OTHER_THAN_SPACE = /[^\S ]/u;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/** Length in Unicode code points, so an emoji counts as one character. */
+export function codePointLength(text: string): number {
+  let length = 0;
+  for (const _ of text) length++;
+  return length;
+}
+
+function hasForbiddenCharacter(text: string): boolean {
+  for (const char of text) {
+    if (FORBIDDEN.has(char)) return true;
+  }
+  return false;
+}
+
+/** The first problem with a room id, or `null` when it is valid. Room ids are not trimmed. */
+export function validateRoomName(value: unknown): ValidationMessage | null {
+  if (value === undefined || value === null || value === '') {
+    return ValidationMessage.RoomNameTooShort;
+  }
+  if (typeof value !== 'string') return ValidationMessage.RoomNameInvalid;
+  const length = codePointLength(value);
+  if (length < NAME_MIN_LENGTH) return ValidationMessage.RoomNameTooShort;
+  if (length > ROOM_NAME_MAX_LENGTH) return ValidationMessage.RoomNameTooLong;
+  if (
+    WHITESPACE.test(value) ||
+    INVISIBLE.test(value) ||
+    hasForbiddenCharacter(value) ||
+    !LETTER_OR_DIGIT.test(value)
+  ) {
+    return ValidationMessage.RoomNameInvalid;
+  }
+  return null;
+}
+
+/** The form of a user name that is stored and carried by tokens: trimmed. */
+export function normalizeUserName(name: string): string {
+  return name.trim();
+}
+
+/** The key two user names are compared by: trimmed, case-insensitive. */
+export function userNameKey(name: string): string {
+  return normalizeUserName(name).toLowerCase();
+}
+
+/** The first problem with a user name (judged after trimming), or `null` when it is valid. */
+export function validateUserName(value: unknown): ValidationMessage | null {
+  if (value === undefined || value === null) return ValidationMessage.UserNameTooShort;
+  if (typeof value !== 'string') return ValidationMessage.UserNameInvalid;
+  const name = normalizeUserName(value);
+  const length = codePointLength(name);
+  if (length < NAME_MIN_LENGTH) return ValidationMessage.UserNameTooShort;
+  if (length > USER_NAME_MAX_LENGTH) return ValidationMessage.UserNameTooLong;
+  if (WHITESPACE_OTHER_THAN_SPACE.test(name) || INVISIBLE.test(name) || hasForbiddenCharacter(name)) {
+    return ValidationMessage.UserNameInvalid;
+  }
+  return null;
+}
