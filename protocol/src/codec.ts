@@ -1,10 +1,5 @@
 import { ErrorCode, FrameType } from './frame-types';
-import type {
-  ChatMessage,
-  ClientFrame,
-  ErrorFrame,
-  ServerFrame,
-} from './frames';
+import type { ChatMessage, ClientFrame, ErrorFrame, ServerFrame } from './frames';
 import { CLIENT_ID_MAX_LENGTH, HISTORY_COUNT_MAX, MESSAGE_MAX_LENGTH } from './limits';
 import { codePointLength } from './validation';
 
@@ -88,7 +83,8 @@ export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
       return { ok: true, frame: { type, body, client_id: clientId } };
     }
     case FrameType.Typing:
-      if (typeof raw.typing !== 'boolean') return fail(ErrorCode.BadFrame, FrameErrorMessage.typing);
+      if (typeof raw.typing !== 'boolean')
+        return fail(ErrorCode.BadFrame, FrameErrorMessage.typing);
       return { ok: true, frame: { type, typing: raw.typing } };
     case FrameType.Clear:
       return { ok: true, frame: { type } };
@@ -156,7 +152,8 @@ export function decodeServerFrame(text: string): DecodeResult<ServerFrame> {
       if (raw.client_id !== undefined && !isString(raw.client_id)) return bad;
       return { ok: true, frame: raw as unknown as ServerFrame };
     case FrameType.Typing:
-      if (!isString(raw.room) || !isString(raw.sender) || typeof raw.typing !== 'boolean') return bad;
+      if (!isString(raw.room) || !isString(raw.sender) || typeof raw.typing !== 'boolean')
+        return bad;
       return { ok: true, frame: raw as unknown as ServerFrame };
     case FrameType.Presence:
       if (!isString(raw.room) || !isString(raw.sender) || typeof raw.connecting !== 'boolean') {

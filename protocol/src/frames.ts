@@ -29,11 +29,7 @@ export interface HeartbeatFrame {
 }
 
 export type ClientFrame =
-  | ClientMessageFrame
-  | ClientTypingFrame
-  | ClientClearFrame
-  | ClientHistoryFrame
-  | HeartbeatFrame;
+  ClientMessageFrame | ClientTypingFrame | ClientClearFrame | ClientHistoryFrame | HeartbeatFrame;
 
 // Server → client
 

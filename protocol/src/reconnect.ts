@@ -41,7 +41,11 @@ export function decideReconnect(
   if (attemptsSoFar >= policy.attempts) return { action: 'stop', reason: 'exhausted' };
   const attempt = attemptsSoFar + 1;
   if (action === 'reconnect-now') {
-    return { action: 'reconnect', attempt, delayMs: Math.round(random() * policy.immediateMaxDelayMs) };
+    return {
+      action: 'reconnect',
+      attempt,
+      delayMs: Math.round(random() * policy.immediateMaxDelayMs),
+    };
   }
   const spread = (random() * 2 - 1) * policy.jitter;
   return { action: 'reconnect', attempt, delayMs: Math.round(policy.intervalMs * (1 + spread)) };

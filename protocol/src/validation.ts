@@ -80,7 +80,11 @@ export function validateUserName(value: unknown): ValidationMessage | null {
   const length = codePointLength(name);
   if (length < NAME_MIN_LENGTH) return ValidationMessage.UserNameTooShort;
   if (length > USER_NAME_MAX_LENGTH) return ValidationMessage.UserNameTooLong;
-  if (WHITESPACE_OTHER_THAN_SPACE.test(name) || INVISIBLE.test(name) || hasForbiddenCharacter(name)) {
+  if (
+    WHITESPACE_OTHER_THAN_SPACE.test(name) ||
+    INVISIBLE.test(name) ||
+    hasForbiddenCharacter(name)
+  ) {
     return ValidationMessage.UserNameInvalid;
   }
   return null;

@@ -1,0 +1,23 @@
+import { type NestExpressApplication } from '@nestjs/platform-express';
+import { API_PREFIX } from '@taco/protocol';
+import { RoomWsAdapter } from './chat/room-ws.adapter';
+import { BodyValidationPipe } from './common/body-validation.pipe';
+import { HttpExceptionFilter } from './common/http-exception.filter';
+import { securityHeaders } from './common/security-headers';
+import { type AppConfig } from './config/app-config';
+import { serveWeb } from './web/serve-web';
+
+/** Request bodies are two short names; anything larger is refused. */
+const BODY_LIMIT = '4kb';
+
+/** Everything about the application that is not a module: shared by `main.ts` and the e2e tests. */
+export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+  app.disable('x-powered-by');
+  app.use(securityHeaders);
+  app.useBodyParser('json', { limit: BODY_LIMIT });
+  app.setGlobalPrefix(API_PREFIX.slice(1));
+  app.useGlobalPipes(new BodyValidationPipe());
+  app.useGlobalFilters(new HttpExceptionFilter());
+  app.useWebSocketAdapter(new RoomWsAdapter(app));
+  if (config.webDist !== null) serveWeb(app, config.webDist);
+}

@@ -1,0 +1,57 @@
+import { type ChatMessage } from '@taco/protocol';
+
+/** A message about to be stored: the server has already validated it and chosen its sender. */
+export interface MessageDraft {
+  sender: string;
+  body: string;
+  /** Unix seconds. */
+  timestamp: number;
+  clientId?: string;
+}
+
+export interface HistoryQuery {
+  count: number;
+  /** Only messages whose `seq` is greater. */
+  after?: number;
+}
+
+export interface HistoryPage {
+  /** Oldest first. */
+  messages: ChatMessage[];
+  /** False when `after` was given and a message past it is no longer stored. */
+  complete: boolean;
+}
+
+/**
+ * A frame for every connection in a room, serialized once by the replica that published it.
+ * `except` names a sender whose own connections skip it (typing is for the others).
+ */
+export interface RoomEvent {
+  frame: string;
+  except?: string;
+}
+
+export type DeliveryListener = (room: string, event: RoomEvent) => void;
+
+/**
+ * The message bus and history of all rooms: the port both drivers implement.
+ * Delivery has one path: whatever is published reaches every replica subscribed to the room,
+ * the publisher included, through the listener set with `onDelivery`.
+ */
+export abstract class ChatBus {
+  /** Assigns the next `seq`, stores the message, trims history and publishes it: one atomic step. */
+  abstract append(room: string, draft: MessageDraft): Promise<ChatMessage>;
+  /** Empties the room's history and publishes the cleared frame: one atomic step. */
+  abstract clear(room: string, sender: string): Promise<void>;
+  abstract history(room: string, query: HistoryQuery): Promise<HistoryPage>;
+  /** Publishes a frame that is not stored (typing, presence). */
+  abstract publish(room: string, event: RoomEvent): Promise<void>;
+  /** Starts delivering the room's events to this replica. */
+  abstract subscribe(room: string): Promise<void>;
+  /** Stops delivering the room's events to this replica. */
+  abstract unsubscribe(room: string): Promise<void>;
+  /** Sets the one listener that receives every delivered event. */
+  abstract onDelivery(listener: DeliveryListener): void;
+  /** Whether the bus can store and deliver right now. */
+  abstract isReady(): Promise<boolean>;
+}

@@ -1,0 +1,129 @@
+import { type ChatMessage } from '@taco/protocol';
+import { clearedFrame, messageFrame } from '../bus.frames';
+import {
+  ChatBus,
+  type DeliveryListener,
+  type HistoryPage,
+  type HistoryQuery,
+  type MessageDraft,
+  type RoomEvent,
+} from '../chat-bus.port';
+
+interface RoomLog {
+  /** The last `seq` assigned; survives clears and trims so `seq` never goes back. */
+  seq: number;
+  messages: ChatMessage[];
+  touchedAt: number;
+}
+
+export interface MemoryChatBusOptions {
+  historyMax: number;
+  roomTtlMs: number;
+  now: () => number;
+}
+
+/** The embedded driver: history and fan-out inside this process. */
+export class MemoryChatBus extends ChatBus {
+  private readonly rooms = new Map<string, RoomLog>();
+  private readonly subscribed = new Set<string>();
+  private listener: DeliveryListener = () => undefined;
+
+  constructor(private readonly options: MemoryChatBusOptions) {
+    super();
+  }
+
+  private log(room: string): RoomLog {
+    let log = this.rooms.get(room);
+    if (!log) {
+      log = { seq: 0, messages: [], touchedAt: this.options.now() };
+      this.rooms.set(room, log);
+    }
+    return log;
+  }
+
+  private deliver(room: string, event: RoomEvent): void {
+    if (this.subscribed.has(room)) this.listener(room, event);
+  }
+
+  append(room: string, draft: MessageDraft): Promise<ChatMessage> {
+    const log = this.log(room);
+    log.seq += 1;
+    log.touchedAt = this.options.now();
+    const message: ChatMessage = {
+      sender: draft.sender,
+      body: draft.body,
+      timestamp: draft.timestamp,
+      seq: log.seq,
+    };
+    log.messages.push(message);
+    if (log.messages.length > this.options.historyMax) {
+      log.messages.splice(0, log.messages.length - this.options.historyMax);
+    }
+    this.deliver(room, { frame: messageFrame(room, message, draft.clientId) });
+    return Promise.resolve(message);
+  }
+
+  clear(room: string, sender: string): Promise<void> {
+    const log = this.rooms.get(room);
+    if (log) {
+      log.messages = [];
+      log.touchedAt = this.options.now();
+    }
+    this.deliver(room, { frame: clearedFrame(room, sender) });
+    return Promise.resolve();
+  }
+
+  history(room: string, query: HistoryQuery): Promise<HistoryPage> {
+    const log = this.rooms.get(room);
+    const messages = log?.messages ?? [];
+    const lastSeq = log?.seq ?? 0;
+    if (query.after === undefined) {
+      return Promise.resolve({ messages: messages.slice(-query.count), complete: true });
+    }
+    const after = query.after;
+    if (after > lastSeq) {
+      // The client knows a `seq` this room never reached: the room was lost (restart, expiry).
+      return Promise.resolve({ messages: messages.slice(-query.count), complete: false });
+    }
+    const start = messages.findIndex((message) => message.seq > after);
+    const page = start === -1 ? [] : messages.slice(start, start + query.count);
+    const oldestStored = messages[0]?.seq ?? lastSeq + 1;
+    return Promise.resolve({ messages: page, complete: after + 1 >= oldestStored });
+  }
+
+  publish(room: string, event: RoomEvent): Promise<void> {
+    this.deliver(room, event);
+    return Promise.resolve();
+  }
+
+  subscribe(room: string): Promise<void> {
+    this.subscribed.add(room);
+    return Promise.resolve();
+  }
+
+  unsubscribe(room: string): Promise<void> {
+    this.subscribed.delete(room);
+    return Promise.resolve();
+  }
+
+  onDelivery(listener: DeliveryListener): void {
+    this.listener = listener;
+  }
+
+  isReady(): Promise<boolean> {
+    return Promise.resolve(true);
+  }
+
+  /** Forgets rooms idle for longer than the room TTL that nobody here is subscribed to. */
+  sweep(): number {
+    const cutoff = this.options.now() - this.options.roomTtlMs;
+    let removed = 0;
+    for (const [room, log] of this.rooms) {
+      if (log.touchedAt < cutoff && !this.subscribed.has(room)) {
+        this.rooms.delete(room);
+        removed++;
+      }
+    }
+    return removed;
+  }
+}

@@ -1,0 +1,116 @@
+import {
+  CloseCode,
+  encodeFrame,
+  errorFrame,
+  type FrameError,
+  SEND_BUFFER_MAX_BYTES,
+  type ServerFrame,
+} from '@taco/protocol';
+import { WebSocket } from 'ws';
+import { TokenBucket } from '../common/token-bucket';
+import { type MetricsService } from '../metrics/metrics.service';
+
+export interface ConnectionLimits {
+  messageBurst: number;
+  messagesPerSecond: number;
+  typingPerSecond: number;
+  historyRequests: number;
+  historyWindowMs: number;
+  strikesBeforeClose: number;
+}
+
+const STRIKES_FORGIVEN_PER_SECOND = 1;
+
+/** One authenticated WebSocket in one room, with its own rate limits. */
+export class ChatConnection {
+  /** Resolves once the connection has joined its room; frames wait for it. */
+  joined: Promise<void> = Promise.resolve();
+  missedPongs = 0;
+  private readonly messages: TokenBucket;
+  private readonly typing: TokenBucket;
+  private readonly history: TokenBucket;
+  private readonly strikes: TokenBucket;
+
+  constructor(
+    readonly id: string,
+    readonly room: string,
+    readonly name: string,
+    readonly ip: string,
+    private readonly socket: WebSocket,
+    private readonly metrics: MetricsService,
+    limits: ConnectionLimits,
+    now: number,
+  ) {
+    this.messages = new TokenBucket(limits.messageBurst, limits.messagesPerSecond, now);
+    this.typing = new TokenBucket(Math.max(1, limits.typingPerSecond), limits.typingPerSecond, now);
+    this.history = new TokenBucket(
+      limits.historyRequests,
+      (limits.historyRequests * 1000) / limits.historyWindowMs,
+      now,
+    );
+    this.strikes = new TokenBucket(limits.strikesBeforeClose, STRIKES_FORGIVEN_PER_SECOND, now);
+  }
+
+  get isOpen(): boolean {
+    return this.socket.readyState === WebSocket.OPEN;
+  }
+
+  allowMessage(now: number): boolean {
+    return this.messages.take(now);
+  }
+
+  allowTyping(now: number): boolean {
+    return this.typing.take(now);
+  }
+
+  allowHistory(now: number): boolean {
+    return this.history.take(now);
+  }
+
+  /** Counts a rate-limited frame; false once the connection has had too many. */
+  strike(now: number): boolean {
+    return this.strikes.take(now);
+  }
+
+  /**
+   * Sends an already serialized frame; the same buffer goes to every recipient. A client that
+   * lets more than the buffer limit pile up is closed instead of growing server memory.
+   */
+  sendRaw(data: Buffer): void {
+    if (this.socket.readyState !== WebSocket.OPEN) return;
+    if (this.socket.bufferedAmount > SEND_BUFFER_MAX_BYTES) {
+      this.close(CloseCode.TryAgainLater, 'Reading too slowly');
+      return;
+    }
+    this.socket.send(data, { binary: false });
+    this.metrics.framesOut.inc();
+  }
+
+  send(frame: ServerFrame): void {
+    this.sendRaw(Buffer.from(encodeFrame(frame)));
+  }
+
+  sendError(error: FrameError): void {
+    this.metrics.errorFrames.inc(error.code);
+    this.send(errorFrame(error));
+  }
+
+  ping(): void {
+    if (this.socket.readyState === WebSocket.OPEN) this.socket.ping();
+  }
+
+  close(code: number, reason: string): void {
+    if (
+      this.socket.readyState !== WebSocket.OPEN &&
+      this.socket.readyState !== WebSocket.CONNECTING
+    ) {
+      return;
+    }
+    this.metrics.closes.inc(code);
+    this.socket.close(code, reason);
+  }
+
+  terminate(): void {
+    this.socket.terminate();
+  }
+}

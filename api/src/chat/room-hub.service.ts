@@ -1,0 +1,77 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import { ChatBus, type RoomEvent } from '../bus/chat-bus.port';
+import { MetricsService } from '../metrics/metrics.service';
+import { type ChatConnection } from './chat-connection';
+
+interface LocalRoom {
+  members: Set<ChatConnection>;
+  /** Settles once this replica is subscribed to the room's events. */
+  subscribed: Promise<void>;
+}
+
+/**
+ * The rooms this replica has local connections in. It subscribes to a room while it has a member
+ * there, and hands every delivered event to the room's members: serialized once, the same bytes
+ * for every socket.
+ */
+@Injectable()
+export class RoomHub {
+  private readonly logger = new Logger(RoomHub.name);
+  private readonly rooms = new Map<string, LocalRoom>();
+  private readonly all = new Set<ChatConnection>();
+
+  constructor(
+    private readonly bus: ChatBus,
+    private readonly metrics: MetricsService,
+  ) {
+    bus.onDelivery((room, event) => this.deliver(room, event));
+  }
+
+  /** Adds a connection to its room; resolves once the room's events reach this replica. */
+  add(connection: ChatConnection): Promise<void> {
+    this.all.add(connection);
+    let local = this.rooms.get(connection.room);
+    if (!local) {
+      local = { members: new Set(), subscribed: this.bus.subscribe(connection.room) };
+      this.rooms.set(connection.room, local);
+    }
+    local.members.add(connection);
+    return local.subscribed;
+  }
+
+  /** Removes a connection; the last one out unsubscribes the replica from the room. */
+  async remove(connection: ChatConnection): Promise<void> {
+    this.all.delete(connection);
+    const local = this.rooms.get(connection.room);
+    if (!local?.members.delete(connection) || local.members.size > 0) return;
+    this.rooms.delete(connection.room);
+    try {
+      await this.bus.unsubscribe(connection.room);
+    } catch (error) {
+      this.logger.warn(`Could not unsubscribe from a room: ${String(error)}`);
+    }
+  }
+
+  /** Every local connection, in every room. */
+  connections(): ReadonlySet<ChatConnection> {
+    return this.all;
+  }
+
+  /** Whether this replica is subscribed to a room (has a local member there). */
+  hasRoom(room: string): boolean {
+    return this.rooms.has(room);
+  }
+
+  private deliver(room: string, event: RoomEvent): void {
+    const local = this.rooms.get(room);
+    if (!local) return;
+    const started = performance.now();
+    const data = Buffer.from(event.frame);
+    const except = event.except;
+    for (const member of local.members) {
+      if (member.name !== except) member.sendRaw(data);
+    }
+    this.metrics.fanoutSeconds.observe((performance.now() - started) / 1000);
+  }
+}

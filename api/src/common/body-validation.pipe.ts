@@ -1,0 +1,26 @@
+import {
+  type ArgumentMetadata,
+  BadRequestException,
+  Injectable,
+  ValidationPipe,
+} from '@nestjs/common';
+
+/**
+ * Validates request bodies against their DTOs. A body that is not a JSON object is refused with
+ * a clear message; a missing body is validated as an empty object, so each field says what it lacks.
+ */
+@Injectable()
+export class BodyValidationPipe extends ValidationPipe {
+  constructor() {
+    super({ transform: true, stopAtFirstError: true, forbidUnknownValues: false });
+  }
+
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type !== 'body') return Promise.resolve(value);
+    const body: unknown = value ?? {};
+    if (typeof body !== 'object' || Array.isArray(body)) {
+      throw new BadRequestException(['The request body must be a JSON object']);
+    }
+    return super.transform(body, metadata) as Promise<unknown>;
+  }
+}

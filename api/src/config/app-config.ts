@@ -1,0 +1,39 @@
+import { type LogLevel } from '@nestjs/common';
+
+/**
+ * The validated configuration of one api process. It is also the injection token: inject
+ * `AppConfig` to read it. Only `config/` builds it, from the environment.
+ */
+export class AppConfig {
+  port: number;
+  host: string;
+  /** Unset: the embedded, in-memory driver. */
+  redisUrl: string | undefined;
+  jwtSecret: string;
+  /** Whether the secret was generated for this boot (embedded mode only). */
+  jwtSecretGenerated: boolean;
+  tokenTtlSeconds: number;
+  historyMax: number;
+  roomTtlSeconds: number;
+  /** Allowed browser origins; empty means "the same host as the request". */
+  allowedOrigins: string[];
+  /** Addresses and CIDRs of the load balancers whose `X-Forwarded-For` is trusted. */
+  trustProxy: string[];
+  /** The built web client to serve, or `null` to serve the API only. */
+  webDist: string | null;
+  logLevels: LogLevel[];
+  replicaId: string;
+  credentialsPerMinute: number;
+  connectionsPerIp: number;
+  messageBurst: number;
+  messagesPerSecond: number;
+  typingPerSecond: number;
+  historyRequests: number;
+  historyWindowMs: number;
+  strikesBeforeClose: number;
+  pingIntervalMs: number;
+
+  constructor(values: AppConfig) {
+    Object.assign(this, values);
+  }
+}

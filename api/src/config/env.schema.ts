@@ -1,0 +1,172 @@
+import { isIP } from 'node:net';
+import {
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  Validate,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
+import { parseDuration } from './duration';
+
+@ValidatorConstraint({ name: 'duration' })
+class DurationConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && parseDuration(value) !== null;
+  }
+  defaultMessage(): string {
+    return '$property must be a duration such as 90s, 15m, 24h or 7d (got "$value")';
+  }
+}
+
+function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}
+
+export function isAddressOrCidr(item: string): boolean {
+  const [address, prefix, ...rest] = item.split('/');
+  if (rest.length > 0 || !address) return false;
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+@ValidatorConstraint({ name: 'addressList' })
+class AddressListConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && splitList(value).every(isAddressOrCidr);
+  }
+  defaultMessage(): string {
+    return '$property must be a comma-separated list of IP addresses or CIDRs (got "$value")';
+  }
+}
+
+export function isOrigin(item: string): boolean {
+  try {
+    const url = new URL(item);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === item;
+  } catch {
+    return false;
+  }
+}
+
+@ValidatorConstraint({ name: 'originList' })
+class OriginListConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && splitList(value).every(isOrigin);
+  }
+  defaultMessage(): string {
+    return '$property must be a comma-separated list of origins such as https://chat.example.com (got "$value")';
+  }
+}
+
+const positiveInt = (max: number) => (property: string) =>
+  `${property} must be a whole number from 1 to ${max}`;
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'log', 'debug', 'verbose'] as const;
+
+/** The environment as the process reads it. Empty values count as unset. */
+export class EnvironmentVariables {
+  @IsOptional()
+  @IsInt({ message: 'PORT must be a whole number from 0 to 65535 (got "$value")' })
+  @Min(0, { message: 'PORT must be a whole number from 0 to 65535 (got "$value")' })
+  @Max(65535, { message: 'PORT must be a whole number from 0 to 65535 (got "$value")' })
+  PORT?: number;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9.:_-]+$/, { message: 'HOST must be an address or host name (got "$value")' })
+  HOST?: string;
+
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, {
+    message: 'REDIS_URL must be a redis:// or rediss:// URL',
+  })
+  REDIS_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  JWT_SECRET?: string;
+
+  @IsOptional()
+  @Validate(DurationConstraint)
+  TOKEN_TTL?: string;
+
+  @IsOptional()
+  @IsInt({ message: positiveInt(1_000_000)('HISTORY_MAX') })
+  @Min(1, { message: positiveInt(1_000_000)('HISTORY_MAX') })
+  @Max(1_000_000, { message: positiveInt(1_000_000)('HISTORY_MAX') })
+  HISTORY_MAX?: number;
+
+  @IsOptional()
+  @Validate(DurationConstraint)
+  ROOM_TTL?: string;
+
+  @IsOptional()
+  @Validate(OriginListConstraint)
+  ALLOWED_ORIGINS?: string;
+
+  @IsOptional()
+  @Validate(AddressListConstraint)
+  TRUST_PROXY?: string;
+
+  @IsOptional()
+  @IsString()
+  WEB_DIST?: string;
+
+  @IsOptional()
+  @IsIn(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "$value")` })
+  LOG_LEVEL?: (typeof LOG_LEVELS)[number];
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9._-]{1,64}$/, {
+    message: 'REPLICA_ID must be 1–64 letters, digits, dots, dashes or underscores',
+  })
+  REPLICA_ID?: string;
+
+  @IsOptional()
+  @IsInt({ message: positiveInt(1_000_000)('CREDENTIALS_PER_MINUTE') })
+  @Min(1, { message: positiveInt(1_000_000)('CREDENTIALS_PER_MINUTE') })
+  @Max(1_000_000, { message: positiveInt(1_000_000)('CREDENTIALS_PER_MINUTE') })
+  CREDENTIALS_PER_MINUTE?: number;
+
+  @IsOptional()
+  @IsInt({ message: positiveInt(1_000_000)('CONNECTIONS_PER_IP') })
+  @Min(1, { message: positiveInt(1_000_000)('CONNECTIONS_PER_IP') })
+  @Max(1_000_000, { message: positiveInt(1_000_000)('CONNECTIONS_PER_IP') })
+  CONNECTIONS_PER_IP?: number;
+
+  @IsOptional()
+  @IsInt({ message: positiveInt(10_000)('MESSAGE_BURST') })
+  @Min(1, { message: positiveInt(10_000)('MESSAGE_BURST') })
+  @Max(10_000, { message: positiveInt(10_000)('MESSAGE_BURST') })
+  MESSAGE_BURST?: number;
+
+  @IsOptional()
+  @IsNumber({}, { message: 'MESSAGES_PER_SECOND must be a number above 0' })
+  @Min(0.001, { message: 'MESSAGES_PER_SECOND must be a number above 0' })
+  MESSAGES_PER_SECOND?: number;
+
+  @IsOptional()
+  @IsNumber({}, { message: 'TYPING_PER_SECOND must be a number above 0' })
+  @Min(0.001, { message: 'TYPING_PER_SECOND must be a number above 0' })
+  TYPING_PER_SECOND?: number;
+
+  @IsOptional()
+  @IsInt({ message: positiveInt(10_000)('HISTORY_REQUESTS_PER_10S') })
+  @Min(1, { message: positiveInt(10_000)('HISTORY_REQUESTS_PER_10S') })
+  @Max(10_000, { message: positiveInt(10_000)('HISTORY_REQUESTS_PER_10S') })
+  HISTORY_REQUESTS_PER_10S?: number;
+}
+
+export { splitList };

@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type LogLevel } from '@nestjs/common';
+import { PING_INTERVAL_MS, RATE_LIMITS } from '@taco/protocol';
+import { validateSync } from 'class-validator';
+import { AppConfig } from './app-config';
+import { parseDuration } from './duration';
+import { EnvironmentVariables, LOG_LEVELS, splitList } from './env.schema';
+
+/** A configuration that must stop the process, with every problem named. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const NUMERIC_KEYS = new Set<string>([
+  'PORT',
+  'HISTORY_MAX',
+  'CREDENTIALS_PER_MINUTE',
+  'CONNECTIONS_PER_IP',
+  'MESSAGE_BURST',
+  'MESSAGES_PER_SECOND',
+  'TYPING_PER_SECOND',
+  'HISTORY_REQUESTS_PER_10S',
+]);
+
+const MIN_SECRET_BYTES = 32;
+const DISABLED = new Set(['off', 'false', 'none', '0']);
+
+/** Where `npm run build` puts the web client, seen from api/dist/config or api/src/config. */
+export const DEFAULT_WEB_DIST = resolve(__dirname, '..', '..', '..', 'web', 'dist');
+
+function readEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariables {
+  const values: Record<string, string | number> = {};
+  for (const [key, raw] of Object.entries(env)) {
+    if (raw === undefined || raw.trim() === '') continue;
+    const text = raw.trim();
+    values[key] = NUMERIC_KEYS.has(key) && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+  }
+  return Object.assign(new EnvironmentVariables(), values);
+}
+
+const LEVEL_ORDER: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+
+function logLevels(level: (typeof LOG_LEVELS)[number] | undefined): LogLevel[] {
+  const wanted: LogLevel = level === undefined || level === 'info' ? 'log' : level;
+  return LEVEL_ORDER.slice(0, LEVEL_ORDER.indexOf(wanted) + 1);
+}
+
+function webDist(value: string | undefined, problems: string[]): string | null {
+  if (value === undefined) {
+    return existsSync(join(DEFAULT_WEB_DIST, 'index.html')) ? DEFAULT_WEB_DIST : null;
+  }
+  if (DISABLED.has(value.toLowerCase())) return null;
+  const dir = resolve(value);
+  if (!existsSync(join(dir, 'index.html'))) {
+    problems.push(`WEB_DIST must be a built web client folder with an index.html (got "${value}")`);
+  }
+  return dir;
+}
+
+/** Reads and validates the environment. Throws `ConfigError` naming every problem. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const vars = readEnvironment(env);
+  const problems = validateSync(vars).flatMap((error) => Object.values(error.constraints ?? {}));
+
+  const redisUrl = vars.REDIS_URL;
+  let jwtSecret = vars.JWT_SECRET;
+  if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret) < MIN_SECRET_BYTES) {
+    problems.push(`JWT_SECRET must be at least ${MIN_SECRET_BYTES} bytes long`);
+  }
+  if (redisUrl !== undefined) {
+    problems.push(
+      'REDIS_URL is set, but this build runs only the embedded driver: unset REDIS_URL to run one process',
+    );
+  }
+  if (redisUrl !== undefined && jwtSecret === undefined) {
+    problems.push('JWT_SECRET is required when REDIS_URL is set, so every replica signs alike');
+  }
+  const jwtSecretGenerated = jwtSecret === undefined;
+  jwtSecret ??= randomBytes(MIN_SECRET_BYTES).toString('base64url');
+  const dist = webDist(vars.WEB_DIST, problems);
+
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const seconds = (text: string | undefined, fallback: string) =>
+    Math.ceil((parseDuration(text ?? fallback) ?? 0) / 1000);
+
+  return new AppConfig({
+    port: vars.PORT ?? 3000,
+    host: vars.HOST ?? '0.0.0.0',
+    redisUrl,
+    jwtSecret,
+    jwtSecretGenerated,
+    tokenTtlSeconds: seconds(vars.TOKEN_TTL, '24h'),
+    historyMax: vars.HISTORY_MAX ?? 1000,
+    roomTtlSeconds: seconds(vars.ROOM_TTL, '7d'),
+    allowedOrigins: splitList(vars.ALLOWED_ORIGINS ?? ''),
+    trustProxy: splitList(vars.TRUST_PROXY ?? ''),
+    webDist: dist,
+    logLevels: logLevels(vars.LOG_LEVEL),
+    replicaId: vars.REPLICA_ID ?? `${hostname()}-${process.pid}`,
+    credentialsPerMinute: vars.CREDENTIALS_PER_MINUTE ?? RATE_LIMITS.credentialsPerMinute,
+    connectionsPerIp: vars.CONNECTIONS_PER_IP ?? RATE_LIMITS.connectionsPerIp,
+    messageBurst: vars.MESSAGE_BURST ?? RATE_LIMITS.messageBurst,
+    messagesPerSecond: vars.MESSAGES_PER_SECOND ?? RATE_LIMITS.messagesPerSecond,
+    typingPerSecond: vars.TYPING_PER_SECOND ?? RATE_LIMITS.typingPerSecond,
+    historyRequests: vars.HISTORY_REQUESTS_PER_10S ?? RATE_LIMITS.historyRequests,
+    historyWindowMs: RATE_LIMITS.historyWindowMs,
+    strikesBeforeClose: RATE_LIMITS.strikesBeforeClose,
+    pingIntervalMs: PING_INTERVAL_MS,
+  });
+}

@@ -1,0 +1,26 @@
+import { Controller, Get, Header, ServiceUnavailableException } from '@nestjs/common';
+import { HealthService } from './health.service';
+
+@Controller('health')
+export class HealthController {
+  constructor(private readonly health: HealthService) {}
+
+  /** The process is up. */
+  @Get('live')
+  @Header('Cache-Control', 'no-store')
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /** The replica can take traffic: not draining, storage reachable. */
+  @Get('ready')
+  @Header('Cache-Control', 'no-store')
+  async ready(): Promise<{ status: 'ready' }> {
+    if (!(await this.health.isReady())) {
+      throw new ServiceUnavailableException(
+        this.health.isDraining ? 'Draining' : 'Storage unreachable',
+      );
+    }
+    return { status: 'ready' };
+  }
+}

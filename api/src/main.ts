@@ -1,0 +1,45 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { type NestExpressApplication } from '@nestjs/platform-express';
+import { type AddressInfo } from 'node:net';
+import { AppModule } from './app.module';
+import { configureApp } from './app.setup';
+import { type AppConfig } from './config/app-config';
+import { ConfigError, loadConfig } from './config/load-config';
+
+function readConfig(): AppConfig {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+async function bootstrap(): Promise<void> {
+  const config = readConfig();
+  const logger = new Logger('TacoChat');
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bodyParser: false,
+    logger: config.logLevels,
+  });
+  configureApp(app, config);
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  process.on('unhandledRejection', (reason) =>
+    logger.error(`Unhandled rejection: ${String(reason)}`),
+  );
+
+  await app.listen(config.port, config.host);
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  if (config.jwtSecretGenerated) {
+    logger.log('No JWT_SECRET set: tokens are signed with a secret made for this run');
+  }
+  if (config.webDist === null) logger.log('Serving the API only (no built web client)');
+  logger.log(`Taco Chat is listening on http://localhost:${port}`);
+}
+
+void bootstrap();

@@ -1,0 +1,45 @@
+import {
+  type CanActivate,
+  type ExecutionContext,
+  HttpException,
+  HttpStatus,
+  Injectable,
+} from '@nestjs/common';
+import { RATE_LIMITED_MESSAGE } from '@taco/protocol';
+import { type Request, type Response } from 'express';
+import { ClientIpResolver } from '../common/client-ip';
+import { MetricsService } from '../metrics/metrics.service';
+import { CredentialsRateLimiter } from './credentials-rate-limiter';
+
+/** Answers 429 with `Retry-After` when a client IP asks for credentials too often. */
+@Injectable()
+export class CredentialsThrottleGuard implements CanActivate {
+  constructor(
+    private readonly limiter: CredentialsRateLimiter,
+    private readonly clientIp: ClientIpResolver,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const http = context.switchToHttp();
+    const request = http.getRequest<Request>();
+    const ip = this.clientIp.resolve(
+      request.socket.remoteAddress,
+      request.headers['x-forwarded-for'],
+    );
+    const waitMs = this.limiter.take(ip);
+    if (waitMs === 0) return true;
+    this.metrics.httpRateLimited.inc();
+    http
+      .getResponse<Response>()
+      .setHeader('Retry-After', String(Math.max(1, Math.ceil(waitMs / 1000))));
+    throw new HttpException(
+      {
+        statusCode: HttpStatus.TOO_MANY_REQUESTS,
+        error: 'Too Many Requests',
+        message: RATE_LIMITED_MESSAGE,
+      },
+      HttpStatus.TOO_MANY_REQUESTS,
+    );
+  }
+}

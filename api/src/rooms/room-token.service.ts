@@ -1,0 +1,26 @@
+import { Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { type RoomTokenClaims, validateUserName } from '@taco/protocol';
+
+/** Signs and checks room tokens: HS256 only, `sub` the user name, `aud` the room id. */
+@Injectable()
+export class RoomTokenService {
+  constructor(private readonly jwt: JwtService) {}
+
+  sign(room: string, name: string): string {
+    return this.jwt.sign({}, { subject: name, audience: room });
+  }
+
+  /** The user name a token carries for this room, or `null` when it is not valid here. */
+  verify(token: string | null | undefined, room: string): string | null {
+    if (!token) return null;
+    try {
+      const claims = this.jwt.verify<RoomTokenClaims>(token, { audience: room });
+      return typeof claims.sub === 'string' && validateUserName(claims.sub) === null
+        ? claims.sub
+        : null;
+    } catch {
+      return null;
+    }
+  }
+}

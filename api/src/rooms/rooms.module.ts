@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { JwtModule } from '@nestjs/jwt';
+import { AppConfig } from '../config/app-config';
+import { CredentialsRateLimiter } from './credentials-rate-limiter';
+import { CredentialsThrottleGuard } from './credentials-throttle.guard';
+import { RoomTokenService } from './room-token.service';
+import { RoomsController } from './rooms.controller';
+import { RoomsService } from './rooms.service';
+
+@Module({
+  imports: [
+    JwtModule.registerAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({
+        secret: config.jwtSecret,
+        signOptions: { algorithm: 'HS256', expiresIn: config.tokenTtlSeconds },
+        verifyOptions: { algorithms: ['HS256'] },
+      }),
+    }),
+  ],
+  controllers: [RoomsController],
+  providers: [RoomsService, RoomTokenService, CredentialsRateLimiter, CredentialsThrottleGuard],
+  exports: [RoomTokenService],
+})
+export class RoomsModule {}

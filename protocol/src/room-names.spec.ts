@@ -1,0 +1,119 @@
+import { ANIMALS, COLOURS, generateRoomName } from './room-names';
+import { validateRoomName } from './validation';
+
+/** A `random` that returns the given values in turn. */
+function sequence(...values: number[]): () => number {
+  let index = 0;
+  return () => {
+    const value = values[index];
+    if (value === undefined) throw new Error('random called more often than expected');
+    index++;
+    return value;
+  };
+}
+
+describe('word lists', () => {
+  test.each([
+    ['COLOURS', COLOURS],
+    ['ANIMALS', ANIMALS],
+  ])('%s holds lower-case single words without duplicates', (_name, words) => {
+    expect(words.length).toBeGreaterThan(10);
+    for (const word of words) expect(word).toMatch(/^[a-z]+$/);
+    expect(new Set(words).size).toBe(words.length);
+  });
+
+  test('the spec example teal-otter can be generated', () => {
+    expect(COLOURS).toContain('teal');
+    expect(ANIMALS).toContain('otter');
+  });
+});
+
+describe('generateRoomName', () => {
+  test('has the form colour-animal', () => {
+    for (let i = 0; i < 200; i++) {
+      const name = generateRoomName();
+      expect(name).toMatch(/^[a-z]+-[a-z]+$/);
+      const [colour, animal] = name.split('-');
+      expect(COLOURS).toContain(colour);
+      expect(ANIMALS).toContain(animal);
+    }
+  });
+
+  test('uses Math.random when no random is given', () => {
+    const spy = jest.spyOn(Math, 'random').mockReturnValue(0);
+    try {
+      expect(generateRoomName()).toBe(`${COLOURS[0]}-${ANIMALS[0]}`);
+      expect(spy).toHaveBeenCalledTimes(2);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  test('is deterministic for an injected random: colour first, then animal', () => {
+    const colourIndex = COLOURS.indexOf('teal');
+    const animalIndex = ANIMALS.indexOf('otter');
+    const random = sequence(
+      (colourIndex + 0.5) / COLOURS.length,
+      (animalIndex + 0.5) / ANIMALS.length,
+    );
+    expect(generateRoomName(random)).toBe('teal-otter');
+  });
+
+  test('the same random values give the same name', () => {
+    expect(generateRoomName(sequence(0.3, 0.7))).toBe(generateRoomName(sequence(0.3, 0.7)));
+  });
+
+  test('random 0 picks the first entries', () => {
+    expect(generateRoomName(() => 0)).toBe(`${COLOURS[0]}-${ANIMALS[0]}`);
+    expect(generateRoomName(() => 0)).toBe('amber-alpaca');
+  });
+
+  test('random 0.9999999 picks the last entries', () => {
+    expect(generateRoomName(() => 0.9999999)).toBe(`${COLOURS.at(-1)}-${ANIMALS.at(-1)}`);
+    expect(generateRoomName(() => 0.9999999)).toBe('yellow-zebra');
+  });
+
+  test('the largest double below 1 still picks the last entries', () => {
+    const justBelowOne = 1 - Number.EPSILON / 2;
+    expect(generateRoomName(() => justBelowOne)).toBe(`${COLOURS.at(-1)}-${ANIMALS.at(-1)}`);
+  });
+
+  test('a random that misbehaves and returns 1 still gives a real name', () => {
+    expect(generateRoomName(() => 1)).toBe(`${COLOURS.at(-1)}-${ANIMALS.at(-1)}`);
+  });
+
+  test('every entry of each list can be reached', () => {
+    COLOURS.forEach((colour, i) => {
+      const name = generateRoomName(sequence((i + 0.5) / COLOURS.length, 0));
+      expect(name).toBe(`${colour}-${ANIMALS[0]}`);
+    });
+    ANIMALS.forEach((animal, i) => {
+      const name = generateRoomName(sequence(0, (i + 0.5) / ANIMALS.length));
+      expect(name).toBe(`${COLOURS[0]}-${animal}`);
+    });
+  });
+
+  test('every colour×animal combination is a valid room name', () => {
+    let checked = 0;
+    for (const colour of COLOURS) {
+      for (const animal of ANIMALS) {
+        const name = `${colour}-${animal}`;
+        expect(validateRoomName(name)).toBeNull();
+        checked++;
+      }
+    }
+    expect(checked).toBe(COLOURS.length * ANIMALS.length);
+  });
+
+  test('the longest possible generated name fits the room id limit', () => {
+    const longestColour = Math.max(...COLOURS.map((word) => word.length));
+    const longestAnimal = Math.max(...ANIMALS.map((word) => word.length));
+    expect(longestColour + 1 + longestAnimal).toBeLessThanOrEqual(40);
+  });
+
+  test('the shortest possible generated name meets the minimum length', () => {
+    const shortestColour = Math.min(...COLOURS.map((word) => word.length));
+    const shortestAnimal = Math.min(...ANIMALS.map((word) => word.length));
+    expect(shortestColour + 1 + shortestAnimal).toBeGreaterThanOrEqual(3);
+  });
+});
