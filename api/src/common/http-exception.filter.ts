@@ -10,7 +10,6 @@ import {
 import { type ApiErrorBody } from '@taco/protocol';
 import { type Response } from 'express';
 
-
 /** An error thrown by middleware such as the body parser, which carries its HTTP status. */
 function statusOf(exception: unknown): number | undefined {
   if (typeof exception !== 'object' || exception === null) return undefined;
@@ -47,7 +46,11 @@ export class HttpExceptionFilter implements ExceptionFilter {
     );
     response
       .status(HttpStatus.INTERNAL_SERVER_ERROR)
-      .json({ statusCode: 500, error: STATUS_CODES[500], message: 'Something went wrong on our side' });
+      .json({
+        statusCode: 500,
+        error: STATUS_CODES[500],
+        message: 'Something went wrong on our side',
+      });
   }
 
   private bodyOf(exception: HttpException): ApiErrorBody {

@@ -1,0 +1,453 @@
+import {
+  CloseCode,
+  ErrorCode,
+  type ErrorFrame,
+  FRAME_MAX_BYTES,
+  FrameType,
+  MESSAGE_MAX_LENGTH,
+  type ServerClearedFrame,
+  type ServerFrame,
+  type ServerHistoryFrame,
+  type ServerMessageFrame,
+  type ServerPresenceFrame,
+  type ServerTypingFrame,
+} from '@taco/protocol';
+import { type TestClient } from './support/test-client';
+import { startTestApp, type TestApp } from './support/test-app';
+
+const isPresence = (sender: string, connecting: boolean) => (frame: ServerFrame) =>
+  frame.type === FrameType.Presence &&
+  (frame).sender === sender &&
+  (frame).connecting === connecting;
+
+const isSingleMessage = (frame: ServerFrame) =>
+  frame.type === FrameType.Message && !('messages' in frame);
+
+const isHistory = (frame: ServerFrame) => frame.type === FrameType.Message && 'messages' in frame;
+
+const isError = (code: string) => (frame: ServerFrame) =>
+  frame.type === FrameType.Error && (frame).code === code;
+
+async function say(
+  client: TestClient,
+  body: string,
+  clientId?: string,
+): Promise<ServerMessageFrame> {
+  client.send({ type: FrameType.Message, body, client_id: clientId });
+  return client.next<ServerMessageFrame>(
+    (frame) =>
+      isSingleMessage(frame) &&
+      (clientId === undefined || (frame as ServerMessageFrame).client_id === clientId),
+  );
+}
+
+describe('Chat socket', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  let roomCounter = 0;
+  const newRoom = () => `room-${++roomCounter}`;
+
+  it('delivers a message to everyone in the room, the sender included, with seq and client_id', async () => {
+    const room = newRoom();
+    const ann = await t.join(room, 'Ann');
+    const bob = await t.join(room, 'Bob');
+    ann.send({
+      type: FrameType.Message,
+      body: '  hello Bob  ',
+      client_id: 'c-1',
+      sender: 'Mallory',
+    });
+    const own = await ann.next<ServerMessageFrame>(isSingleMessage);
+    const theirs = await bob.next<ServerMessageFrame>(isSingleMessage);
+    expect(own).toEqual({
+      type: FrameType.Message,
+      room,
+      sender: 'Ann',
+      body: 'hello Bob',
+      timestamp: expect.any(Number),
+      seq: 1,
+      client_id: 'c-1',
+    });
+    expect(theirs).toEqual(own);
+    expect(own.timestamp).toBeCloseTo(t.clock.now() / 1000, 3);
+
+    const reply = await say(bob, 'hi Ann');
+    expect(reply).toMatchObject({ sender: 'Bob', body: 'hi Ann', seq: 2 });
+    expect(reply).not.toHaveProperty('client_id');
+    expect(await ann.next<ServerMessageFrame>(isSingleMessage)).toMatchObject({
+      sender: 'Bob',
+      seq: 2,
+    });
+  });
+
+  it('keeps rooms apart', async () => {
+    const [roomA, roomB] = [newRoom(), newRoom()];
+    const ann = await t.join(roomA, 'Ann');
+    const bob = await t.join(roomB, 'Bob');
+    await say(ann, 'only for room A');
+    expect((await bob.drain()).filter(isSingleMessage)).toEqual([]);
+  });
+
+  describe('presence', () => {
+    it('gives a newcomer everyone present, itself included, and tells the others', async () => {
+      const room = newRoom();
+      const ann = await t.join(room, 'Ann');
+      const bob = t.connect(room, await t.token(room, 'Bob'));
+      const roster = [
+        await bob.next(isPresence('Ann', true)),
+        await bob.next(isPresence('Bob', true)),
+      ];
+      expect(roster).toEqual([
+        { type: FrameType.Presence, room, sender: 'Ann', connecting: true },
+        { type: FrameType.Presence, room, sender: 'Bob', connecting: true },
+      ]);
+      expect(await ann.next(isPresence('Bob', true))).toEqual({
+        type: FrameType.Presence,
+        room,
+        sender: 'Bob',
+        connecting: true,
+      });
+    });
+
+    it('counts several connections of one name as one participant', async () => {
+      const room = newRoom();
+      const ann = await t.join(room, 'Ann');
+      const bobToken = await t.token(room, 'Bob');
+      const bob1 = t.connect(room, bobToken);
+      await ann.next(isPresence('Bob', true));
+      const bob2 = t.connect(room, bobToken);
+      await bob2.next(isPresence('Bob', true));
+      expect((await ann.drain()).filter((f) => f.type === FrameType.Presence)).toEqual([]);
+
+      await bob1.close();
+      expect((await ann.drain()).filter((f) => f.type === FrameType.Presence)).toEqual([]);
+      await bob2.close();
+      expect(await ann.next(isPresence('Bob', false))).toEqual({
+        type: FrameType.Presence,
+        room,
+        sender: 'Bob',
+        connecting: false,
+      });
+    });
+  });
+
+  it('relays typing to the others only, never to the typist', async () => {
+    const room = newRoom();
+    const ann = await t.join(room, 'Ann');
+    const bob = await t.join(room, 'Bob');
+    const annOtherTab = t.connect(room, await t.token(room, 'Carl')); // a third participant
+    await annOtherTab.next(isPresence('Carl', true));
+    ann.send({ type: FrameType.Typing, typing: true });
+    const seen = await bob.nextOfType<ServerTypingFrame>(FrameType.Typing);
+    expect(seen).toEqual({ type: FrameType.Typing, room, sender: 'Ann', typing: true });
+    expect(await annOtherTab.nextOfType(FrameType.Typing)).toEqual(seen);
+    ann.send({ type: FrameType.Typing, typing: false });
+    expect(await bob.nextOfType(FrameType.Typing)).toMatchObject({ typing: false });
+    expect((await ann.drain()).filter((f) => f.type === FrameType.Typing)).toEqual([]);
+  });
+
+  it('clears the room for everyone and empties history', async () => {
+    const room = newRoom();
+    const ann = await t.join(room, 'Ann');
+    const bob = await t.join(room, 'Bob');
+    await say(ann, 'one');
+    await say(ann, 'two');
+    bob.send({ type: FrameType.Clear });
+    const cleared: ServerClearedFrame = { type: FrameType.Clear, room, sender: 'Bob' };
+    expect(await ann.nextOfType(FrameType.Clear)).toEqual(cleared);
+    expect(await bob.nextOfType(FrameType.Clear)).toEqual(cleared);
+    ann.send({ type: FrameType.History, count: 100 });
+    expect(await ann.next(isHistory)).toEqual({
+      type: FrameType.Message,
+      room,
+      messages: [],
+      complete: true,
+    });
+    // seq never goes back after a clear
+    expect((await say(ann, 'three')).seq).toBe(3);
+  });
+
+  describe('history', () => {
+    it('answers with the last count messages, oldest first, to the asker only', async () => {
+      const room = newRoom();
+      const ann = await t.join(room, 'Ann');
+      const bob = await t.join(room, 'Bob');
+      for (let i = 1; i <= 5; i++) await say(ann, `m${i}`);
+      bob.send({ type: FrameType.History, count: 3 });
+      const history = await bob.next<ServerHistoryFrame>(isHistory);
+      expect(history.room).toBe(room);
+      expect(history.complete).toBe(true);
+      expect(history.messages).toEqual([
+        { sender: 'Ann', body: 'm3', timestamp: expect.any(Number), seq: 3 },
+        { sender: 'Ann', body: 'm4', timestamp: expect.any(Number), seq: 4 },
+        { sender: 'Ann', body: 'm5', timestamp: expect.any(Number), seq: 5 },
+      ]);
+      expect((await ann.drain()).filter(isHistory)).toEqual([]);
+    });
+
+    it('resumes after a seq, a page at a time, after a rejoin', async () => {
+      const room = newRoom();
+      const ann = await t.join(room, 'Ann');
+      for (let i = 1; i <= 5; i++) await say(ann, `m${i}`);
+      await ann.close();
+      const again = await t.join(room, 'Ann');
+      again.send({ type: FrameType.History, count: 2, after: 2 });
+      const page = await again.next<ServerHistoryFrame>(isHistory);
+      expect(page.messages.map((m) => m.seq)).toEqual([3, 4]);
+      expect(page.complete).toBe(true);
+      again.send({ type: FrameType.History, count: 2, after: 4 });
+      expect((await again.next<ServerHistoryFrame>(isHistory)).messages.map((m) => m.seq)).toEqual([
+        5,
+      ]);
+      again.send({ type: FrameType.History, count: 2, after: 5 });
+      expect(await again.next(isHistory)).toMatchObject({ messages: [], complete: true });
+    });
+
+    it('says complete:false when messages after the seq are no longer stored', async () => {
+      const small = await startTestApp({ historyMax: 3 });
+      try {
+        const room = 'trimmed-room';
+        const ann = await small.join(room, 'Ann');
+        for (let i = 1; i <= 6; i++) await say(ann, `m${i}`);
+        ann.send({ type: FrameType.History, count: 10, after: 1 });
+        const page = await ann.next<ServerHistoryFrame>(isHistory);
+        expect(page.complete).toBe(false);
+        expect(page.messages.map((m) => m.seq)).toEqual([4, 5, 6]);
+        ann.send({ type: FrameType.History, count: 10, after: 3 });
+        expect(await ann.next(isHistory)).toMatchObject({ complete: true });
+        ann.send({ type: FrameType.History, count: 10, after: 99 });
+        const unknown = await ann.next<ServerHistoryFrame>(isHistory);
+        expect(unknown.complete).toBe(false);
+        expect(unknown.messages.map((m) => m.seq)).toEqual([4, 5, 6]);
+        ann.send({ type: FrameType.Clear });
+        ann.send({ type: FrameType.History, count: 10, after: 5 });
+        expect(await ann.next(isHistory)).toMatchObject({ messages: [], complete: false });
+      } finally {
+        await small.close();
+      }
+    });
+  });
+
+  it('answers a heartbeat with a heartbeat', async () => {
+    const ann = await t.join(newRoom(), 'Ann');
+    ann.send({ type: FrameType.Heartbeat });
+    expect(await ann.nextOfType(FrameType.Heartbeat)).toEqual({ type: FrameType.Heartbeat });
+  });
+
+  describe('error frames', () => {
+    it.each([
+      ['text that is not JSON', 'hello', ErrorCode.BadFrame],
+      ['a JSON array', '[1]', ErrorCode.BadFrame],
+      ['a frame without a type', '{"body":"x"}', ErrorCode.BadFrame],
+      ['a string type', '{"type":"1","body":"x"}', ErrorCode.BadFrame],
+      ['an unknown type', '{"type":42}', ErrorCode.UnknownType],
+      ['a server-only type', '{"type":3}', ErrorCode.UnknownType],
+      ['an empty message', '{"type":1,"body":"   "}', ErrorCode.EmptyMessage],
+      ['a body that is not a string', '{"type":1,"body":5}', ErrorCode.BadFrame],
+      [
+        'a body over the limit',
+        JSON.stringify({ type: 1, body: 'x'.repeat(MESSAGE_MAX_LENGTH + 1) }),
+        ErrorCode.TooLong,
+      ],
+      [
+        'a client_id over the limit',
+        JSON.stringify({ type: 1, body: 'x', client_id: 'c'.repeat(65) }),
+        ErrorCode.TooLong,
+      ],
+      ['typing that is not a boolean', '{"type":2,"typing":"yes"}', ErrorCode.BadFrame],
+      ['a history count of 0', '{"type":5,"count":0}', ErrorCode.BadFrame],
+      ['a history count of 501', '{"type":5,"count":501}', ErrorCode.BadFrame],
+      ['a negative after', '{"type":5,"count":5,"after":-1}', ErrorCode.BadFrame],
+    ])('answers %s with %s and keeps the connection open', async (_label, raw, code) => {
+      const room = newRoom();
+      const ann = await t.join(room, 'Ann');
+      const bob = await t.join(room, 'Bob');
+      ann.send(raw);
+      const error = await ann.next<ErrorFrame>(isError(code));
+      expect(error).toEqual({ type: FrameType.Error, code, message: expect.any(String) });
+      expect(error.message.length).toBeGreaterThan(5);
+      // Nothing reached the other participant, and the connection still works.
+      expect((await bob.drain(50)).filter((f) => f.type !== FrameType.Presence)).toEqual([]);
+      expect((await say(ann, 'still here')).body).toBe('still here');
+    });
+
+    it('answers a binary frame with bad_frame', async () => {
+      const ann = await t.join(newRoom(), 'Ann');
+      ann.socket.send(Buffer.from([0x7b, 0x7d]), { binary: true });
+      expect(await ann.next(isError(ErrorCode.BadFrame))).toMatchObject({
+        message: expect.stringMatching(/binary/i),
+      });
+    });
+  });
+
+  describe('close codes', () => {
+    it('closes with 4401 for a bad token, another room’s token or no token', async () => {
+      const room = newRoom();
+      const otherRoomToken = await t.token('elsewhere', 'Ann');
+      for (const token of ['not-a-jwt', otherRoomToken, '']) {
+        const client = t.connect(room, token);
+        expect(await client.closed).toEqual({
+          code: CloseCode.Unauthorized,
+          reason: 'Unauthorized',
+        });
+      }
+    });
+
+    it('closes with 4401 for an expired token', async () => {
+      const room = newRoom();
+      const token = await t.token(room, 'Ann');
+      const expiring = await startTestApp({ tokenTtlSeconds: 1, jwtSecret: t.config.jwtSecret });
+      try {
+        const shortLived = await expiring.token(room, 'Ann');
+        await new Promise((resolve) => setTimeout(resolve, 2100));
+        expect((await expiring.connect(room, shortLived).closed).code).toBe(CloseCode.Unauthorized);
+        // A token signed with the same secret but not expired still works there.
+        const fine = expiring.connect(room, token);
+        await fine.next(isPresence('Ann', true));
+      } finally {
+        await expiring.close();
+      }
+    });
+
+    it('closes with 1008 for a browser Origin of another host, and accepts the same host', async () => {
+      const room = newRoom();
+      const token = await t.token(room, 'Ann');
+      const foreign = t.connect(room, token, { origin: 'https://evil.example' });
+      expect(await foreign.closed).toMatchObject({ code: CloseCode.Policy });
+      const host = new URL(t.baseUrl).host;
+      const same = t.connect(room, token, { origin: `http://${host}` });
+      await same.next(isPresence('Ann', true));
+    });
+
+    it('accepts exactly the ALLOWED_ORIGINS when they are set', async () => {
+      const app = await startTestApp({ allowedOrigins: ['https://chat.example.com'] });
+      try {
+        const token = await app.token('teal-otter', 'Ann');
+        const allowed = app.connect('teal-otter', token, { origin: 'https://chat.example.com' });
+        await allowed.next(isPresence('Ann', true));
+        const host = new URL(app.baseUrl).host;
+        const sameHost = app.connect('teal-otter', token, { origin: `http://${host}` });
+        expect((await sameHost.closed).code).toBe(CloseCode.Policy);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('closes with 1013 past the per-IP connection cap, and frees the place on leave', async () => {
+      const app = await startTestApp({ connectionsPerIp: 2 });
+      try {
+        const token = await app.token('teal-otter', 'Ann');
+        const first = await app.join('teal-otter', 'Ann');
+        const second = app.connect('teal-otter', token);
+        await second.next(isPresence('Ann', true));
+        const third = app.connect('teal-otter', token);
+        expect((await third.closed).code).toBe(CloseCode.TryAgainLater);
+        await first.close();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const fourth = app.connect('teal-otter', token);
+        await fourth.next(isPresence('Ann', true));
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('closes with 1009 for a frame over 16 KiB', async () => {
+      const ann = await t.join(newRoom(), 'Ann');
+      ann.send(JSON.stringify({ type: 1, body: 'x'.repeat(FRAME_MAX_BYTES) }));
+      expect((await ann.closed).code).toBe(CloseCode.TooBig);
+    });
+
+    it('closes with 1012 when the server shuts down, and stops being ready', async () => {
+      const app = await startTestApp();
+      const ann = await app.join('teal-otter', 'Ann');
+      const closing = app.app.close();
+      expect((await ann.closed).code).toBe(CloseCode.Restart);
+      await closing;
+    });
+  });
+
+  describe('rate limits', () => {
+    it('answers rate_limited past the message burst, refills with time, and keeps the order', async () => {
+      const app = await startTestApp({ messageBurst: 3, messagesPerSecond: 1 });
+      try {
+        const ann = await app.join('teal-otter', 'Ann');
+        for (let i = 1; i <= 4; i++) ann.send({ type: FrameType.Message, body: `m${i}` });
+        expect(await ann.next(isError(ErrorCode.RateLimited))).toMatchObject({
+          type: FrameType.Error,
+        });
+        const frames = (await ann.drain(50)).filter(isSingleMessage) as ServerMessageFrame[];
+        expect(frames.map((f) => f.body)).toEqual(['m1', 'm2', 'm3']);
+        app.clock.advance(1000);
+        expect((await say(ann, 'after a pause')).seq).toBe(4);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('limits typing and history requests separately', async () => {
+      const app = await startTestApp({ typingPerSecond: 1, historyRequests: 1 });
+      try {
+        const ann = await app.join('teal-otter', 'Ann');
+        ann.send({ type: FrameType.Typing, typing: true });
+        ann.send({ type: FrameType.Typing, typing: true });
+        await ann.next(isError(ErrorCode.RateLimited));
+        ann.send({ type: FrameType.History, count: 5 });
+        await ann.next(isHistory);
+        ann.send({ type: FrameType.History, count: 5 });
+        await ann.next(isError(ErrorCode.RateLimited));
+        // Messages have their own bucket.
+        await say(ann, 'still allowed');
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('closes with 4429 after repeated abuse', async () => {
+      const app = await startTestApp({ messageBurst: 1, strikesBeforeClose: 3 });
+      try {
+        const ann = await app.join('teal-otter', 'Ann');
+        for (let i = 0; i < 10; i++) ann.send({ type: FrameType.Message, body: `flood ${i}` });
+        expect((await ann.closed).code).toBe(CloseCode.RateLimited);
+      } finally {
+        await app.close();
+      }
+    });
+  });
+
+  it('drops a connection that stops answering pings', async () => {
+    const app = await startTestApp({ pingIntervalMs: 50 });
+    try {
+      const bob = await app.join('teal-otter', 'Bob');
+      const silent = await app.join('teal-otter', 'Ann', { autoPong: false });
+      expect((await silent.closed).code).toBe(1006);
+      expect(await bob.next(isPresence('Ann', false), 2000)).toMatchObject({ connecting: false });
+      expect(bob.socket.readyState).toBe(bob.socket.OPEN);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('keeps serving everyone after a flood of junk', async () => {
+    const room = newRoom();
+    const ann = await t.join(room, 'Ann');
+    const bob = await t.join(room, 'Bob');
+    const junk = [
+      '',
+      '{',
+      'null',
+      '{"type":1e400}',
+      '{"type":5,"count":1e309}',
+      '{"__proto__":{"type":1}}',
+      '[[[[[[[[[[]]]]]]]]]]',
+    ];
+    for (const raw of junk) bob.send(raw);
+    for (let i = 0; i < junk.length; i++) await bob.nextOfType(FrameType.Error);
+    const message = await say(ann, 'all good');
+    expect(await bob.next(isSingleMessage)).toEqual(message);
+  });
+});

@@ -1,0 +1,283 @@
+import {
+  ApiPath,
+  type CreateRoomResponse,
+  NAME_TAKEN_MESSAGE,
+  RATE_LIMITED_MESSAGE,
+  type RoomCredentialsResponse,
+  ValidationMessage,
+} from '@taco/protocol';
+import { startTestApp, type TestApp } from './support/test-app';
+
+function decodeJwt(token: string): {
+  header: Record<string, unknown>;
+  claims: Record<string, unknown>;
+} {
+  const [header = '', claims = ''] = token.split('.');
+  const parse = (part: string) =>
+    JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
+  return { header: parse(header), claims: parse(claims) };
+}
+
+describe('Rooms HTTP API', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  describe('POST /api/room', () => {
+    it('creates a room and answers 201 with the trimmed name, the room and a token', async () => {
+      const response = await t.post(ApiPath.createRoom, {
+        room_id: 'teal-otter',
+        sender: '  Ann Lee ',
+      });
+      expect(response.status).toBe(201);
+      const body = (await response.json()) as CreateRoomResponse;
+      expect(body).toEqual({ name: 'Ann Lee', room: 'teal-otter', token: expect.any(String) });
+      const { header, claims } = decodeJwt(body.token);
+      expect(header.alg).toBe('HS256');
+      expect(claims.sub).toBe('Ann Lee');
+      expect(claims.aud).toBe('teal-otter');
+      expect(Number(claims.exp) - Number(claims.iat)).toBe(24 * 3600);
+    });
+
+    it('accepts sender_id in place of sender, and is idempotent', async () => {
+      for (let i = 0; i < 2; i++) {
+        const response = await t.post(ApiPath.createRoom, {
+          room_id: 'mint-yak',
+          sender_id: 'Bob',
+        });
+        expect(response.status).toBe(201);
+        expect(await response.json()).toMatchObject({ name: 'Bob', room: 'mint-yak' });
+      }
+    });
+  });
+
+  describe('POST /api/room/:room_id', () => {
+    it('answers 200 with room_id, sender_id and a token for that room', async () => {
+      const response = await t.post(ApiPath.roomCredentials('lime-owl'), { sender_id: 'Cleo' });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as RoomCredentialsResponse;
+      expect(body).toEqual({ room_id: 'lime-owl', sender_id: 'Cleo', token: expect.any(String) });
+      expect(decodeJwt(body.token).claims).toMatchObject({ sub: 'Cleo', aud: 'lime-owl' });
+    });
+
+    it('accepts sender in place of sender_id', async () => {
+      const response = await t.post(ApiPath.roomCredentials('lime-owl'), { sender: 'Dora' });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ sender_id: 'Dora' });
+    });
+
+    it('handles unicode room ids in the path', async () => {
+      const response = await t.post(ApiPath.roomCredentials('café-öwl'), { sender_id: 'Émile' });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ room_id: 'café-öwl', sender_id: 'Émile' });
+    });
+  });
+
+  describe('validation', () => {
+    const long = (n: number) => 'x'.repeat(n);
+    it.each([
+      ['a missing room id', { sender: 'Ann' }, [ValidationMessage.RoomNameTooShort]],
+      [
+        'a 2-character room id',
+        { room_id: 'ab', sender: 'Ann' },
+        [ValidationMessage.RoomNameTooShort],
+      ],
+      [
+        'a 41-character room id',
+        { room_id: long(41), sender: 'Ann' },
+        [ValidationMessage.RoomNameTooLong],
+      ],
+      [
+        'a room id with a space',
+        { room_id: 'teal otter', sender: 'Ann' },
+        [ValidationMessage.RoomNameInvalid],
+      ],
+      [
+        'a room id with a slash',
+        { room_id: 'teal/otter', sender: 'Ann' },
+        [ValidationMessage.RoomNameInvalid],
+      ],
+      [
+        'a room id with a zero-width space',
+        { room_id: 'teal\u200Botter', sender: 'Ann' },
+        [ValidationMessage.RoomNameInvalid],
+      ],
+      [
+        'a room id that is a number',
+        { room_id: 12345, sender: 'Ann' },
+        [ValidationMessage.RoomNameInvalid],
+      ],
+      ['a missing user name', { room_id: 'teal-otter' }, [ValidationMessage.UserNameTooShort]],
+      [
+        'a user name of 2 after trimming',
+        { room_id: 'teal-otter', sender: '  ab  ' },
+        [ValidationMessage.UserNameTooShort],
+      ],
+      [
+        'a 33-character user name',
+        { room_id: 'teal-otter', sender: long(33) },
+        [ValidationMessage.UserNameTooLong],
+      ],
+      [
+        'a user name with @',
+        { room_id: 'teal-otter', sender: 'ann@home' },
+        [ValidationMessage.UserNameInvalid],
+      ],
+      [
+        'a user name with a bidi override',
+        { room_id: 'teal-otter', sender: 'ann\u202Eevil' },
+        [ValidationMessage.UserNameInvalid],
+      ],
+      [
+        'a user name that is an object',
+        { room_id: 'teal-otter', sender: { name: 'x' } },
+        [ValidationMessage.UserNameInvalid],
+      ],
+      [
+        'both wrong',
+        { room_id: 'a', sender: 'b' },
+        [ValidationMessage.RoomNameTooShort, ValidationMessage.UserNameTooShort],
+      ],
+    ])('refuses %s with 400 and the exact text', async (_label, body, messages) => {
+      const response = await t.post(ApiPath.createRoom, body);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        statusCode: 400,
+        error: 'Bad Request',
+        message: messages,
+      });
+    });
+
+    it('validates the room id in the credentials path', async () => {
+      const response = await t.post(`/api/room/${encodeURIComponent('a b c')}`, {
+        sender_id: 'Ann',
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ message: [ValidationMessage.RoomNameInvalid] });
+    });
+
+    it('validates the name in the credentials body', async () => {
+      const response = await t.post(ApiPath.roomCredentials('teal-otter'), { sender_id: 'a<b>c' });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ message: [ValidationMessage.UserNameInvalid] });
+    });
+
+    it.each([
+      ['malformed JSON', '{"room_id":'],
+      ['a JSON array', '[1,2]'],
+      ['a JSON string', '"teal-otter"'],
+      ['null', 'null'],
+    ])('answers %s with a 400 JSON error, never a 500', async (_label, raw) => {
+      const response = await t.post(ApiPath.createRoom, raw);
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as { statusCode: number; error: string };
+      expect(body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+      expect(JSON.stringify(body)).not.toMatch(/\bat .*\.js:\d+/);
+    });
+
+    it('refuses a body over the size limit with 413', async () => {
+      const response = await t.post(ApiPath.createRoom, {
+        room_id: 'x'.repeat(10_000),
+        sender: 'Ann',
+      });
+      expect(response.status).toBe(413);
+      expect(await response.json()).toMatchObject({ statusCode: 413 });
+    });
+  });
+
+  describe('name taken', () => {
+    it('answers 409 while the name is connected in the room, trimmed and case-insensitively', async () => {
+      const ann = await t.join('busy-room', 'Ann');
+      for (const name of ['Ann', ' ann ', 'ANN']) {
+        const response = await t.post(ApiPath.roomCredentials('busy-room'), { sender_id: name });
+        expect(response.status).toBe(409);
+        expect(await response.json()).toEqual({
+          statusCode: 409,
+          error: 'Conflict',
+          message: NAME_TAKEN_MESSAGE,
+        });
+      }
+      const create = await t.post(ApiPath.createRoom, { room_id: 'busy-room', sender: 'ann' });
+      expect(create.status).toBe(409);
+      // The same name elsewhere is free.
+      expect(
+        (await t.post(ApiPath.roomCredentials('other-room'), { sender_id: 'Ann' })).status,
+      ).toBe(200);
+      await ann.close();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(
+        (await t.post(ApiPath.roomCredentials('busy-room'), { sender_id: 'Ann' })).status,
+      ).toBe(200);
+    });
+  });
+
+  describe('errors and headers', () => {
+    it('answers unknown /api paths with a JSON 404', async () => {
+      const response = await fetch(`${t.baseUrl}/api/nowhere`);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toMatchObject({ statusCode: 404, error: 'Not Found' });
+    });
+
+    it('sends security headers, with a Content-Security-Policy', async () => {
+      const response = await fetch(`${t.baseUrl}/api/health/live`);
+      expect(response.headers.get('content-security-policy')).toContain("default-src 'self'");
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+      expect(response.headers.get('x-powered-by')).toBeNull();
+    });
+  });
+});
+
+describe('Credential rate limit', () => {
+  it('answers 429 with Retry-After past the per-IP limit, and forgives as time passes', async () => {
+    const t = await startTestApp({ credentialsPerMinute: 3 });
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect(
+          (await t.post(ApiPath.roomCredentials('teal-otter'), { sender_id: `user${i}` })).status,
+        ).toBe(200);
+      }
+      const limited = await t.post(ApiPath.createRoom, { room_id: 'teal-otter', sender: 'Zed' });
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(await limited.json()).toEqual({
+        statusCode: 429,
+        error: 'Too Many Requests',
+        message: RATE_LIMITED_MESSAGE,
+      });
+      // X-Forwarded-For is not trusted without TRUST_PROXY.
+      const spoofed = await t.post(
+        ApiPath.roomCredentials('teal-otter'),
+        { sender_id: 'Zed' },
+        { 'x-forwarded-for': '203.0.113.9' },
+      );
+      expect(spoofed.status).toBe(429);
+      t.clock.advance(20_000);
+      expect(
+        (await t.post(ApiPath.roomCredentials('teal-otter'), { sender_id: 'Zed' })).status,
+      ).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('counts each forwarded client separately behind a trusted proxy', async () => {
+    const t = await startTestApp({ credentialsPerMinute: 1, trustProxy: ['127.0.0.1'] });
+    try {
+      const from = (ip: string) =>
+        t.post(
+          ApiPath.roomCredentials('teal-otter'),
+          { sender_id: 'Ann' },
+          { 'x-forwarded-for': ip },
+        );
+      expect((await from('198.51.100.1')).status).toBe(200);
+      expect((await from('198.51.100.1')).status).toBe(429);
+      expect((await from('198.51.100.2')).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});

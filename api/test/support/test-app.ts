@@ -1,0 +1,108 @@
+import 'reflect-metadata';
+import { type AddressInfo } from 'node:net';
+import { type NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
+import {
+  ApiPath,
+  type CreateRoomResponse,
+  FrameType,
+  type RoomCredentialsResponse,
+  type ServerPresenceFrame,
+} from '@taco/protocol';
+import { type ClientOptions } from 'ws';
+import { AppModule } from '../../src/app.module';
+import { configureApp } from '../../src/app.setup';
+import { Clock } from '../../src/common/clock';
+import { AppConfig } from '../../src/config/app-config';
+import { loadConfig } from '../../src/config/load-config';
+import { FakeClock } from './fake-clock';
+import { TestClient } from './test-client';
+
+export const TEST_SECRET = 'test-secret-that-is-long-enough-for-hs256';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  config: AppConfig;
+  clock: FakeClock;
+  baseUrl: string;
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+  /** Credentials for a name in a room, asserting they were issued. */
+  token(room: string, name: string): Promise<string>;
+  socketUrl(room: string, token: string): string;
+  /** Connects and waits until the server has sent the newcomer's own presence. */
+  join(room: string, name: string, options?: ClientOptions): Promise<TestClient>;
+  connect(room: string, token: string, options?: ClientOptions): TestClient;
+  close(): Promise<void>;
+}
+
+/** Boots the real application on a free port, with a fake clock and no web client. */
+export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<TestApp> {
+  const base = loadConfig({ JWT_SECRET: TEST_SECRET, WEB_DIST: 'off', LOG_LEVEL: 'fatal' });
+  // Tests ask for many tokens from one address; the limit itself has its own tests.
+  const config = new AppConfig({ ...base, credentialsPerMinute: 100_000, ...overrides });
+  const clock = new FakeClock();
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] })
+    .overrideProvider(Clock)
+    .useValue(clock)
+    .compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>({
+    bodyParser: false,
+    logger: false,
+  });
+  configureApp(app, config);
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const clients: TestClient[] = [];
+
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  const token = async (room: string, name: string) => {
+    const response = await post(ApiPath.roomCredentials(room), { sender_id: name });
+    if (response.status !== 200) {
+      throw new Error(`credentials for ${name}: ${response.status} ${await response.text()}`);
+    }
+    return ((await response.json()) as RoomCredentialsResponse).token;
+  };
+
+  const socketUrl = (room: string, t: string) =>
+    `ws://127.0.0.1:${port}${ApiPath.roomSocket(room, t)}`;
+
+  const connect = (room: string, t: string, options?: ClientOptions) => {
+    const client = TestClient.connect(socketUrl(room, t), options);
+    clients.push(client);
+    return client;
+  };
+
+  const join = async (room: string, name: string, options?: ClientOptions) => {
+    const client = connect(room, await token(room, name), options);
+    await client.next(
+      (frame) =>
+        frame.type === FrameType.Presence && (frame).sender === name,
+    );
+    return client;
+  };
+
+  return {
+    app,
+    config,
+    clock,
+    baseUrl,
+    post,
+    token,
+    socketUrl,
+    join,
+    connect,
+    close: async () => {
+      for (const client of clients) client.socket.terminate();
+      await app.close();
+    },
+  };
+}
+
+export type { CreateRoomResponse };
