@@ -9,16 +9,13 @@ import {
   type ServerFrame,
   type ServerHistoryFrame,
   type ServerMessageFrame,
-  type ServerPresenceFrame,
   type ServerTypingFrame,
 } from '@taco/protocol';
 import { type TestClient } from './support/test-client';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const isPresence = (sender: string, connecting: boolean) => (frame: ServerFrame) =>
-  frame.type === FrameType.Presence &&
-  (frame).sender === sender &&
-  (frame).connecting === connecting;
+  frame.type === FrameType.Presence && frame.sender === sender && frame.connecting === connecting;
 
 const isSingleMessage = (frame: ServerFrame) =>
   frame.type === FrameType.Message && !('messages' in frame);
@@ -26,7 +23,7 @@ const isSingleMessage = (frame: ServerFrame) =>
 const isHistory = (frame: ServerFrame) => frame.type === FrameType.Message && 'messages' in frame;
 
 const isError = (code: string) => (frame: ServerFrame) =>
-  frame.type === FrameType.Error && (frame).code === code;
+  frame.type === FrameType.Error && frame.code === code;
 
 async function say(
   client: TestClient,

@@ -44,13 +44,11 @@ export class HttpExceptionFilter implements ExceptionFilter {
       `Request failed: ${exception instanceof Error ? exception.message : String(exception)}`,
       exception instanceof Error ? exception.stack : undefined,
     );
-    response
-      .status(HttpStatus.INTERNAL_SERVER_ERROR)
-      .json({
-        statusCode: 500,
-        error: STATUS_CODES[500],
-        message: 'Something went wrong on our side',
-      });
+    response.status(HttpStatus.INTERNAL_SERVER_ERROR).json({
+      statusCode: 500,
+      error: STATUS_CODES[500],
+      message: 'Something went wrong on our side',
+    });
   }
 
   private bodyOf(exception: HttpException): ApiErrorBody {

@@ -66,7 +66,9 @@ function webDist(value: string | undefined, problems: string[]): string | null {
 /** Reads and validates the environment. Throws `ConfigError` naming every problem. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const vars = readEnvironment(env);
-  const problems = validateSync(vars).flatMap((error) => Object.values(error.constraints ?? {}));
+  const problems = validateSync(vars, { stopAtFirstError: true }).flatMap((error) =>
+    Object.values(error.constraints ?? {}),
+  );
 
   const redisUrl = vars.REDIS_URL;
   let jwtSecret = vars.JWT_SECRET;

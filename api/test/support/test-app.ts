@@ -7,7 +7,6 @@ import {
   type CreateRoomResponse,
   FrameType,
   type RoomCredentialsResponse,
-  type ServerPresenceFrame,
 } from '@taco/protocol';
 import { type ClientOptions } from 'ws';
 import { AppModule } from '../../src/app.module';
@@ -81,10 +80,7 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<
 
   const join = async (room: string, name: string, options?: ClientOptions) => {
     const client = connect(room, await token(room, name), options);
-    await client.next(
-      (frame) =>
-        frame.type === FrameType.Presence && (frame).sender === name,
-    );
+    await client.next((frame) => frame.type === FrameType.Presence && frame.sender === name);
     return client;
   };
 

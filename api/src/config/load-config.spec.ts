@@ -1,0 +1,127 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from './load-config';
+
+const SECRET = 'a-secret-of-at-least-thirty-two-bytes!';
+
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({ WEB_DIST: 'off' });
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      redisUrl: undefined,
+      tokenTtlSeconds: 24 * 3600,
+      historyMax: 1000,
+      roomTtlSeconds: 7 * 24 * 3600,
+      allowedOrigins: [],
+      trustProxy: [],
+      webDist: null,
+      credentialsPerMinute: 30,
+      connectionsPerIp: 100,
+      messageBurst: 10,
+      messagesPerSecond: 2,
+      typingPerSecond: 2,
+      historyRequests: 5,
+      pingIntervalMs: 25_000,
+      jwtSecretGenerated: true,
+    });
+    expect(Buffer.byteLength(config.jwtSecret)).toBeGreaterThanOrEqual(32);
+    expect(config.logLevels).toEqual(['fatal', 'error', 'warn', 'log']);
+  });
+
+  it('makes a new random secret on every boot when none is set', () => {
+    expect(loadConfig({ WEB_DIST: 'off' }).jwtSecret).not.toBe(
+      loadConfig({ WEB_DIST: 'off' }).jwtSecret,
+    );
+  });
+
+  it('reads every documented variable', () => {
+    const dist = mkdtempSync(join(tmpdir(), 'taco-dist-'));
+    writeFileSync(join(dist, 'index.html'), '<!doctype html>');
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      JWT_SECRET: SECRET,
+      TOKEN_TTL: '90m',
+      HISTORY_MAX: '50',
+      ROOM_TTL: '2d',
+      ALLOWED_ORIGINS: 'https://chat.example.com, http://localhost:5173',
+      TRUST_PROXY: '10.0.0.0/8,::1',
+      WEB_DIST: dist,
+      LOG_LEVEL: 'debug',
+      REPLICA_ID: 'api-2',
+      CREDENTIALS_PER_MINUTE: '60',
+      CONNECTIONS_PER_IP: '7',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      jwtSecret: SECRET,
+      jwtSecretGenerated: false,
+      tokenTtlSeconds: 5400,
+      historyMax: 50,
+      roomTtlSeconds: 2 * 86400,
+      allowedOrigins: ['https://chat.example.com', 'http://localhost:5173'],
+      trustProxy: ['10.0.0.0/8', '::1'],
+      webDist: dist,
+      replicaId: 'api-2',
+      credentialsPerMinute: 60,
+      connectionsPerIp: 7,
+    });
+    expect(config.logLevels).toContain('debug');
+    expect(config.logLevels).not.toContain('verbose');
+  });
+
+  it('treats empty values as unset', () => {
+    expect(loadConfig({ PORT: '', HISTORY_MAX: '  ', WEB_DIST: 'off' }).port).toBe(3000);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, /PORT must be a whole number from 0 to 65535 \(got "abc"\)/],
+    [{ PORT: '70000' }, /PORT must be a whole number/],
+    [{ PORT: '3000.5' }, /PORT must be a whole number/],
+    [{ HISTORY_MAX: '0' }, /HISTORY_MAX must be a whole number from 1/],
+    [{ TOKEN_TTL: 'forever' }, /TOKEN_TTL must be a duration/],
+    [{ ROOM_TTL: '-1d' }, /ROOM_TTL must be a duration/],
+    [
+      { ALLOWED_ORIGINS: 'chat.example.com' },
+      /ALLOWED_ORIGINS must be a comma-separated list of origins/,
+    ],
+    [{ ALLOWED_ORIGINS: 'https://chat.example.com/path' }, /ALLOWED_ORIGINS/],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY must be a comma-separated list/],
+    [{ TRUST_PROXY: 'nginx' }, /TRUST_PROXY/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    [{ REPLICA_ID: 'has space' }, /REPLICA_ID/],
+    [{ JWT_SECRET: 'short' }, /JWT_SECRET must be at least 32 bytes/],
+    [{ REDIS_URL: 'http://redis' }, /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
+    [{ WEB_DIST: '/nowhere/at/all' }, /WEB_DIST must be a built web client folder/],
+    [{ CONNECTIONS_PER_IP: '0' }, /CONNECTIONS_PER_IP/],
+    [{ CREDENTIALS_PER_MINUTE: 'many' }, /CREDENTIALS_PER_MINUTE/],
+  ])('refuses %p with a clear message', (env, message) => {
+    expect(problemsOf({ WEB_DIST: 'off', ...env }).join('\n')).toMatch(message);
+  });
+
+  it('needs JWT_SECRET with REDIS_URL', () => {
+    expect(problemsOf({ REDIS_URL: 'redis://localhost:6379', WEB_DIST: 'off' }).join('\n')).toMatch(
+      /JWT_SECRET is required when REDIS_URL is set/,
+    );
+  });
+
+  it('names every problem at once', () => {
+    const problems = problemsOf({ PORT: 'x', LOG_LEVEL: 'y', WEB_DIST: 'off' });
+    expect(problems).toHaveLength(2);
+    expect(new ConfigError(problems).message).toMatch(/^Invalid configuration:\n {2}- /);
+  });
+});

@@ -1,0 +1,193 @@
+import { decodeServerFrame, FrameType, type ServerFrame } from '@taco/protocol';
+import { type ChatBus, type RoomEvent } from '../../src/bus/chat-bus.port';
+
+export interface BusUnderTest {
+  bus: ChatBus;
+  /** A second replica's view of the same storage (the same object for a single-process driver). */
+  peer?: ChatBus;
+  historyMax: number;
+  dispose(): Promise<void>;
+}
+
+interface Delivered {
+  room: string;
+  event: RoomEvent;
+  frame: ServerFrame;
+}
+
+function recorder(bus: ChatBus): Delivered[] {
+  const seen: Delivered[] = [];
+  bus.onDelivery((room, event) => {
+    const decoded = decodeServerFrame(event.frame);
+    if (!decoded.ok) throw new Error(`undecodable frame ${event.frame}`);
+    seen.push({ room, event, frame: decoded.frame });
+  });
+  return seen;
+}
+
+async function until(check: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
+ * The behaviour every `ChatBus` driver must have. Each driver's spec calls this with a factory;
+ * `historyMax` of the bus under test must be 5.
+ */
+export function describeChatBusContract(driver: string, create: () => Promise<BusUnderTest>): void {
+  describe(`ChatBus contract: ${driver}`, () => {
+    let subject: BusUnderTest;
+    let bus: ChatBus;
+    let seen: Delivered[];
+    let counter = 0;
+    let room: string;
+
+    beforeEach(async () => {
+      subject = await create();
+      bus = subject.bus;
+      seen = recorder(bus);
+      room = `contract-${Date.now()}-${++counter}`;
+    });
+    afterEach(() => subject.dispose());
+
+    const draft = (body: string, clientId?: string) => ({
+      sender: 'Ann',
+      body,
+      timestamp: 1_800_000_000.5,
+      clientId,
+    });
+
+    it('assigns strictly increasing seq per room, starting at 1', async () => {
+      const first = await bus.append(room, draft('a'));
+      const second = await bus.append(room, draft('b'));
+      const elsewhere = await bus.append(`${room}-other`, draft('c'));
+      expect([first.seq, second.seq, elsewhere.seq]).toEqual([1, 2, 1]);
+      expect(first).toEqual({ sender: 'Ann', body: 'a', timestamp: 1_800_000_000.5, seq: 1 });
+    });
+
+    it('delivers appended messages to a subscribed room only, with client_id, in order', async () => {
+      await bus.subscribe(room);
+      await bus.append(room, draft('one', 'c-1'));
+      await bus.append(room, draft('two'));
+      await bus.append(`${room}-unsubscribed`, draft('not delivered'));
+      await until(() => seen.length >= 2);
+      expect(seen.map((d) => d.room)).toEqual([room, room]);
+      expect(seen.map((d) => d.frame)).toEqual([
+        {
+          type: FrameType.Message,
+          room,
+          sender: 'Ann',
+          body: 'one',
+          timestamp: 1_800_000_000.5,
+          seq: 1,
+          client_id: 'c-1',
+        },
+        {
+          type: FrameType.Message,
+          room,
+          sender: 'Ann',
+          body: 'two',
+          timestamp: 1_800_000_000.5,
+          seq: 2,
+        },
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(seen).toHaveLength(2);
+    });
+
+    it('stops delivering after unsubscribe', async () => {
+      await bus.subscribe(room);
+      await bus.append(room, draft('seen'));
+      await until(() => seen.length === 1);
+      await bus.unsubscribe(room);
+      await bus.append(room, draft('unseen'));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(seen).toHaveLength(1);
+    });
+
+    it('publishes transient events with their except name, without storing them', async () => {
+      await bus.subscribe(room);
+      const frame = JSON.stringify({ type: FrameType.Typing, room, sender: 'Ann', typing: true });
+      await bus.publish(room, { frame, except: 'Ann' });
+      await until(() => seen.length === 1);
+      expect(seen[0]?.event).toEqual({ frame, except: 'Ann' });
+      expect((await bus.history(room, { count: 10 })).messages).toEqual([]);
+    });
+
+    it('returns the last count messages, oldest first', async () => {
+      for (const body of ['a', 'b', 'c', 'd']) await bus.append(room, draft(body));
+      const page = await bus.history(room, { count: 2 });
+      expect(page).toEqual({
+        complete: true,
+        messages: [
+          { sender: 'Ann', body: 'c', timestamp: 1_800_000_000.5, seq: 3 },
+          { sender: 'Ann', body: 'd', timestamp: 1_800_000_000.5, seq: 4 },
+        ],
+      });
+      expect(await bus.history(`${room}-empty`, { count: 5 })).toEqual({
+        messages: [],
+        complete: true,
+      });
+    });
+
+    it('pages forward after a seq', async () => {
+      for (const body of ['a', 'b', 'c', 'd']) await bus.append(room, draft(body));
+      expect((await bus.history(room, { count: 2, after: 1 })).messages.map((m) => m.seq)).toEqual([
+        2, 3,
+      ]);
+      expect(await bus.history(room, { count: 2, after: 3 })).toMatchObject({ complete: true });
+      expect(await bus.history(room, { count: 2, after: 4 })).toEqual({
+        messages: [],
+        complete: true,
+      });
+    });
+
+    it('trims history to its maximum and says what is missing', async () => {
+      for (let i = 1; i <= subject.historyMax + 3; i++) await bus.append(room, draft(`m${i}`));
+      const all = await bus.history(room, { count: 100 });
+      expect(all.messages.map((m) => m.seq)).toEqual([4, 5, 6, 7, 8]);
+      expect(await bus.history(room, { count: 100, after: 1 })).toMatchObject({ complete: false });
+      expect(await bus.history(room, { count: 100, after: 3 })).toMatchObject({ complete: true });
+    });
+
+    it('clears history atomically with the cleared event, and keeps seq going', async () => {
+      await bus.subscribe(room);
+      await bus.append(room, draft('a'));
+      await bus.append(room, draft('b'));
+      await bus.clear(room, 'Bob');
+      await until(() => seen.length === 3);
+      expect(seen[2]?.frame).toEqual({ type: FrameType.Clear, room, sender: 'Bob' });
+      expect(await bus.history(room, { count: 10 })).toEqual({ messages: [], complete: true });
+      expect(await bus.history(room, { count: 10, after: 1 })).toEqual({
+        messages: [],
+        complete: false,
+      });
+      expect((await bus.append(room, draft('c'))).seq).toBe(3);
+      expect(await bus.history(room, { count: 10, after: 2 })).toMatchObject({ complete: true });
+    });
+
+    it('says complete:false for a seq the room never reached', async () => {
+      await bus.append(room, draft('a'));
+      const page = await bus.history(room, { count: 10, after: 50 });
+      expect(page.complete).toBe(false);
+      expect(page.messages.map((m) => m.seq)).toEqual([1]);
+    });
+
+    it('keeps history order equal to delivery order under concurrent appends', async () => {
+      await bus.subscribe(room);
+      await Promise.all(Array.from({ length: 20 }, (_, i) => bus.append(room, draft(`m${i}`))));
+      await until(() => seen.length === 20);
+      const delivered = seen.map((d) => (d.frame as { seq: number }).seq);
+      expect(delivered).toEqual([...delivered].sort((a, b) => a - b));
+      const stored = (await bus.history(room, { count: 100 })).messages.map((m) => m.seq);
+      expect(stored.slice(-subject.historyMax)).toEqual(delivered.slice(-subject.historyMax));
+    });
+
+    it('is ready', async () => {
+      expect(await bus.isReady()).toBe(true);
+    });
+  });
+}

@@ -1,0 +1,57 @@
+import { type PresenceStore } from '../../src/bus/presence.port';
+
+export interface PresenceUnderTest {
+  store: PresenceStore;
+  dispose(): Promise<void>;
+}
+
+/** The behaviour every `PresenceStore` driver must have. */
+export function describePresenceContract(
+  driver: string,
+  create: () => Promise<PresenceUnderTest>,
+): void {
+  describe(`PresenceStore contract: ${driver}`, () => {
+    let subject: PresenceUnderTest;
+    let store: PresenceStore;
+    let counter = 0;
+    let room: string;
+
+    beforeEach(async () => {
+      subject = await create();
+      store = subject.store;
+      room = `presence-${Date.now()}-${++counter}`;
+    });
+    afterEach(() => subject.dispose());
+
+    it('reports a first join with the roster, the newcomer included', async () => {
+      expect(await store.join(room, 'Ann', 'c1')).toEqual({ first: true, roster: ['Ann'] });
+      const bob = await store.join(room, 'Bob', 'c2');
+      expect(bob.first).toBe(true);
+      expect([...bob.roster].sort()).toEqual(['Ann', 'Bob']);
+    });
+
+    it('counts a name once however many connections it has', async () => {
+      await store.join(room, 'Ann', 'c1');
+      expect((await store.join(room, 'Ann', 'c2')).first).toBe(false);
+      expect(await store.leave(room, 'Ann', 'c1')).toEqual({ last: false });
+      expect(await store.isPresent(room, 'Ann')).toBe(true);
+      expect(await store.leave(room, 'Ann', 'c2')).toEqual({ last: true });
+      expect(await store.isPresent(room, 'Ann')).toBe(false);
+    });
+
+    it('ignores a leave it never saw', async () => {
+      expect(await store.leave(room, 'Nobody', 'c9')).toEqual({ last: false });
+      await store.join(room, 'Ann', 'c1');
+      expect(await store.leave(room, 'Ann', 'c-unknown')).toEqual({ last: false });
+      expect(await store.isPresent(room, 'Ann')).toBe(true);
+    });
+
+    it('compares names trimmed and case-insensitively, per room', async () => {
+      await store.join(room, 'Ann Lee', 'c1');
+      expect(await store.isPresent(room, ' ann lee ')).toBe(true);
+      expect(await store.isPresent(room, 'ANN LEE')).toBe(true);
+      expect(await store.isPresent(room, 'Ann')).toBe(false);
+      expect(await store.isPresent(`${room}-other`, 'Ann Lee')).toBe(false);
+    });
+  });
+}
