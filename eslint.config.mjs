@@ -23,7 +23,8 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         {
-          selector: "CallExpression[callee.object.name=/^(it|test|describe)$/][callee.property.name=/^(skip|only|todo)$/]",
+          selector:
+            'CallExpression[callee.object.name=/^(it|test|describe)$/][callee.property.name=/^(skip|only|todo)$/]',
           message: 'Skipped or focused tests hide gaps.',
         },
       ],
@@ -41,7 +42,10 @@ export default tseslint.config(
   {
     files: ['protocol/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['@taco/*', '../api/*', '../web/*', 'node:*'] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['@taco/*', '../api/*', '../web/*', 'node:*'] },
+      ],
     },
   },
   {

@@ -22,7 +22,9 @@ try {
 const passed = report.numPassedTests ?? 0;
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
 const brokenSuites = (report.testResults ?? []).filter(
-  (suite) => suite.status === 'failed' && (suite.assertionResults ?? []).every((test) => test.status !== 'failed'),
+  (suite) =>
+    suite.status === 'failed' &&
+    (suite.assertionResults ?? []).every((test) => test.status !== 'failed'),
 ).length;
 let failed = (report.numFailedTests ?? 0) + brokenSuites;
 if (jestStatus !== '0' && failed === 0) {

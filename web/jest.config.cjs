@@ -5,7 +5,17 @@ module.exports = {
   roots: ['<rootDir>/src'],
   passWithNoTests: true,
   transform: {
-    '^.+\\.tsx?$': ['ts-jest', { tsconfig: { jsx: 'react-jsx', module: 'commonjs', esModuleInterop: true, isolatedModules: true } }],
+    '^.+\\.tsx?$': [
+      'ts-jest',
+      {
+        tsconfig: {
+          jsx: 'react-jsx',
+          module: 'commonjs',
+          esModuleInterop: true,
+          isolatedModules: true,
+        },
+      },
+    ],
   },
   moduleNameMapper: { '^@taco/protocol$': '<rootDir>/../protocol/src/index.ts' },
 };

@@ -145,7 +145,13 @@ export function decodeServerFrame(text: string): DecodeResult<ServerFrame> {
   switch (raw.type) {
     case FrameType.Message:
       if (Array.isArray(raw.messages)) {
-        if (!isString(raw.room) || !raw.messages.every(isChatMessage)) return bad;
+        if (
+          !isString(raw.room) ||
+          typeof raw.complete !== 'boolean' ||
+          !raw.messages.every(isChatMessage)
+        ) {
+          return bad;
+        }
         return { ok: true, frame: raw as unknown as ServerFrame };
       }
       if (!isString(raw.room) || !isChatMessage(raw)) return bad;

@@ -30,13 +30,17 @@ describe('word lists', () => {
 
 describe('generateRoomName', () => {
   test('has the form colour-animal', () => {
-    for (let i = 0; i < 200; i++) {
-      const name = generateRoomName();
-      expect(name).toMatch(/^[a-z]+-[a-z]+$/);
-      const [colour, animal] = name.split('-');
-      expect(COLOURS).toContain(colour);
-      expect(ANIMALS).toContain(animal);
-    }
+    const names = Array.from({ length: 200 }, () => generateRoomName());
+    const malformed = names.filter((name) => {
+      const [colour = '', animal = '', ...rest] = name.split('-');
+      return (
+        !/^[a-z]+-[a-z]+$/.test(name) ||
+        !(COLOURS as readonly string[]).includes(colour) ||
+        !(ANIMALS as readonly string[]).includes(animal) ||
+        rest.length > 0
+      );
+    });
+    expect(malformed).toEqual([]);
   });
 
   test('uses Math.random when no random is given', () => {
@@ -94,15 +98,11 @@ describe('generateRoomName', () => {
   });
 
   test('every colour×animal combination is a valid room name', () => {
-    let checked = 0;
-    for (const colour of COLOURS) {
-      for (const animal of ANIMALS) {
-        const name = `${colour}-${animal}`;
-        expect(validateRoomName(name)).toBeNull();
-        checked++;
-      }
-    }
-    expect(checked).toBe(COLOURS.length * ANIMALS.length);
+    const names = COLOURS.flatMap((colour) => ANIMALS.map((animal) => `${colour}-${animal}`));
+    expect(names).toHaveLength(COLOURS.length * ANIMALS.length);
+    expect(names.filter((name) => validateRoomName(name) !== null)).toEqual([]);
+    expect(names.filter((name) => !/^[a-z]+-[a-z]+$/.test(name))).toEqual([]);
+    expect(new Set(names).size).toBe(names.length);
   });
 
   test('the longest possible generated name fits the room id limit', () => {

@@ -1,0 +1,45 @@
+import { CLIENT_FRAME_TYPES, ErrorCode, FrameType } from './frame-types';
+
+describe('FrameType', () => {
+  test('uses the spec numbers 1–5 and Taco Chat numbers 6 and 7', () => {
+    expect(FrameType).toEqual({
+      Message: 1,
+      Typing: 2,
+      Presence: 3,
+      Clear: 4,
+      History: 5,
+      Heartbeat: 6,
+      Error: 7,
+    });
+  });
+
+  test('numbers are distinct', () => {
+    const numbers = Object.values(FrameType);
+    expect(new Set(numbers).size).toBe(numbers.length);
+  });
+});
+
+describe('CLIENT_FRAME_TYPES', () => {
+  test('are message, typing, clear, history and heartbeat', () => {
+    expect([...CLIENT_FRAME_TYPES].sort()).toEqual([1, 2, 4, 5, 6]);
+  });
+
+  test('exclude the server-only presence and error frames', () => {
+    const types: readonly number[] = CLIENT_FRAME_TYPES;
+    expect(types).not.toContain(FrameType.Presence);
+    expect(types).not.toContain(FrameType.Error);
+  });
+});
+
+describe('ErrorCode', () => {
+  test('has the documented codes', () => {
+    expect(ErrorCode).toEqual({
+      BadFrame: 'bad_frame',
+      UnknownType: 'unknown_type',
+      EmptyMessage: 'empty_message',
+      TooLong: 'too_long',
+      RateLimited: 'rate_limited',
+      Unavailable: 'unavailable',
+    });
+  });
+});

@@ -1,0 +1,46 @@
+import * as protocol from './index';
+
+describe('@taco/protocol public surface', () => {
+  test.each([
+    'CloseCode',
+    'closeAction',
+    'decodeClientFrame',
+    'decodeServerFrame',
+    'encodeFrame',
+    'errorFrame',
+    'BINARY_FRAME_ERROR',
+    'FrameErrorMessage',
+    'FrameType',
+    'CLIENT_FRAME_TYPES',
+    'ErrorCode',
+    'isHistoryFrame',
+    'ApiPath',
+    'WebRoute',
+    'parseSocketPath',
+    'NAME_TAKEN_MESSAGE',
+    'RATE_LIMITED_MESSAGE',
+    'MESSAGE_MAX_LENGTH',
+    'RATE_LIMITS',
+    'decideReconnect',
+    'DEFAULT_RECONNECT_POLICY',
+    'generateRoomName',
+    'COLOURS',
+    'ANIMALS',
+    'ValidationMessage',
+    'validateRoomName',
+    'validateUserName',
+    'normalizeUserName',
+    'userNameKey',
+    'codePointLength',
+    'FORBIDDEN_NAME_CHARACTERS',
+  ])('exports %s', (name) => {
+    expect(protocol).toHaveProperty(name);
+    expect((protocol as Record<string, unknown>)[name]).toBeDefined();
+  });
+
+  test('has no runtime dependencies', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const pkg = require('../package.json') as { dependencies?: Record<string, string> };
+    expect(pkg.dependencies ?? {}).toEqual({});
+  });
+});
