@@ -8,16 +8,19 @@ import {
 } from '@taco/protocol';
 import { WebSocket } from 'ws';
 import { TokenBucket } from '../common/token-bucket';
+import { type AppConfig } from '../config/app-config';
 import { type MetricsService } from '../metrics/metrics.service';
 
-export interface ConnectionLimits {
-  messageBurst: number;
-  messagesPerSecond: number;
-  typingPerSecond: number;
-  historyRequests: number;
-  historyWindowMs: number;
-  strikesBeforeClose: number;
-}
+/** The per-connection limits, as configured. */
+export type ConnectionLimits = Pick<
+  AppConfig,
+  | 'messageBurst'
+  | 'messagesPerSecond'
+  | 'typingPerSecond'
+  | 'historyRequests'
+  | 'historyWindowMs'
+  | 'strikesBeforeClose'
+>;
 
 const STRIKES_FORGIVEN_PER_SECOND = 1;
 

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { applyDecorators } from '@nestjs/common';
 import {
   IsIn,
   IsInt,
@@ -70,17 +71,18 @@ class OriginListConstraint implements ValidatorConstraintInterface {
   }
 }
 
-const positiveInt = (max: number) => (property: string) =>
-  `${property} must be a whole number from 1 to ${max}`;
+/** A whole number in a range, with one message for every way of missing it. */
+function IsWholeNumber(min: number, max: number): PropertyDecorator {
+  const message = `$property must be a whole number from ${min} to ${max} (got "$value")`;
+  return applyDecorators(IsInt({ message }), Min(min, { message }), Max(max, { message }));
+}
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'log', 'debug', 'verbose'] as const;
 
 /** The environment as the process reads it. Empty values count as unset. */
 export class EnvironmentVariables {
   @IsOptional()
-  @IsInt({ message: 'PORT must be a whole number from 0 to 65535 (got "$value")' })
-  @Min(0, { message: 'PORT must be a whole number from 0 to 65535 (got "$value")' })
-  @Max(65535, { message: 'PORT must be a whole number from 0 to 65535 (got "$value")' })
+  @IsWholeNumber(0, 65535)
   PORT?: number;
 
   @IsOptional()
@@ -103,9 +105,7 @@ export class EnvironmentVariables {
   TOKEN_TTL?: string;
 
   @IsOptional()
-  @IsInt({ message: positiveInt(1_000_000)('HISTORY_MAX') })
-  @Min(1, { message: positiveInt(1_000_000)('HISTORY_MAX') })
-  @Max(1_000_000, { message: positiveInt(1_000_000)('HISTORY_MAX') })
+  @IsWholeNumber(1, 1_000_000)
   HISTORY_MAX?: number;
 
   @IsOptional()
@@ -135,21 +135,15 @@ export class EnvironmentVariables {
   REPLICA_ID?: string;
 
   @IsOptional()
-  @IsInt({ message: positiveInt(1_000_000)('CREDENTIALS_PER_MINUTE') })
-  @Min(1, { message: positiveInt(1_000_000)('CREDENTIALS_PER_MINUTE') })
-  @Max(1_000_000, { message: positiveInt(1_000_000)('CREDENTIALS_PER_MINUTE') })
+  @IsWholeNumber(1, 1_000_000)
   CREDENTIALS_PER_MINUTE?: number;
 
   @IsOptional()
-  @IsInt({ message: positiveInt(1_000_000)('CONNECTIONS_PER_IP') })
-  @Min(1, { message: positiveInt(1_000_000)('CONNECTIONS_PER_IP') })
-  @Max(1_000_000, { message: positiveInt(1_000_000)('CONNECTIONS_PER_IP') })
+  @IsWholeNumber(1, 1_000_000)
   CONNECTIONS_PER_IP?: number;
 
   @IsOptional()
-  @IsInt({ message: positiveInt(10_000)('MESSAGE_BURST') })
-  @Min(1, { message: positiveInt(10_000)('MESSAGE_BURST') })
-  @Max(10_000, { message: positiveInt(10_000)('MESSAGE_BURST') })
+  @IsWholeNumber(1, 10_000)
   MESSAGE_BURST?: number;
 
   @IsOptional()
@@ -163,9 +157,7 @@ export class EnvironmentVariables {
   TYPING_PER_SECOND?: number;
 
   @IsOptional()
-  @IsInt({ message: positiveInt(10_000)('HISTORY_REQUESTS_PER_10S') })
-  @Min(1, { message: positiveInt(10_000)('HISTORY_REQUESTS_PER_10S') })
-  @Max(10_000, { message: positiveInt(10_000)('HISTORY_REQUESTS_PER_10S') })
+  @IsWholeNumber(1, 10_000)
   HISTORY_REQUESTS_PER_10S?: number;
 }
 
