@@ -12,23 +12,46 @@ import { ChatBus } from './chat-bus.port';
 import { MemoryChatBus } from './memory/memory-chat-bus';
 import { MemoryPresenceStore } from './memory/memory-presence.store';
 import { PresenceStore } from './presence.port';
+import { RedisChatBus } from './redis/redis-chat-bus';
+import { RedisConnections } from './redis/redis-connections';
+import { RedisPresenceStore } from './redis/redis-presence.store';
 
 const SWEEP_INTERVAL_MS = 60_000;
+const REDIS_BOOT_WAIT_MS = 5000;
 
-function createChatBus(config: AppConfig, clock: Clock): ChatBus {
-  return new MemoryChatBus({
-    historyMax: config.historyMax,
-    roomTtlMs: config.roomTtlSeconds * 1000,
-    now: () => clock.now(),
-  });
-}
-
-/** Chooses the storage and fan-out driver from configuration. */
+/** Chooses the storage and fan-out driver from configuration: Redis with `REDIS_URL`, else memory. */
 @Global()
 @Module({
   providers: [
-    { provide: ChatBus, useFactory: createChatBus, inject: [AppConfig, Clock] },
-    { provide: PresenceStore, useFactory: () => new MemoryPresenceStore() },
+    {
+      provide: RedisConnections,
+      useFactory: (config: AppConfig) =>
+        config.redisUrl === undefined
+          ? null
+          : new RedisConnections(config.redisUrl, config.replicaId),
+      inject: [AppConfig],
+    },
+    {
+      provide: ChatBus,
+      useFactory: (config: AppConfig, clock: Clock, redis: RedisConnections | null) =>
+        redis
+          ? new RedisChatBus(redis, {
+              historyMax: config.historyMax,
+              roomTtlSeconds: config.roomTtlSeconds,
+            })
+          : new MemoryChatBus({
+              historyMax: config.historyMax,
+              roomTtlMs: config.roomTtlSeconds * 1000,
+              now: () => clock.now(),
+            }),
+      inject: [AppConfig, Clock, RedisConnections],
+    },
+    {
+      provide: PresenceStore,
+      useFactory: (config: AppConfig, redis: RedisConnections | null) =>
+        redis ? new RedisPresenceStore(redis, config.presenceExpiryMs) : new MemoryPresenceStore(),
+      inject: [AppConfig, RedisConnections],
+    },
   ],
   exports: [ChatBus, PresenceStore],
 })
@@ -36,17 +59,26 @@ export class BusModule implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(BusModule.name);
   private sweeper: NodeJS.Timeout | undefined;
 
-  constructor(@Inject(ChatBus) private readonly bus: ChatBus) {}
+  constructor(
+    @Inject(ChatBus) private readonly bus: ChatBus,
+    @Inject(RedisConnections) private readonly redis: RedisConnections | null,
+  ) {}
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     const bus = this.bus;
     if (bus instanceof MemoryChatBus) {
       this.logger.log('Embedded mode: rooms, history and presence live in this process');
       this.sweeper = setInterval(() => bus.sweep(), SWEEP_INTERVAL_MS).unref();
+      return;
+    }
+    if (this.redis && !(await this.redis.waitUntilReady(REDIS_BOOT_WAIT_MS))) {
+      this.logger.warn('Redis is not reachable yet: not ready until it is');
     }
   }
 
-  onApplicationShutdown(): void {
+  /** Runs after the gateway has drained, so the Redis connections are the last thing to close. */
+  async onApplicationShutdown(): Promise<void> {
     clearInterval(this.sweeper);
+    await this.redis?.close();
   }
 }

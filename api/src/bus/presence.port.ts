@@ -10,10 +10,27 @@ export interface PresenceLeave {
   last: boolean;
 }
 
-/** Who is connected to which room: a name is present while any of its connections is. */
+/** One local connection, as presence knows it. */
+export interface PresenceEntry {
+  name: string;
+  connectionId: string;
+}
+
+/**
+ * Who is connected to which room: a name is present while any of its connections is.
+ * Shared drivers keep each replica's entries alive with `refresh` and find the participants of
+ * replicas that stopped refreshing with `reap`.
+ */
 export abstract class PresenceStore {
   abstract join(room: string, name: string, connectionId: string): Promise<PresenceJoin>;
   abstract leave(room: string, name: string, connectionId: string): Promise<PresenceLeave>;
   /** Whether a name is connected in the room, compared trimmed and case-insensitively. */
   abstract isPresent(room: string, name: string): Promise<boolean>;
+  /**
+   * Keeps this replica's connections in a room alive. Returns the names that had been reported
+   * gone meanwhile and are present again, so the others can be told.
+   */
+  abstract refresh(room: string, entries: PresenceEntry[]): Promise<string[]>;
+  /** Removes connections whose replica stopped refreshing; returns the names now gone. */
+  abstract reap(room: string): Promise<string[]>;
 }

@@ -18,7 +18,7 @@ interface LocalRoom {
 @Injectable()
 export class RoomHub {
   private readonly logger = new Logger(RoomHub.name);
-  private readonly rooms = new Map<string, LocalRoom>();
+  private readonly localRooms = new Map<string, LocalRoom>();
   private readonly all = new Set<ChatConnection>();
 
   constructor(
@@ -31,10 +31,10 @@ export class RoomHub {
   /** Adds a connection to its room; resolves once the room's events reach this replica. */
   add(connection: ChatConnection): Promise<void> {
     this.all.add(connection);
-    let local = this.rooms.get(connection.room);
+    let local = this.localRooms.get(connection.room);
     if (!local) {
       local = { members: new Set(), subscribed: this.bus.subscribe(connection.room) };
-      this.rooms.set(connection.room, local);
+      this.localRooms.set(connection.room, local);
     }
     local.members.add(connection);
     return local.subscribed;
@@ -43,9 +43,9 @@ export class RoomHub {
   /** Removes a connection; the last one out unsubscribes the replica from the room. */
   async remove(connection: ChatConnection): Promise<void> {
     this.all.delete(connection);
-    const local = this.rooms.get(connection.room);
+    const local = this.localRooms.get(connection.room);
     if (!local?.members.delete(connection) || local.members.size > 0) return;
-    this.rooms.delete(connection.room);
+    this.localRooms.delete(connection.room);
     try {
       await this.bus.unsubscribe(connection.room);
     } catch (error) {
@@ -58,13 +58,18 @@ export class RoomHub {
     return this.all;
   }
 
+  /** Every room with local members, and its members. */
+  *rooms(): IterableIterator<[string, ReadonlySet<ChatConnection>]> {
+    for (const [room, local] of this.localRooms) yield [room, local.members];
+  }
+
   /** Whether this replica is subscribed to a room (has a local member there). */
   hasRoom(room: string): boolean {
-    return this.rooms.has(room);
+    return this.localRooms.has(room);
   }
 
   private deliver(room: string, event: RoomEvent): void {
-    const local = this.rooms.get(room);
+    const local = this.localRooms.get(room);
     if (!local) return;
     const started = performance.now();
     const data = Buffer.from(event.frame);

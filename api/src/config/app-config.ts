@@ -32,6 +32,10 @@ export class AppConfig {
   historyWindowMs: number;
   strikesBeforeClose: number;
   pingIntervalMs: number;
+  /** How often a replica refreshes its participants in shared presence and reaps stale ones. */
+  presenceRefreshMs: number;
+  /** How long a participant stays present without a refresh (a replica that died). */
+  presenceExpiryMs: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type LogLevel } from '@nestjs/common';
-import { PING_INTERVAL_MS, RATE_LIMITS } from '@taco/protocol';
+import { PING_INTERVAL_MS, PRESENCE_TTL_MS, RATE_LIMITS } from '@taco/protocol';
 import { validateSync } from 'class-validator';
 import { AppConfig } from './app-config';
 import { parseDuration } from './duration';
@@ -75,11 +75,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret) < MIN_SECRET_BYTES) {
     problems.push(`JWT_SECRET must be at least ${MIN_SECRET_BYTES} bytes long`);
   }
-  if (redisUrl !== undefined) {
-    problems.push(
-      'REDIS_URL is set, but this build runs only the embedded driver: unset REDIS_URL to run one process',
-    );
-  }
   if (redisUrl !== undefined && jwtSecret === undefined) {
     problems.push('JWT_SECRET is required when REDIS_URL is set, so every replica signs alike');
   }
@@ -115,5 +110,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     historyWindowMs: RATE_LIMITS.historyWindowMs,
     strikesBeforeClose: RATE_LIMITS.strikesBeforeClose,
     pingIntervalMs: PING_INTERVAL_MS,
+    // Refresh six times per TTL and expire after two thirds of it, so a dead replica's
+    // participants are reported gone (expiry + one reap) within the TTL.
+    presenceRefreshMs: PRESENCE_TTL_MS / 6,
+    presenceExpiryMs: (PRESENCE_TTL_MS * 2) / 3,
   });
 }

@@ -1,5 +1,5 @@
-import { ConflictException, Injectable } from '@nestjs/common';
-import { NAME_TAKEN_MESSAGE, normalizeUserName } from '@taco/protocol';
+import { ConflictException, Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
+import { NAME_TAKEN_MESSAGE, normalizeUserName, STORAGE_UNAVAILABLE_MESSAGE } from '@taco/protocol';
 import { PresenceStore } from '../bus/presence.port';
 import { RoomTokenService } from './room-token.service';
 
@@ -12,6 +12,8 @@ export interface IssuedCredentials {
 /** Issues room tokens. Rooms exist implicitly: the first message creates their history. */
 @Injectable()
 export class RoomsService {
+  private readonly logger = new Logger(RoomsService.name);
+
   constructor(
     private readonly presence: PresenceStore,
     private readonly tokens: RoomTokenService,
@@ -20,9 +22,16 @@ export class RoomsService {
   /** A token for `rawName` in `room`, unless someone connected there right now uses that name. */
   async issue(room: string, rawName: string): Promise<IssuedCredentials> {
     const name = normalizeUserName(rawName);
-    if (await this.presence.isPresent(room, name)) {
-      throw new ConflictException(NAME_TAKEN_MESSAGE);
-    }
+    if (await this.isTaken(room, name)) throw new ConflictException(NAME_TAKEN_MESSAGE);
     return { name, token: this.tokens.sign(room, name) };
+  }
+
+  private async isTaken(room: string, name: string): Promise<boolean> {
+    try {
+      return await this.presence.isPresent(room, name);
+    } catch (error) {
+      this.logger.warn(`Presence check failed: ${String(error)}`);
+      throw new ServiceUnavailableException(STORAGE_UNAVAILABLE_MESSAGE);
+    }
   }
 }

@@ -41,4 +41,13 @@ export class MemoryPresenceStore extends PresenceStore {
     }
     return Promise.resolve(false);
   }
+
+  /** This process's own connections never go stale: they leave when they close. */
+  refresh(): Promise<string[]> {
+    return Promise.resolve([]);
+  }
+
+  reap(): Promise<string[]> {
+    return Promise.resolve([]);
+  }
 }

@@ -1,0 +1,19 @@
+/**
+ * Every Redis key and channel of a room, built in one place. The room sits in a hash tag, so a
+ * Redis Cluster keeps all of a room's keys in one slot.
+ */
+export function roomKeys(room: string) {
+  return {
+    log: `chat:{${room}}:log`,
+    seq: `chat:{${room}}:seq`,
+    presence: `chat:{${room}}:presence`,
+    channel: `chat:{${room}}`,
+  } as const;
+}
+
+const CHANNEL = /^chat:\{(.+)\}$/s;
+
+/** The room of a channel name, or `null` when it is not a room channel. */
+export function roomOfChannel(channel: string): string | null {
+  return CHANNEL.exec(channel)?.[1] ?? null;
+}

@@ -1,0 +1,81 @@
+import { userNameKey } from '@taco/protocol';
+import {
+  type PresenceEntry,
+  type PresenceJoin,
+  type PresenceLeave,
+  PresenceStore,
+} from '../presence.port';
+import { LuaScript } from './lua-script';
+import { type RedisConnections } from './redis-connections';
+import { roomKeys } from './redis-keys';
+import {
+  PRESENCE_JOIN_SCRIPT,
+  PRESENCE_LEAVE_SCRIPT,
+  PRESENCE_NAMES_SCRIPT,
+  PRESENCE_REAP_SCRIPT,
+  PRESENCE_REFRESH_SCRIPT,
+} from './scripts';
+
+const join = new LuaScript(PRESENCE_JOIN_SCRIPT);
+const leave = new LuaScript(PRESENCE_LEAVE_SCRIPT);
+const refresh = new LuaScript(PRESENCE_REFRESH_SCRIPT);
+const reap = new LuaScript(PRESENCE_REAP_SCRIPT);
+const names = new LuaScript(PRESENCE_NAMES_SCRIPT);
+
+const member = (name: string, connectionId: string) => `${name}\n${connectionId}`;
+
+/**
+ * Presence shared by every replica: a sorted set per room of "name\nconnection" members scored
+ * by when they expire. Each replica refreshes its own; a replica that dies stops refreshing, and
+ * whoever reaps next reports its participants gone.
+ */
+export class RedisPresenceStore extends PresenceStore {
+  constructor(
+    private readonly redis: RedisConnections,
+    private readonly expiryMs: number,
+  ) {
+    super();
+  }
+
+  async join(room: string, name: string, connectionId: string): Promise<PresenceJoin> {
+    const [first, ...roster] = (await join.run(
+      this.redis.command,
+      [roomKeys(room).presence],
+      [name, member(name, connectionId), this.expiryMs],
+    )) as [number, ...string[]];
+    return { first: first === 1, roster };
+  }
+
+  async leave(room: string, name: string, connectionId: string): Promise<PresenceLeave> {
+    const last = await leave.run(
+      this.redis.command,
+      [roomKeys(room).presence],
+      [name, member(name, connectionId)],
+    );
+    return { last: last === 1 };
+  }
+
+  async isPresent(room: string, name: string): Promise<boolean> {
+    const present = (await names.run(
+      this.redis.command,
+      [roomKeys(room).presence],
+      [],
+    )) as string[];
+    const key = userNameKey(name);
+    return present.some((other) => userNameKey(other) === key);
+  }
+
+  async refresh(room: string, entries: PresenceEntry[]): Promise<string[]> {
+    if (entries.length === 0) return [];
+    const args = entries.flatMap((entry) => [entry.name, member(entry.name, entry.connectionId)]);
+    return (await refresh.run(
+      this.redis.command,
+      [roomKeys(room).presence],
+      [this.expiryMs, ...args],
+    )) as string[];
+  }
+
+  async reap(room: string): Promise<string[]> {
+    return (await reap.run(this.redis.command, [roomKeys(room).presence], [])) as string[];
+  }
+}
