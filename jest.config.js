@@ -1,4 +1,4 @@
 /** @type {import('jest').Config} */
 module.exports = {
-  projects: ['<rootDir>/protocol', '<rootDir>/api', '<rootDir>/web'],
+  projects: ['<rootDir>/protocol', '<rootDir>/api', '<rootDir>/web', '<rootDir>/web/e2e'],
 };

@@ -1,9 +1,10 @@
 /** @type {import('jest').Config} */
 module.exports = {
   displayName: 'web',
-  testEnvironment: 'jsdom',
+  testEnvironment: 'jest-fixed-jsdom',
   roots: ['<rootDir>/src'],
-  passWithNoTests: true,
+  setupFilesAfterEnv: ['<rootDir>/test/setup.ts'],
+  moduleFileExtensions: ['ts', 'tsx', 'js', 'mjs', 'cjs', 'json'],
   transform: {
     '^.+\\.tsx?$': [
       'ts-jest',
@@ -16,6 +17,17 @@ module.exports = {
         },
       },
     ],
+    // MSW 2 depends on ESM-only packages (.mjs files, and until-async): those are compiled to CommonJS.
+    '^.+\\.m?js$': [
+      'ts-jest',
+      { tsconfig: { allowJs: true, module: 'commonjs', isolatedModules: true } },
+    ],
+    '^.+\\.css$': '<rootDir>/test/cssTransform.cjs',
   },
-  moduleNameMapper: { '^@taco/protocol$': '<rootDir>/../protocol/src/index.ts' },
+  transformIgnorePatterns: ['/node_modules/(?!until-async/).+\\.(js|cjs|json)$'],
+  moduleNameMapper: {
+    '^@taco/protocol$': '<rootDir>/../protocol/src/index.ts',
+    // `import.meta.env` does not exist under Jest; every import of app/config goes through `../app/config`.
+    '^(\\.\\./)+app/config$': '<rootDir>/test/config.ts',
+  },
 };

@@ -416,6 +416,36 @@ describe('Chat socket', () => {
     });
   });
 
+  it('closes a client that stops reading with 1013, and everyone else is unaffected', async () => {
+    const app = await startTestApp({ messageBurst: 100_000, messagesPerSecond: 100_000 });
+    try {
+      const reader = await app.join('slow-room', 'Reader');
+      const slow = await app.join('slow-room', 'Slow');
+      const writer = await app.join('slow-room', 'Writer');
+      // Stop reading from the socket: the server's send buffer for it grows.
+      (slow.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+      const body = 'x'.repeat(MESSAGE_MAX_LENGTH);
+      let received = 0;
+      reader.socket.on('message', () => received++);
+      // Paced in batches, so healthy readers drain between them while the paused one piles up.
+      const total = 3000;
+      for (let batch = 0; batch < total / 50; batch++) {
+        for (let i = 0; i < 50; i++) writer.send({ type: FrameType.Message, body });
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const deadline = Date.now() + 20_000;
+      while (received < total && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(received).toBeGreaterThanOrEqual(total);
+      (slow.socket as unknown as { _socket: { resume(): void } })._socket.resume();
+      expect((await slow.closed).code).toBe(CloseCode.TryAgainLater);
+      expect(reader.socket.readyState).toBe(reader.socket.OPEN);
+    } finally {
+      await app.close();
+    }
+  }, 30_000);
+
   it('drops a connection that stops answering pings', async () => {
     const app = await startTestApp({ pingIntervalMs: 50 });
     try {

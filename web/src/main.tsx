@@ -1,11 +1,30 @@
+import 'bootstrap/dist/css/bootstrap.min.css';
+import './styles.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { Provider } from 'react-redux';
+import { BrowserRouter } from 'react-router-dom';
+import { persistStore } from 'redux-persist';
+import { PersistGate } from 'redux-persist/integration/react';
 import { App } from './app/App';
+import { makeStore } from './app/store';
+import { requestNotificationPermission } from './socket/notifications';
 
 const container = document.getElementById('root');
 if (!container) throw new Error('The page has no #root element');
+
+const store = makeStore();
+const persistor = persistStore(store);
+requestNotificationPermission();
+
 createRoot(container).render(
   <StrictMode>
-    <App />
+    <Provider store={store}>
+      <PersistGate loading={null} persistor={persistor}>
+        <BrowserRouter>
+          <App />
+        </BrowserRouter>
+      </PersistGate>
+    </Provider>
   </StrictMode>,
 );

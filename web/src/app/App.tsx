@@ -1,9 +1,20 @@
+import { Route, Routes } from 'react-router-dom';
+import { AccountPage } from '../features/account/AccountPage';
+import { CreateRoomPage } from '../features/create/CreateRoomPage';
+import { RoomPage } from '../features/room/RoomPage';
+import { NotFoundPage } from './NotFoundPage';
+import { AppLayout } from './AppLayout';
+
+/** Routes: `/` (exact) Create Room, `/a` My Account, `/r/:room_id` a chat room. */
 export function App() {
   return (
-    <header>
-      <h1>
-        <span aria-hidden="true">🌮</span> Taco Chat
-      </h1>
-    </header>
+    <Routes>
+      <Route element={<AppLayout />}>
+        <Route index element={<CreateRoomPage />} />
+        <Route path="a" element={<AccountPage />} />
+        <Route path="r/:room_id" element={<RoomPage />} />
+        <Route path="*" element={<NotFoundPage />} />
+      </Route>
+    </Routes>
   );
 }

@@ -1,0 +1,306 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { freePort, launchBrowser, ServerProcess, snap, watchErrors } from './support';
+
+/** Bounded waits: generous for a reconnect (5 s ± 20 % per attempt), short otherwise. */
+const RECOVERY_MS = 30_000;
+const STEP_MS = 10_000;
+
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+let server: ServerProcess;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+const pageErrors: string[][] = [];
+
+async function newPage(viewport = DESKTOP, mobile = false): Promise<Page> {
+  const context = await browser.newContext({
+    viewport,
+    isMobile: mobile,
+    hasTouch: mobile,
+    baseURL: server.origin,
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(STEP_MS);
+  pageErrors.push(watchErrors(page));
+  return page;
+}
+
+function feed(page: Page) {
+  return page.getByRole('log', { name: 'Messages' });
+}
+
+async function createRoom(page: Page, name: string, room?: string): Promise<string> {
+  await page.goto('/');
+  const roomInput = page.getByLabel('Room Name');
+  if (room !== undefined) await roomInput.fill(room);
+  const roomName = await roomInput.inputValue();
+  await page.getByLabel('Your Name').fill(name);
+  await page.getByRole('button', { name: 'Create Room' }).click();
+  await page.waitForURL(`**/r/${roomName}`);
+  await page.getByRole('heading', { name: `Welcome ${name}` }).waitFor();
+  await page.getByText('Online', { exact: true }).waitFor();
+  return roomName;
+}
+
+async function joinRoom(page: Page, room: string, name: string): Promise<void> {
+  await page.goto(`/r/${room}`);
+  const dialog = page.getByRole('dialog');
+  await dialog.getByText('Please choose a username').waitFor();
+  await dialog.getByLabel('Username').fill(name);
+  await dialog.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('heading', { name: `Welcome ${name}` }).waitFor();
+  await page.getByText('Online', { exact: true }).waitFor();
+}
+
+async function send(page: Page, text: string): Promise<void> {
+  await page.getByPlaceholder('Type a message...').fill(text);
+  await page.getByRole('button', { name: 'Send' }).click();
+}
+
+async function messageItem(page: Page, text: string, timeout = STEP_MS) {
+  const item = feed(page).getByRole('listitem').filter({ hasText: text });
+  await item.last().waitFor({ timeout });
+  return item.last();
+}
+
+async function expectClass(page: Page, text: string, cls: string, timeout = STEP_MS) {
+  const item = await messageItem(page, text, timeout);
+  expect(await item.getAttribute('class')).toContain(cls);
+}
+
+function participant(page: Page, name: string) {
+  return page
+    .getByRole('list', { name: /Participants/ })
+    .getByRole('listitem')
+    .filter({ hasText: name });
+}
+
+// Browser flows wait on real reconnects (seconds each): a generous, bounded time per test.
+jest.setTimeout(120_000);
+
+beforeAll(async () => {
+  server = new ServerProcess(await freePort());
+  await server.start();
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => undefined);
+  await browser?.close();
+  await server?.stop();
+});
+
+describe('Taco Chat in a real browser against the real server', () => {
+  let alice: Page;
+  let bob: Page;
+  let room: string;
+
+  it('creates a room, joins it from a second browser, and chats both ways', async () => {
+    alice = await newPage();
+    await alice.goto('/');
+    await alice.getByRole('link', { name: /Taco Chat/ }).waitFor();
+    await snap(alice, '01-create-room');
+    await alice.getByRole('button', { name: 'Create Room' }).click();
+    await alice.getByText('Your user name is too short').waitFor();
+    await snap(alice, '02-create-room-validation');
+
+    room = await createRoom(alice, 'Alice');
+    expect(room).toMatch(/^[a-z]+-[a-z]+$/);
+    await snap(alice, '03-room-empty');
+
+    bob = await newPage();
+    await bob.goto(`/r/${room}`);
+    await bob.getByRole('dialog').getByText('Please choose a username').waitFor();
+    await bob.waitForTimeout(400);
+    await snap(bob, '04-username-modal');
+    await joinRoom(bob, room, 'Bob');
+
+    await participant(alice, 'Bob').getByRole('img', { name: 'active' }).waitFor();
+    await participant(bob, 'Alice').getByRole('img', { name: 'active' }).waitFor();
+
+    await alice.getByPlaceholder('Type a message...').pressSequentially('Hel');
+    await bob.getByText('Alice is typing').waitFor();
+    await participant(bob, 'Alice').getByRole('img', { name: 'typing' }).waitFor();
+    await snap(bob, '05-typing');
+    await alice.getByPlaceholder('Type a message...').fill('');
+    await bob.getByText('Alice is typing').waitFor({ state: 'detached' });
+
+    await send(alice, 'Hello Bob! 🌮');
+    await expectClass(alice, 'Hello Bob! 🌮', 'message-own');
+    await expectClass(bob, 'Hello Bob! 🌮', 'message-other');
+    await send(bob, 'Hi Alice, look: https://example.com/tacos');
+    await expectClass(alice, 'Hi Alice', 'message-other');
+    await expectClass(bob, 'Hi Alice', 'message-own');
+    const link = alice.getByRole('link', { name: 'https://example.com/tacos' });
+    expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+    await send(alice, 'Looks delicious. See you at noon?');
+    await expectClass(bob, 'See you at noon?', 'message-other');
+    await snap(alice, '06-chat-alice');
+    await snap(bob, '07-chat-bob');
+    expect(await feed(bob).getByRole('listitem').count()).toBe(3);
+  });
+
+  it('shares the link through the clipboard with a toast', async () => {
+    await alice.getByRole('button', { name: 'Share' }).click();
+    await alice.getByText('Your link has been copied to your clipboard.').waitFor();
+    await alice.waitForTimeout(400);
+    await snap(alice, '08-share-toast');
+    const copied = await alice.evaluate(() => navigator.clipboard.readText());
+    expect(copied).toBe(`${server.origin}/r/${room}`);
+    await alice
+      .getByText('Your link has been copied to your clipboard.')
+      .waitFor({ state: 'hidden', timeout: STEP_MS });
+  });
+
+  it('keeps identity and history across a reload without asking again', async () => {
+    await alice.reload();
+    await alice.getByRole('heading', { name: 'Welcome Alice' }).waitFor();
+    await alice.getByText('Online', { exact: true }).waitFor();
+    expect(await alice.getByRole('dialog').count()).toBe(0);
+    await expectClass(alice, 'Hello Bob! 🌮', 'message-own');
+    await expectClass(alice, 'Hi Alice', 'message-other');
+    expect(await feed(alice).getByRole('listitem').count()).toBe(3);
+    const stored = await alice.evaluate(() => window.localStorage.getItem('persist:root'));
+    expect(Object.keys(JSON.parse(stored ?? '{}') as object).sort()).toEqual([
+      '_persist',
+      'roomAuth',
+    ]);
+  });
+
+  it('clears the room for everyone', async () => {
+    const clear = bob.getByRole('button', { name: 'Clear Room' });
+    expect(await clear.isEnabled()).toBe(true);
+    await clear.click();
+    await feed(alice).getByRole('listitem').first().waitFor({ state: 'detached' });
+    expect(await feed(bob).getByRole('listitem').count()).toBe(0);
+    expect(await alice.getByRole('button', { name: 'Clear Room' }).isDisabled()).toBe(true);
+    await snap(alice, '09-cleared');
+  });
+
+  it('shows it is reconnecting while the server is down and recovers after a restart', async () => {
+    await send(alice, 'Before the restart');
+    await messageItem(bob, 'Before the restart');
+    await server.stop();
+    await alice.getByText('Connection lost. Reconnecting…').waitFor();
+    await snap(alice, '10-reconnecting');
+    await server.start();
+    // The embedded server signs tokens with a new secret after a restart: the client gets 4401,
+    // asks for new credentials with the name it knows, and reconnects without a prompt.
+    for (const page of [alice, bob]) {
+      await page.getByText('Online', { exact: true }).waitFor({ timeout: RECOVERY_MS });
+      expect(await page.getByRole('dialog').count()).toBe(0);
+    }
+    await send(bob, 'Back online');
+    await expectClass(alice, 'Back online', 'message-other', RECOVERY_MS);
+    await send(alice, 'Welcome back');
+    await expectClass(bob, 'Welcome back', 'message-other');
+    expect(await feed(alice).getByRole('listitem').filter({ hasText: 'Back online' }).count()).toBe(
+      1,
+    );
+    await snap(bob, '11-recovered');
+  });
+
+  it('re-authenticates after a 4401, and asks for a new name when the old one is taken', async () => {
+    const carol = await newPage();
+    await joinRoom(carol, room, 'Carol');
+    // Carol's saved token goes bad and her saved name becomes one that is in use: on reload the
+    // socket is refused (4401), the silent credential request gets 409, and the modal explains.
+    await carol.evaluate(() => {
+      const saved = JSON.parse(window.localStorage.getItem('persist:root') ?? '{}') as Record<
+        string,
+        string
+      >;
+      const roomAuth = JSON.parse(saved.roomAuth ?? '{}') as Record<
+        string,
+        { senderName: string; token: string }
+      >;
+      for (const record of Object.values(roomAuth)) {
+        record.senderName = 'Bob';
+        record.token = 'not-a-valid-token';
+      }
+      saved.roomAuth = JSON.stringify(roomAuth);
+      window.localStorage.setItem('persist:root', JSON.stringify(saved));
+    });
+    await carol.close();
+    const again = await contexts[contexts.length - 1]!.newPage();
+    again.setDefaultTimeout(STEP_MS);
+    await again.goto(`/r/${room}`);
+    const dialog = again.getByRole('dialog');
+    await dialog
+      .getByRole('alert')
+      .filter({ hasText: 'That name is already taken in this room' })
+      .waitFor();
+    await again.waitForTimeout(400);
+    await snap(again, '12-reauth-name-taken');
+    await dialog.getByLabel('Username').fill('Carol');
+    await dialog.getByRole('button', { name: 'Continue' }).click();
+    await again.getByRole('heading', { name: 'Welcome Carol' }).waitFor();
+    await again.getByText('Online', { exact: true }).waitFor();
+    await participant(alice, 'Carol').getByRole('img', { name: 'active' }).waitFor();
+  });
+
+  it('gets every message sent while it was disconnected, exactly once', async () => {
+    const erin = await newPage();
+    const drops: Array<() => void> = [];
+    // Every socket of this page goes through a pass-through proxy the test can cut.
+    await erin.routeWebSocket(/\/api\/room\/.+\/ws/, (socket) => {
+      const upstream = socket.connectToServer();
+      drops.push(() => {
+        void socket.close({ code: 4000, reason: 'Dropped by the test' });
+        void upstream.close();
+      });
+    });
+    await joinRoom(erin, room, 'Erin');
+    await send(alice, 'Before the drop');
+    await messageItem(erin, 'Before the drop');
+    drops[drops.length - 1]!();
+    await erin.getByText('Connection lost. Reconnecting…').waitFor();
+    await participant(alice, 'Erin').getByRole('img', { name: 'inactive' }).waitFor();
+    await send(alice, 'While you were away 1');
+    await send(bob, 'While you were away 2');
+    await messageItem(alice, 'While you were away 2');
+    await erin.getByText('Online', { exact: true }).waitFor({ timeout: RECOVERY_MS });
+    for (const text of ['Before the drop', 'While you were away 1', 'While you were away 2']) {
+      await messageItem(erin, text);
+      expect(await feed(erin).getByRole('listitem').filter({ hasText: text }).count()).toBe(1);
+    }
+    const texts = await feed(erin).getByRole('listitem').allTextContents();
+    const order = ['Before the drop', 'While you were away 1', 'While you were away 2'].map(
+      (text) => texts.findIndex((t) => t.includes(text)),
+    );
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it('works on a phone-sized screen', async () => {
+    const phone = await newPage(PHONE, true);
+    await phone.goto('/');
+    await phone.getByLabel('Your Name').waitFor();
+    await snap(phone, '13-phone-create');
+    await joinRoom(phone, room, 'Dana');
+    await send(alice, 'Hi Dana, welcome to the room!');
+    await messageItem(phone, 'welcome to the room');
+    await send(phone, 'Thanks! Typing from my phone.');
+    await messageItem(alice, 'Typing from my phone');
+    await snap(phone, '14-phone-room');
+    await phone.getByRole('button', { name: /Show participants/ }).click();
+    await participant(phone, 'Alice').waitFor();
+    await phone.waitForTimeout(400);
+    await snap(phone, '15-phone-sidebar');
+  });
+
+  it('shows the My Account placeholder', async () => {
+    await alice.goto('/a');
+    await alice.getByRole('heading', { name: 'My Account' }).waitFor();
+    await snap(alice, '16-account');
+  });
+
+  it('ran without errors in the pages (including Content-Security-Policy reports)', () => {
+    const relevant = pageErrors
+      .flat()
+      .filter((text) => !/WebSocket connection to .* failed|Failed to load resource/.test(text));
+    expect(relevant.filter((text) => /Content Security Policy|Uncaught/i.test(text))).toEqual([]);
+  });
+});

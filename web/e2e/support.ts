@@ -1,0 +1,108 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+export const REPO = resolve(__dirname, '../..');
+export const SERVER_MAIN = join(REPO, 'api/dist/main.js');
+export const WEB_DIST = join(REPO, 'web/dist');
+export const SCREENSHOTS = join(REPO, 'artifacts/screenshots');
+
+/** A TCP port that is free right now. */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => done(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/** The real built server as a child process. */
+export class ServerProcess {
+  private child: ChildProcess | null = null;
+  private output = '';
+
+  constructor(readonly port: number) {}
+
+  get origin(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    for (const path of [SERVER_MAIN, join(WEB_DIST, 'index.html')]) {
+      if (!existsSync(path)) throw new Error(`${path} is missing: run \`npm run build\` first`);
+    }
+    const child = spawn(process.execPath, [SERVER_MAIN], {
+      cwd: REPO,
+      env: { ...process.env, PORT: String(this.port), HOST: '127.0.0.1', WEB_DIST },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    const keep = (chunk: Buffer) => {
+      this.output = (this.output + chunk.toString()).slice(-20_000);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    for (let i = 0; i < 150; i++) {
+      if (child.exitCode !== null) break;
+      try {
+        const response = await fetch(`${this.origin}/api/health/ready`);
+        if (response.ok) return;
+      } catch {
+        // Not listening yet.
+      }
+      await sleep(100);
+    }
+    throw new Error(`The server did not become ready on port ${this.port}:\n${this.output}`);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = null;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Saves a screenshot of the page as a test artifact. */
+export async function snap(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+}
+
+/** Collects what the page reports as errors: console errors and uncaught exceptions. */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  return errors;
+}

@@ -1,0 +1,53 @@
+import { PERSIST_ROOT_KEY, PERSIST_TIMEOUT_MS } from '@taco/protocol';
+import type { PersistConfig, PersistedState, Storage } from 'redux-persist';
+import { type RoomAuthState, withRejectionsReset } from '../features/roomAuth/roomAuthSlice';
+import { config } from '../app/config';
+
+/** redux-persist versions are numbers: the build version, hashed. */
+export function versionNumber(buildVersion: string): number {
+  let hash = 5381;
+  for (let i = 0; i < buildVersion.length; i++) {
+    hash = ((hash * 33) ^ buildVersion.charCodeAt(i)) >>> 0;
+  }
+  return hash;
+}
+
+export const PERSIST_VERSION = versionNumber(config.buildVersion);
+
+type Persisted = NonNullable<PersistedState> & { roomAuth?: RoomAuthState };
+
+/**
+ * Restored state from another build version is discarded; every room's rejection count starts
+ * again at 0.
+ */
+export function migrate(state: PersistedState, version: number): Promise<PersistedState> {
+  if (!state || state._persist.version !== version) return Promise.resolve(undefined);
+  const restored = state as Persisted;
+  if (!restored.roomAuth) return Promise.resolve(state);
+  return Promise.resolve({ ...restored, roomAuth: withRejectionsReset(restored.roomAuth) });
+}
+
+/** `localStorage` behind redux-persist's promise interface. */
+export const localStorageAdapter: Storage = {
+  getItem: (key: string) => Promise.resolve(window.localStorage.getItem(key)),
+  setItem: (key: string, value: string) => {
+    window.localStorage.setItem(key, value);
+    return Promise.resolve();
+  },
+  removeItem: (key: string) => {
+    window.localStorage.removeItem(key);
+    return Promise.resolve();
+  },
+};
+
+/** Only the room authentication is persisted, under `persist:root`. */
+export function makePersistConfig<S>(storage: Storage): PersistConfig<S> {
+  return {
+    key: PERSIST_ROOT_KEY,
+    storage,
+    version: PERSIST_VERSION,
+    whitelist: ['roomAuth'],
+    migrate,
+    timeout: PERSIST_TIMEOUT_MS,
+  };
+}

@@ -1,0 +1,53 @@
+import { combineReducers, configureStore } from '@reduxjs/toolkit';
+import {
+  FLUSH,
+  PAUSE,
+  PERSIST,
+  persistReducer,
+  PURGE,
+  REGISTER,
+  REHYDRATE,
+  type Storage,
+} from 'redux-persist';
+import { apiSlice } from '../api/apiSlice';
+import { chatSlice } from '../features/chat/chatSlice';
+import { roomAuthSlice } from '../features/roomAuth/roomAuthSlice';
+import {
+  createSocketMiddleware,
+  defaultSocketDeps,
+  type SocketDeps,
+} from '../socket/socketMiddleware';
+import { localStorageAdapter, makePersistConfig } from './persistence';
+
+export const rootReducer = combineReducers({
+  [apiSlice.reducerPath]: apiSlice.reducer,
+  roomAuth: roomAuthSlice.reducer,
+  chat: chatSlice.reducer,
+});
+
+export type RootState = ReturnType<typeof rootReducer>;
+
+/** What a store can be given instead of the browser's: tests pass fakes. */
+export interface StoreDeps {
+  socket: Partial<SocketDeps>;
+  storage: Storage;
+}
+
+export function makeStore(preloadedState?: Partial<RootState>, deps: Partial<StoreDeps> = {}) {
+  const persisted = persistReducer(
+    makePersistConfig<RootState>(deps.storage ?? localStorageAdapter),
+    rootReducer,
+  );
+  const socketDeps: SocketDeps = { ...defaultSocketDeps(), ...deps.socket };
+  return configureStore({
+    reducer: persisted,
+    preloadedState: preloadedState as ReturnType<typeof persisted> | undefined,
+    middleware: (getDefaultMiddleware) =>
+      getDefaultMiddleware({
+        serializableCheck: { ignoredActions: [FLUSH, REHYDRATE, PAUSE, PERSIST, PURGE, REGISTER] },
+      }).concat(apiSlice.middleware, createSocketMiddleware(socketDeps)),
+  });
+}
+
+export type AppStore = ReturnType<typeof makeStore>;
+export type AppDispatch = AppStore['dispatch'];

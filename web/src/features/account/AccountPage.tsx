@@ -1,0 +1,24 @@
+import { useEffect } from 'react';
+import Card from 'react-bootstrap/Card';
+import { PRODUCT_NAME } from '../../app/brand';
+import { BadgeIcon } from '../../components/BadgeIcon';
+
+/** The account page: a placeholder, since Taco Chat has no accounts. */
+export function AccountPage() {
+  useEffect(() => {
+    document.title = `My Account · ${PRODUCT_NAME}`;
+  }, []);
+  return (
+    <div className="page-center">
+      <Card className="page-card shadow-sm">
+        <Card.Body className="p-4 p-md-5 text-center">
+          <BadgeIcon name="user" />
+          <h1 className="h3 mb-3">My Account</h1>
+          <p className="text-body-secondary mb-0">
+            {PRODUCT_NAME} needs no account: pick a name when you join a room.
+          </p>
+        </Card.Body>
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,152 @@
+import { ANIMALS, ApiPath, COLOURS, FORBIDDEN_NAME_CHARACTERS } from '@taco/protocol';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { delay, http, HttpResponse } from 'msw';
+import { renderApp } from '../../../test/render';
+import { API, server } from '../../../test/server';
+import { CREATE_ERROR_MESSAGE } from './CreateRoomPage';
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+const roomInput = () => screen.getByLabelText('Room Name');
+const userInput = () => screen.getByLabelText('Your Name');
+const submit = () => screen.getByRole('button', { name: 'Create Room' });
+
+async function fill(user: ReturnType<typeof renderApp>['user'], room: string, name: string) {
+  await user.clear(roomInput());
+  await user.type(roomInput(), room);
+  await user.clear(userInput());
+  await user.type(userInput(), name);
+}
+
+describe('Create Room page', () => {
+  it('shows the header, both fields prefilled with a colour-animal room name, and the help texts', () => {
+    renderApp();
+    expect(screen.getByRole('link', { name: /Taco Chat/ })).toHaveTextContent('🌮 Taco Chat');
+    const [colour, animal, ...rest] = (roomInput() as HTMLInputElement).value.split('-');
+    expect(COLOURS).toContain(colour);
+    expect(ANIMALS).toContain(animal);
+    expect(rest).toEqual([]);
+    expect(userInput()).toHaveValue('');
+    expect(screen.getByText('This is the name of your room.')).toBeInTheDocument();
+    expect(
+      screen.getByText('This is how you will appear to others in the chat room.'),
+    ).toBeInTheDocument();
+    expect(document.title).toBe('Taco Chat');
+  });
+
+  const cases: Array<[string, string, string]> = [
+    ['', 'Alice', 'Your room name is too short'],
+    ['ab', 'Alice', 'Your room name is too short'],
+    ['my room', 'Alice', 'Invalid room name'],
+    ['room{x}', 'Alice', 'Invalid room name'],
+    ['a'.repeat(41), 'Alice', 'Your room name is too long'],
+    ['teal-otter', '', 'Your user name is too short'],
+    ['teal-otter', 'Al', 'Your user name is too short'],
+    ['teal-otter', 'Al@ce', 'Invalid user name'],
+    ['teal-otter', 'x'.repeat(33), 'Your user name is too long'],
+  ];
+
+  /** Types values by pasting: userEvent reads braces and brackets as key descriptors. */
+  async function enter(user: ReturnType<typeof renderApp>['user'], room: string, name: string) {
+    await user.clear(roomInput());
+    await user.click(roomInput());
+    if (room !== '') await user.paste(room);
+    await user.clear(userInput());
+    await user.click(userInput());
+    if (name !== '') await user.paste(name);
+  }
+
+  it.each(cases)('room %j and name %j show %j after a submit attempt', async (room, name, text) => {
+    const { user } = renderApp();
+    await enter(user, room, name);
+    expect(screen.queryByText(text)).not.toBeInTheDocument();
+    await user.click(submit());
+    expect(await screen.findByText(text)).toBeInTheDocument();
+    expect(screen.getByTestId('location')).toHaveTextContent(/^\/$/);
+    // The validated flag resets on each edit.
+    await user.type(room === 'teal-otter' ? userInput() : roomInput(), 'z');
+    expect(screen.queryByText(text)).not.toBeInTheDocument();
+  });
+
+  it('refuses every special character in both names', () => {
+    renderApp();
+    for (const char of FORBIDDEN_NAME_CHARACTERS) {
+      fireEvent.change(roomInput(), { target: { value: `room${char}x` } });
+      fireEvent.change(userInput(), { target: { value: `Al${char}ce` } });
+      fireEvent.click(submit());
+      expect(screen.getByText('Invalid room name')).toBeInTheDocument();
+      expect(screen.getByText('Invalid user name')).toBeInTheDocument();
+    }
+    expect(screen.getByTestId('location')).toHaveTextContent(/^\/$/);
+  });
+
+  it('allows spaces in a user name', async () => {
+    const { user } = renderApp();
+    await fill(user, 'teal-otter', 'Jane Doe');
+    await user.click(submit());
+    await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/r/teal-otter'));
+  });
+
+  it('creates the room and opens /r/{room} once authenticated with zero rejections', async () => {
+    const bodies: unknown[] = [];
+    server.use(
+      http.post(`${API}${ApiPath.createRoom}`, async ({ request }) => {
+        bodies.push(await request.json());
+        return HttpResponse.json({ name: 'Alice', room: 'red-fox', token: 't' }, { status: 201 });
+      }),
+    );
+    const { user, store } = renderApp();
+    await fill(user, 'red-fox', ' Alice ');
+    await user.click(submit());
+    await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/r/red-fox'));
+    expect(bodies).toEqual([{ room_id: 'red-fox', sender: 'Alice' }]);
+    expect(store.getState().roomAuth['red-fox']).toMatchObject({
+      authenticated: true,
+      rejectionCount: 0,
+    });
+  });
+
+  it('shows the dismissible danger alert when creation fails, with the reason', async () => {
+    server.use(
+      http.post(`${API}${ApiPath.createRoom}`, () =>
+        HttpResponse.json(
+          {
+            statusCode: 409,
+            error: 'Conflict',
+            message: 'That name is already taken in this room',
+          },
+          { status: 409 },
+        ),
+      ),
+    );
+    const { user } = renderApp();
+    await fill(user, 'red-fox', 'Alice');
+    await user.click(submit());
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(CREATE_ERROR_MESSAGE);
+    expect(alert).toHaveTextContent('That name is already taken in this room');
+    expect(alert).toHaveClass('alert-danger');
+    await user.click(screen.getByRole('button', { name: /close/i }));
+    await waitFor(() => expect(screen.queryByRole('alert')).not.toBeInTheDocument());
+    expect(screen.getByTestId('location')).toHaveTextContent(/^\/$/);
+  });
+
+  it('sends one request however often the form is submitted while it is in progress', async () => {
+    let calls = 0;
+    server.use(
+      http.post(`${API}${ApiPath.createRoom}`, async () => {
+        calls += 1;
+        await delay(50);
+        return HttpResponse.json({ name: 'Alice', room: 'red-fox', token: 't' }, { status: 201 });
+      }),
+    );
+    const { user } = renderApp();
+    await fill(user, 'red-fox', 'Alice');
+    await user.dblClick(submit());
+    await user.keyboard('{Enter}');
+    await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/r/red-fox'));
+    expect(calls).toBe(1);
+  });
+});

@@ -1,0 +1,143 @@
+import {
+  generateRoomName,
+  normalizeUserName,
+  validateRoomName,
+  validateUserName,
+  WebRoute,
+} from '@taco/protocol';
+import { type ChangeEvent, type FormEvent, useEffect, useRef, useState } from 'react';
+import Alert from 'react-bootstrap/Alert';
+import Button from 'react-bootstrap/Button';
+import Card from 'react-bootstrap/Card';
+import Form from 'react-bootstrap/Form';
+import Spinner from 'react-bootstrap/Spinner';
+import { useNavigate } from 'react-router-dom';
+import { errorReason } from '../../api/errorText';
+import { useCreateRoomMutation } from '../../api/roomsApi';
+import { PRODUCT_NAME } from '../../app/brand';
+import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { BadgeIcon } from '../../components/BadgeIcon';
+import { roomCreated, selectRoomAuth } from '../roomAuth/roomAuthSlice';
+
+export const CREATE_ERROR_MESSAGE =
+  'We encountered an error when creating your room, please try again.';
+
+/** `/`: create a room with a generated name and a display name. */
+export function CreateRoomPage() {
+  const dispatch = useAppDispatch();
+  const navigate = useNavigate();
+  const [roomName, setRoomName] = useState(() => generateRoomName());
+  const [userName, setUserName] = useState('');
+  const [validated, setValidated] = useState(false);
+  const [submittedRoom, setSubmittedRoom] = useState<string | null>(null);
+  const [alertVisible, setAlertVisible] = useState(false);
+  const [createRoom, { isLoading, error }] = useCreateRoomMutation();
+  /** Set synchronously, so a second submit in the same tick cannot start another request. */
+  const inFlight = useRef(false);
+  const auth = useAppSelector((state) =>
+    submittedRoom === null ? undefined : selectRoomAuth(state, submittedRoom),
+  );
+
+  const roomError = validateRoomName(roomName);
+  const userError = validateUserName(userName);
+
+  useEffect(() => {
+    document.title = PRODUCT_NAME;
+  }, []);
+
+  useEffect(() => {
+    if (submittedRoom !== null && auth?.authenticated && auth.rejectionCount === 0) {
+      void navigate(WebRoute.room(submittedRoom));
+    }
+  }, [auth, navigate, submittedRoom]);
+
+  const onEdit =
+    (set: (value: string) => void) =>
+    (event: ChangeEvent<HTMLInputElement>): void => {
+      set(event.target.value);
+      setValidated(false);
+    };
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setValidated(true);
+    if (roomError || userError || !event.currentTarget.checkValidity() || inFlight.current) return;
+    inFlight.current = true;
+    setAlertVisible(false);
+    dispatch(roomCreated({ room: roomName }));
+    setSubmittedRoom(roomName);
+    createRoom({ room_id: roomName, sender: normalizeUserName(userName) })
+      .unwrap()
+      .catch(() => setAlertVisible(true))
+      .finally(() => {
+        inFlight.current = false;
+      });
+  };
+
+  return (
+    <div className="page-center">
+      <Card className="page-card create-card shadow-sm">
+        <Card.Body className="p-4 p-md-5">
+          <div className="text-center mb-4">
+            <BadgeIcon name="chat" />
+            <h1 className="h3 mb-1">Start a chat room</h1>
+            <p className="text-body-secondary mb-0">
+              No sign-up. Pick a name, share the link, talk.
+            </p>
+          </div>
+          <Alert
+            variant="danger"
+            dismissible
+            show={alertVisible}
+            onClose={() => setAlertVisible(false)}
+          >
+            {CREATE_ERROR_MESSAGE}
+            {error ? <div className="small mt-1">{errorReason(error)}</div> : null}
+          </Alert>
+          <Form noValidate onSubmit={onSubmit} aria-label="Create Room">
+            <Form.Group className="mb-3" controlId="roomName">
+              <Form.Label>Room Name</Form.Label>
+              <Form.Control
+                required
+                value={roomName}
+                onChange={onEdit(setRoomName)}
+                isInvalid={validated && roomError !== null}
+                autoComplete="off"
+                autoCapitalize="none"
+                spellCheck={false}
+                aria-describedby="roomNameHelp"
+              />
+              {validated && roomError ? (
+                <Form.Control.Feedback type="invalid">{roomError}</Form.Control.Feedback>
+              ) : null}
+              <Form.Text id="roomNameHelp">This is the name of your room.</Form.Text>
+            </Form.Group>
+            <Form.Group className="mb-4" controlId="userName">
+              <Form.Label>Your Name</Form.Label>
+              <Form.Control
+                required
+                value={userName}
+                onChange={onEdit(setUserName)}
+                isInvalid={validated && userError !== null}
+                autoComplete="nickname"
+                aria-describedby="userNameHelp"
+              />
+              {validated && userError ? (
+                <Form.Control.Feedback type="invalid">{userError}</Form.Control.Feedback>
+              ) : null}
+              <Form.Text id="userNameHelp">
+                This is how you will appear to others in the chat room.
+              </Form.Text>
+            </Form.Group>
+            <Button type="submit" size="lg" className="w-100" disabled={isLoading}>
+              {isLoading ? (
+                <Spinner animation="border" size="sm" className="me-2" aria-hidden="true" />
+              ) : null}
+              Create Room
+            </Button>
+          </Form>
+        </Card.Body>
+      </Card>
+    </div>
+  );
+}

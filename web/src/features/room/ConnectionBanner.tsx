@@ -1,0 +1,67 @@
+import { RECONNECT_ATTEMPTS } from '@taco/protocol';
+import { useEffect } from 'react';
+import Button from 'react-bootstrap/Button';
+import Spinner from 'react-bootstrap/Spinner';
+import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { reconnectRequested, selectConnection } from '../chat/chatSlice';
+
+/** Tells the user when the room is not connected, and offers a reconnect after giving up. */
+export function ConnectionBanner({ room }: { room: string }) {
+  const dispatch = useAppDispatch();
+  const connection = useAppSelector(selectConnection);
+
+  useEffect(() => {
+    // Back online (a phone leaving a tunnel): try now instead of waiting for the next attempt.
+    const onOnline = () => dispatch(reconnectRequested({ room }));
+    window.addEventListener('online', onOnline);
+    return () => window.removeEventListener('online', onOnline);
+  }, [dispatch, room]);
+  if (connection.room !== room) return null;
+  if (connection.status === 'reconnecting') {
+    return (
+      <div className="connection-banner connection-banner-warning" role="status">
+        <Spinner animation="border" size="sm" aria-hidden="true" />
+        <span>
+          Connection lost. Reconnecting…
+          {connection.attempt > 0 ? (
+            <span className="connection-attempt">
+              {' '}
+              (attempt {connection.attempt} of {RECONNECT_ATTEMPTS})
+            </span>
+          ) : null}
+        </span>
+      </div>
+    );
+  }
+  if (connection.status === 'offline') {
+    return (
+      <div className="connection-banner connection-banner-danger" role="alert">
+        <span>You are offline. Messages you send will wait until you reconnect.</span>
+        <Button size="sm" variant="light" onClick={() => dispatch(reconnectRequested({ room }))}>
+          Reconnect
+        </Button>
+      </div>
+    );
+  }
+  return null;
+}
+
+/** A compact state for the chat header. */
+export function ConnectionPill({ room }: { room: string }) {
+  const connection = useAppSelector(selectConnection);
+  const status = connection.room === room ? connection.status : 'idle';
+  const label =
+    status === 'open'
+      ? 'Online'
+      : status === 'offline'
+        ? 'Offline'
+        : status === 'reconnecting'
+          ? 'Reconnecting…'
+          : 'Connecting…';
+  return (
+    <span className={`connection-pill connection-pill-${status}`}>
+      <span className="connection-pill-dot" aria-hidden="true" />
+      {label}
+    </span>
+  );
+}

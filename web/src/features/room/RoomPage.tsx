@@ -1,0 +1,180 @@
+import { TOAST_DELAY_MS, validateRoomName, WebRoute } from '@taco/protocol';
+import { useEffect, useState } from 'react';
+import Alert from 'react-bootstrap/Alert';
+import Button from 'react-bootstrap/Button';
+import Offcanvas from 'react-bootstrap/Offcanvas';
+import Spinner from 'react-bootstrap/Spinner';
+import Toast from 'react-bootstrap/Toast';
+import ToastContainer from 'react-bootstrap/ToastContainer';
+import { Link, useParams } from 'react-router-dom';
+import { useRequestCredentialsMutation } from '../../api/roomsApi';
+import { useAppDispatch, useAppSelector, useAppStore } from '../../app/hooks';
+import {
+  roomCreated,
+  roomEntered,
+  roomJoined,
+  roomLeft,
+  selectAuthError,
+  selectChatRoom,
+  selectMessages,
+  selectParticipants,
+} from '../chat/chatSlice';
+import { selectRoomAuth } from '../roomAuth/roomAuthSlice';
+import { ConnectionBanner, ConnectionPill } from './ConnectionBanner';
+import { Composer } from './Composer';
+import { MessageList } from './MessageList';
+import { NoticeToasts } from './NoticeToasts';
+import { SHARE_COPIED_MESSAGE, shareRoom } from './share';
+import { Sidebar } from './Sidebar';
+import { UsernameModal } from './UsernameModal';
+import { useUnreadTitle } from './useUnreadTitle';
+
+/** `/r/:room_id`: a chat room, behind the username modal until authenticated. */
+export function RoomPage() {
+  const { room_id: room = '' } = useParams();
+  const problem = validateRoomName(room);
+  if (problem !== null) {
+    return (
+      <div className="page-center">
+        <Alert variant="danger" className="page-card">
+          <Alert.Heading as="h1" className="h5">
+            {problem}
+          </Alert.Heading>
+          <p>This address does not name a chat room.</p>
+          <Link className="btn btn-outline-danger" to={WebRoute.create}>
+            Create a room
+          </Link>
+        </Alert>
+      </div>
+    );
+  }
+  return <Room key={room} room={room} />;
+}
+
+function Room({ room }: { room: string }) {
+  const dispatch = useAppDispatch();
+  const store = useAppStore();
+  const auth = useAppSelector((state) => selectRoomAuth(state, room));
+  const authError = useAppSelector((state) => selectAuthError(state, room));
+  const messages = useAppSelector((state) => selectMessages(state, room));
+  const participantCount = useAppSelector(
+    (state) => selectParticipants(state, room).filter((p) => p.active).length,
+  );
+  const [requestCredentials, { isLoading }] = useRequestCredentialsMutation();
+  const [copiedToast, setCopiedToast] = useState(false);
+  const [sidebarOpen, setSidebarOpen] = useState(false);
+  /** A request from the username modal is in flight: the modal stays up until it answers. */
+  const [modalRequest, setModalRequest] = useState(false);
+
+  const senderName = auth?.senderName ?? '';
+  const authenticated = auth?.authenticated === true && auth.token !== '';
+  const token = authenticated ? auth.token : null;
+  /** A known name without a token: ask for credentials without bothering the user. */
+  const silentRetry = !authenticated && senderName !== '' && authError === undefined;
+
+  useUnreadTitle(room, senderName, messages);
+
+  useEffect(() => {
+    if (selectChatRoom(store.getState(), room) === undefined) dispatch(roomCreated({ room }));
+    dispatch(roomEntered({ room }));
+  }, [dispatch, room, store]);
+
+  useEffect(() => () => void dispatch(roomLeft({ room })), [dispatch, room]);
+
+  useEffect(() => {
+    if (token !== null) dispatch(roomJoined({ room, token }));
+  }, [dispatch, room, token]);
+
+  useEffect(() => {
+    if (silentRetry && !isLoading) void requestCredentials({ room, senderId: senderName });
+  }, [isLoading, requestCredentials, room, senderName, silentRetry]);
+
+  const onShare = () => {
+    void shareRoom(room).then((outcome) => {
+      if (outcome === 'copied') setCopiedToast(true);
+    });
+  };
+
+  if (!authenticated) {
+    return (
+      <div className="room-layout">
+        <div className="room-pending">
+          <Spinner animation="border" variant="secondary" aria-hidden="true" />
+          <h1 className="chat-title">Connecting...</h1>
+        </div>
+        {silentRetry && !modalRequest ? null : (
+          <UsernameModal
+            room={room}
+            initialName={senderName}
+            error={authError}
+            busy={isLoading}
+            onSubmit={(name) => {
+              setModalRequest(true);
+              void requestCredentials({ room, senderId: name }).finally(() =>
+                setModalRequest(false),
+              );
+            }}
+          />
+        )}
+      </div>
+    );
+  }
+
+  return (
+    <div className="room-layout">
+      <Offcanvas
+        show={sidebarOpen}
+        onHide={() => setSidebarOpen(false)}
+        responsive="md"
+        placement="start"
+        className="room-sidebar"
+        aria-label="Room"
+      >
+        <Offcanvas.Header closeButton className="d-md-none">
+          <Offcanvas.Title as="h2" className="h6">
+            Room details
+          </Offcanvas.Title>
+        </Offcanvas.Header>
+        <Offcanvas.Body className="p-0">
+          <Sidebar room={room} me={senderName} onShare={onShare} />
+        </Offcanvas.Body>
+      </Offcanvas>
+      <section className="chat-panel" aria-labelledby="chat-heading">
+        <div className="chat-header">
+          <Button
+            variant="outline-secondary"
+            size="sm"
+            className="d-md-none"
+            onClick={() => setSidebarOpen(true)}
+            aria-label={`Show participants (${participantCount} online)`}
+          >
+            ☰ <span className="ms-1">{participantCount}</span>
+          </Button>
+          <h1 id="chat-heading" className="chat-title">
+            {senderName !== '' ? `Welcome ${senderName}` : 'Connecting...'}
+          </h1>
+          <ConnectionPill room={room} />
+        </div>
+        <ConnectionBanner room={room} />
+        <MessageList room={room} me={senderName} />
+        <Composer room={room} me={senderName} />
+      </section>
+      <ToastContainer
+        position="bottom-center"
+        className="p-3 share-toast"
+        containerPosition="fixed"
+      >
+        <Toast
+          show={copiedToast}
+          onClose={() => setCopiedToast(false)}
+          autohide
+          delay={TOAST_DELAY_MS}
+          bg="dark"
+        >
+          <Toast.Body className="text-white">{SHARE_COPIED_MESSAGE}</Toast.Body>
+        </Toast>
+      </ToastContainer>
+      <NoticeToasts />
+    </div>
+  );
+}

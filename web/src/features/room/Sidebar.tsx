@@ -1,0 +1,68 @@
+import { userNameKey } from '@taco/protocol';
+import Button from 'react-bootstrap/Button';
+import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { roomCleared, selectMessages, selectParticipants } from '../chat/chatSlice';
+import { PresenceDot } from './PresenceDot';
+
+interface SidebarProps {
+  room: string;
+  me: string;
+  onShare: () => void;
+}
+
+/** Participants with their presence or typing state, and the room's Share and Clear buttons. */
+export function Sidebar({ room, me, onShare }: SidebarProps) {
+  const dispatch = useAppDispatch();
+  const participants = useAppSelector((state) => selectParticipants(state, room));
+  const hasMessages = useAppSelector((state) => selectMessages(state, room).length > 0);
+  const meKey = userNameKey(me);
+  const sorted = [...participants].sort(
+    (a, b) => Number(b.active) - Number(a.active) || a.name.localeCompare(b.name),
+  );
+  const activeCount = participants.filter((p) => p.active).length;
+
+  return (
+    <div className="sidebar-inner">
+      <div className="sidebar-room">
+        <div className="sidebar-label">Room</div>
+        <div className="sidebar-room-name" title={room}>
+          # {room}
+        </div>
+      </div>
+      <h2 className="sidebar-label" id="participants-heading">
+        Participants · {activeCount} online
+      </h2>
+      <ul className="participant-list" aria-labelledby="participants-heading">
+        {sorted.map((participant) => (
+          <li key={participant.name} className="participant">
+            <span className="avatar" aria-hidden="true">
+              {participant.name.trim().charAt(0).toUpperCase()}
+            </span>
+            <span className={`participant-name ${participant.active ? '' : 'text-body-secondary'}`}>
+              {participant.name}
+              {userNameKey(participant.name) === meKey ? (
+                <span className="participant-you"> (you)</span>
+              ) : null}
+            </span>
+            <PresenceDot active={participant.active} typing={participant.typing} />
+          </li>
+        ))}
+        {sorted.length === 0 ? (
+          <li className="participant text-body-secondary">Nobody here yet</li>
+        ) : null}
+      </ul>
+      <div className="sidebar-actions">
+        <Button variant="primary" onClick={onShare}>
+          Share
+        </Button>
+        <Button
+          variant="outline-danger"
+          disabled={!hasMessages}
+          onClick={() => dispatch(roomCleared({ room, source: 'local' }))}
+        >
+          Clear Room
+        </Button>
+      </div>
+    </div>
+  );
+}

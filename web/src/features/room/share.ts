@@ -1,0 +1,29 @@
+import { WebRoute } from '@taco/protocol';
+import { PRODUCT_NAME } from '../../app/brand';
+
+export const SHARE_COPIED_MESSAGE = 'Your link has been copied to your clipboard.';
+
+/** The room's address: `{host}/r/{room_id}`. */
+export function roomUrl(room: string): string {
+  return `${window.location.origin}${WebRoute.room(room)}`;
+}
+
+/**
+ * Shares the room with the device share sheet when there is one; otherwise copies the link.
+ * Resolves `'copied'` when the link went to the clipboard. A failure is only logged.
+ */
+export async function shareRoom(room: string): Promise<'shared' | 'copied' | 'failed'> {
+  const url = roomUrl(room);
+  const data: ShareData = { title: room, text: `Join me on ${PRODUCT_NAME}!`, url };
+  try {
+    if (typeof navigator.share === 'function' && (navigator.canShare?.(data) ?? true)) {
+      await navigator.share(data);
+      return 'shared';
+    }
+    await navigator.clipboard.writeText(url);
+    return 'copied';
+  } catch (error) {
+    console.error('Taco Chat: sharing failed', error);
+    return 'failed';
+  }
+}

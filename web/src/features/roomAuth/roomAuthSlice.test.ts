@@ -1,0 +1,131 @@
+import { ApiPath } from '@taco/protocol';
+import { http, HttpResponse } from 'msw';
+import { server, API } from '../../../test/server';
+import { makeStore } from '../../app/store';
+import { roomsApi } from '../../api/roomsApi';
+import { roomCreated, unauthorized } from './roomAuthSlice';
+
+const ROOM = 'teal-otter';
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+describe('room authentication (spec §4)', () => {
+  it('a new room starts unauthenticated with rejectionCount 0', () => {
+    const store = makeStore();
+    store.dispatch(roomCreated({ room: ROOM }));
+    expect(store.getState().roomAuth[ROOM]).toEqual({
+      roomID: ROOM,
+      senderName: '',
+      token: '',
+      authenticated: false,
+      rejectionCount: 0,
+    });
+  });
+
+  it('a successful credential load sets the name and token, authenticates and resets rejections', async () => {
+    const store = makeStore({
+      roomAuth: {
+        [ROOM]: {
+          roomID: ROOM,
+          senderName: '',
+          token: '',
+          authenticated: false,
+          rejectionCount: 2,
+        },
+      },
+    });
+    await store.dispatch(
+      roomsApi.endpoints.requestCredentials.initiate({ room: ROOM, senderId: ' Alice ' }),
+    );
+    expect(store.getState().roomAuth[ROOM]).toEqual({
+      roomID: ROOM,
+      senderName: 'Alice',
+      token: 'token-Alice',
+      authenticated: true,
+      rejectionCount: 0,
+    });
+    expect(store.getState().chat.senderName).toBe('Alice');
+  });
+
+  it('room creation authenticates the creator', async () => {
+    const store = makeStore();
+    await store.dispatch(
+      roomsApi.endpoints.createRoom.initiate({ room_id: ROOM, sender: 'Alice' }),
+    );
+    expect(store.getState().roomAuth[ROOM]).toMatchObject({
+      senderName: 'Alice',
+      token: 'token-Alice',
+      authenticated: true,
+      rejectionCount: 0,
+    });
+  });
+
+  it('a 401 on the credential load clears the token and counts a rejection', async () => {
+    server.use(
+      http.post(`${API}${ApiPath.roomCredentials(ROOM)}`, () =>
+        HttpResponse.json(
+          { statusCode: 401, error: 'Unauthorized', message: 'no' },
+          { status: 401 },
+        ),
+      ),
+    );
+    const store = makeStore({
+      roomAuth: {
+        [ROOM]: {
+          roomID: ROOM,
+          senderName: 'A',
+          token: 't',
+          authenticated: true,
+          rejectionCount: 0,
+        },
+      },
+    });
+    await store.dispatch(
+      roomsApi.endpoints.requestCredentials.initiate({ room: ROOM, senderId: 'Alice' }),
+    );
+    expect(store.getState().roomAuth[ROOM]).toMatchObject({
+      token: '',
+      authenticated: false,
+      rejectionCount: 1,
+    });
+  });
+
+  it('a taken name (409) keeps the state and records the reason for the modal', async () => {
+    const store = makeStore();
+    store.dispatch(roomCreated({ room: ROOM }));
+    const result = await store.dispatch(
+      roomsApi.endpoints.requestCredentials.initiate({ room: ROOM, senderId: 'Taken' }),
+    );
+    expect(result.error).toMatchObject({ status: 409 });
+    expect(store.getState().roomAuth[ROOM]).toMatchObject({
+      authenticated: false,
+      rejectionCount: 0,
+    });
+    expect(store.getState().chat.authErrors[ROOM]).toBe('That name is already taken in this room');
+  });
+
+  it('an authorization rejection from the socket counts a rejection and clears the token', () => {
+    const store = makeStore({
+      roomAuth: {
+        [ROOM]: {
+          roomID: ROOM,
+          senderName: 'A',
+          token: 't',
+          authenticated: true,
+          rejectionCount: 0,
+        },
+      },
+    });
+    store.dispatch(unauthorized({ room: ROOM, source: 'socket' }));
+    store.dispatch(unauthorized({ room: ROOM, source: 'socket' }));
+    expect(store.getState().roomAuth[ROOM]).toEqual({
+      roomID: ROOM,
+      senderName: 'A',
+      token: '',
+      authenticated: false,
+      rejectionCount: 2,
+    });
+  });
+});

@@ -1,0 +1,79 @@
+import { createAction, createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import { roomsApi } from '../../api/roomsApi';
+
+/** Authentication for one room: the persisted part of the state. */
+export interface RoomAuthRecord {
+  roomID: string;
+  senderName: string;
+  token: string;
+  authenticated: boolean;
+  rejectionCount: number;
+}
+
+/** Room id → its authentication. */
+export type RoomAuthState = Record<string, RoomAuthRecord>;
+
+const initialState: RoomAuthState = {};
+
+/** Where an authorization rejection came from. */
+export type RejectionSource = 'socket' | 'http';
+
+/** A room was opened or created on this device (shared with the chat slice). */
+export const roomCreated = createAction<{ room: string }>('chat/roomCreated');
+
+function newRecord(room: string): RoomAuthRecord {
+  return { roomID: room, senderName: '', token: '', authenticated: false, rejectionCount: 0 };
+}
+
+function authenticate(state: RoomAuthState, room: string, senderName: string, token: string) {
+  state[room] = { roomID: room, senderName, token, authenticated: true, rejectionCount: 0 };
+}
+
+function reject(state: RoomAuthState, room: string) {
+  const record = state[room] ?? newRecord(room);
+  record.rejectionCount += 1;
+  record.token = '';
+  record.authenticated = false;
+  state[room] = record;
+}
+
+export const roomAuthSlice = createSlice({
+  name: 'roomAuth',
+  initialState,
+  reducers: {
+    /** The server refused this room's token (socket close 4401 or HTTP 401). */
+    unauthorized(state, action: PayloadAction<{ room: string; source: RejectionSource }>) {
+      reject(state, action.payload.room);
+    },
+  },
+  extraReducers: (builder) => {
+    builder
+      .addCase(roomCreated, (state, action) => {
+        const { room } = action.payload;
+        if (!state[room]) state[room] = newRecord(room);
+      })
+      .addMatcher(roomsApi.endpoints.createRoom.matchFulfilled, (state, action) => {
+        const { room, name, token } = action.payload;
+        authenticate(state, room, name, token);
+      })
+      .addMatcher(roomsApi.endpoints.requestCredentials.matchFulfilled, (state, action) => {
+        const { room_id, sender_id, token } = action.payload;
+        authenticate(state, room_id, sender_id, token);
+      })
+      .addMatcher(roomsApi.endpoints.requestCredentials.matchRejected, (state, action) => {
+        if (action.payload?.status === 401) reject(state, action.meta.arg.originalArgs.room);
+      });
+  },
+});
+
+export const { unauthorized } = roomAuthSlice.actions;
+
+/** Every room record with its rejection count set back to 0 (applied when state is restored). */
+export function withRejectionsReset(state: RoomAuthState): RoomAuthState {
+  const next: RoomAuthState = {};
+  for (const [room, record] of Object.entries(state)) next[room] = { ...record, rejectionCount: 0 };
+  return next;
+}
+
+export const selectRoomAuth = (state: { roomAuth: RoomAuthState }, room: string) =>
+  state.roomAuth[room];

@@ -1,0 +1,47 @@
+import { requestNotificationPermission, showNotification } from './notifications';
+
+type Permission = 'default' | 'granted' | 'denied';
+
+function installNotification(permission: Permission) {
+  const shown: Array<{ title: string; body: string | undefined }> = [];
+  const requestPermission = jest.fn(() => Promise.resolve<Permission>('granted'));
+  class FakeNotification {
+    static permission = permission;
+    static requestPermission = requestPermission;
+    constructor(title: string, options?: { body?: string }) {
+      shown.push({ title, body: options?.body });
+    }
+  }
+  Object.defineProperty(window, 'Notification', { configurable: true, value: FakeNotification });
+  return { shown, requestPermission };
+}
+
+afterEach(() => {
+  Reflect.deleteProperty(window, 'Notification');
+});
+
+describe('browser notifications', () => {
+  it('asks for permission at start only when it was never given or refused', () => {
+    const { requestPermission } = installNotification('default');
+    requestNotificationPermission();
+    expect(requestPermission).toHaveBeenCalledTimes(1);
+    const denied = installNotification('denied');
+    requestNotificationPermission();
+    expect(denied.requestPermission).not.toHaveBeenCalled();
+  });
+
+  it('shows the sender as title and the message as body once permitted', () => {
+    const { shown } = installNotification('granted');
+    showNotification('Bob', 'Hi there');
+    expect(shown).toEqual([{ title: 'Bob', body: 'Hi there' }]);
+  });
+
+  it('does nothing without permission or without the API', () => {
+    const { shown } = installNotification('denied');
+    showNotification('Bob', 'Hi there');
+    expect(shown).toEqual([]);
+    Reflect.deleteProperty(window, 'Notification');
+    expect(() => showNotification('Bob', 'Hi')).not.toThrow();
+    expect(() => requestNotificationPermission()).not.toThrow();
+  });
+});

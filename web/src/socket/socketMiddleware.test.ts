@@ -1,0 +1,372 @@
+import {
+  CloseCode,
+  ErrorCode,
+  FrameType,
+  HISTORY_REQUEST_COUNT,
+  PING_INTERVAL_MS,
+  RECONNECT_ATTEMPTS,
+  RECONNECT_INTERVAL_MS,
+  TYPING_STALE_MS,
+  TYPING_THROTTLE_MS,
+} from '@taco/protocol';
+import { fakeSocketDeps } from '../../test/fakeSocket';
+import { makeStore } from '../app/store';
+import {
+  draftEdited,
+  messageRetried,
+  messageSent,
+  reconnectRequested,
+  roomCleared,
+  roomJoined,
+  roomLeft,
+  selectMessages,
+  selectParticipants,
+} from '../features/chat/chatSlice';
+import type { SocketDeps } from './socketMiddleware';
+
+const ROOM = 'teal-otter';
+const ME = 'Alice';
+const auth = {
+  [ROOM]: { roomID: ROOM, senderName: ME, token: 'tok en', authenticated: true, rejectionCount: 0 },
+};
+const chatMessage = (seq: number, sender = 'Bob', body = `m${seq}`) => ({
+  sender,
+  body,
+  timestamp: 1_700_000_000 + seq,
+  seq,
+});
+
+function setup(overrides: Partial<SocketDeps> = {}) {
+  const fake = fakeSocketDeps(overrides);
+  const store = makeStore({ roomAuth: auth }, { socket: fake.deps });
+  store.dispatch(roomJoined({ room: ROOM, token: 'tok en' }));
+  return { store, ...fake };
+}
+
+/** Opens the socket and answers the first history request. */
+function openAndSync(fake: ReturnType<typeof setup>, history = [chatMessage(1)]) {
+  const socket = fake.last();
+  socket.serverOpen();
+  socket.serverSend({ type: FrameType.Message, room: ROOM, messages: history, complete: true });
+  socket.sent.length = 0;
+  return socket;
+}
+
+beforeEach(() => jest.useFakeTimers());
+afterEach(() => jest.useRealTimers());
+
+describe('socket middleware: connection', () => {
+  it('opens the socket with the room token and asks for the last 100 messages on first open', () => {
+    const fake = setup();
+    const socket = fake.last();
+    expect(socket.url).toBe('ws://chat.test/api/room/teal-otter/ws?token=tok%20en');
+    expect(fake.store.getState().chat.connection.status).toBe('connecting');
+    socket.serverOpen();
+    expect(socket.sent).toEqual([{ type: FrameType.History, count: HISTORY_REQUEST_COUNT }]);
+    expect(fake.store.getState().chat.connection.status).toBe('open');
+  });
+
+  it('keeps one socket per tab: joining again with the same token does nothing', () => {
+    const fake = setup();
+    fake.store.dispatch(roomJoined({ room: ROOM, token: 'tok en' }));
+    expect(fake.sockets).toHaveLength(1);
+    fake.store.dispatch(roomJoined({ room: ROOM, token: 'new' }));
+    expect(fake.sockets).toHaveLength(2);
+    expect(fake.sockets[0]?.closedWith).toBe(CloseCode.Normal);
+  });
+
+  it('sends a heartbeat every ping interval while open', () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    jest.advanceTimersByTime(PING_INTERVAL_MS * 2);
+    expect(socket.sent).toEqual([{ type: FrameType.Heartbeat }, { type: FrameType.Heartbeat }]);
+  });
+
+  it('closes the socket when the room is left and ignores its later events', () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    fake.store.dispatch(roomLeft({ room: ROOM }));
+    expect(socket.closedWith).toBe(CloseCode.Normal);
+    socket.serverClose(CloseCode.Normal);
+    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 3);
+    expect(fake.sockets).toHaveLength(1);
+    expect(fake.store.getState().chat.connection.status).toBe('idle');
+  });
+});
+
+describe('socket middleware: reconnection (DESIGN.md §3)', () => {
+  it('retries 10 times, 5 s apart with jitter, then gives up', () => {
+    const fake = setup({ random: () => 0 });
+    fake.last().serverOpen();
+    fake.last().serverClose(CloseCode.Abnormal);
+    for (let attempt = 1; attempt <= RECONNECT_ATTEMPTS; attempt++) {
+      expect(fake.store.getState().chat.connection).toMatchObject({
+        status: 'reconnecting',
+        attempt,
+        retryDelayMs: RECONNECT_INTERVAL_MS * 0.8,
+      });
+      jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 0.8 - 1);
+      expect(fake.sockets).toHaveLength(attempt);
+      jest.advanceTimersByTime(1);
+      expect(fake.sockets).toHaveLength(attempt + 1);
+      fake.last().serverClose(CloseCode.Abnormal);
+    }
+    expect(fake.store.getState().chat.connection.status).toBe('offline');
+    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 10);
+    expect(fake.sockets).toHaveLength(RECONNECT_ATTEMPTS + 1);
+  });
+
+  it('spreads the delay by ±20 %', () => {
+    const fake = setup({ random: () => 0.999 });
+    fake.last().serverClose(CloseCode.Abnormal);
+    expect(fake.store.getState().chat.connection.retryDelayMs).toBe(
+      Math.round(RECONNECT_INTERVAL_MS * (1 + 0.998 * 0.2)),
+    );
+  });
+
+  it('counts attempts from the last successful open', () => {
+    const fake = setup();
+    fake.last().serverClose(CloseCode.Abnormal);
+    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS);
+    fake.last().serverClose(CloseCode.Abnormal);
+    expect(fake.store.getState().chat.connection.attempt).toBe(2);
+    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS);
+    fake.last().serverOpen();
+    fake.last().serverClose(CloseCode.Abnormal);
+    expect(fake.store.getState().chat.connection.attempt).toBe(1);
+  });
+
+  it('reconnects at once (within a second) on 1012', () => {
+    const fake = setup({ random: () => 0.5 });
+    fake.last().serverOpen();
+    fake.last().serverClose(CloseCode.Restart);
+    jest.advanceTimersByTime(500);
+    expect(fake.sockets).toHaveLength(2);
+  });
+
+  it('does not reconnect on 4401 but counts a rejection so credentials are requested again', () => {
+    const fake = setup();
+    fake.last().serverClose(CloseCode.Unauthorized);
+    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 3);
+    expect(fake.sockets).toHaveLength(1);
+    expect(fake.store.getState().roomAuth[ROOM]).toMatchObject({
+      authenticated: false,
+      token: '',
+      rejectionCount: 1,
+    });
+  });
+
+  it('stops on a policy close, and reconnects when the user asks', () => {
+    const fake = setup();
+    fake.last().serverClose(CloseCode.Policy);
+    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 3);
+    expect(fake.sockets).toHaveLength(1);
+    expect(fake.store.getState().chat.connection.status).toBe('offline');
+    fake.store.dispatch(reconnectRequested({ room: ROOM }));
+    expect(fake.sockets).toHaveLength(2);
+  });
+
+  it('asks for history after the last seq on reconnect, and again while batches are full', () => {
+    const fake = setup();
+    openAndSync(fake, [chatMessage(1), chatMessage(2)]);
+    fake.last().serverClose(CloseCode.Abnormal);
+    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 1.2);
+    const socket = fake.last();
+    socket.serverOpen();
+    expect(socket.sent).toEqual([
+      { type: FrameType.History, count: HISTORY_REQUEST_COUNT, after: 2 },
+    ]);
+    const full = Array.from({ length: HISTORY_REQUEST_COUNT }, (_, i) => chatMessage(i + 3));
+    socket.serverSend({ type: FrameType.Message, room: ROOM, messages: full, complete: true });
+    expect(socket.sent[1]).toEqual({
+      type: FrameType.History,
+      count: HISTORY_REQUEST_COUNT,
+      after: HISTORY_REQUEST_COUNT + 2,
+    });
+    socket.serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      messages: [chatMessage(HISTORY_REQUEST_COUNT + 3)],
+      complete: true,
+    });
+    const seqs = selectMessages(fake.store.getState(), ROOM).map((m) => m.seq);
+    expect(seqs).toEqual(Array.from({ length: HISTORY_REQUEST_COUNT + 3 }, (_, i) => i + 1));
+  });
+});
+
+describe('socket middleware: frames in', () => {
+  it('turns message, typing, presence and clear frames into state', () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    socket.serverSend({ type: FrameType.Presence, room: ROOM, sender: 'Bob', connecting: true });
+    socket.serverSend({ type: FrameType.Typing, room: ROOM, sender: 'Bob', typing: true });
+    expect(selectParticipants(fake.store.getState(), ROOM)).toEqual([
+      { name: 'Bob', active: true, typing: true, lastTypingTime: Date.now() },
+    ]);
+    socket.serverSend({ type: FrameType.Message, room: ROOM, ...chatMessage(2) });
+    expect(selectMessages(fake.store.getState(), ROOM)).toHaveLength(2);
+    socket.serverSend({ type: FrameType.Clear, room: ROOM, sender: 'Bob' });
+    expect(selectMessages(fake.store.getState(), ROOM)).toEqual([]);
+  });
+
+  it('drops a typing indicator that is not refreshed', () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    socket.serverSend({ type: FrameType.Typing, room: ROOM, sender: 'Bob', typing: true });
+    jest.advanceTimersByTime(TYPING_STALE_MS);
+    expect(selectParticipants(fake.store.getState(), ROOM)[0]?.typing).toBe(false);
+  });
+
+  it('notifies for single remote messages only: not own ones, not history batches', () => {
+    const fake = setup();
+    const socket = openAndSync(fake, [chatMessage(1), chatMessage(2)]);
+    expect(fake.notifications).toEqual([]);
+    socket.serverSend({ type: FrameType.Message, room: ROOM, ...chatMessage(3, 'Bob', 'hey') });
+    socket.serverSend({ type: FrameType.Message, room: ROOM, ...chatMessage(4, ME, 'mine') });
+    expect(fake.notifications).toEqual([['Bob', 'hey']]);
+  });
+
+  it('ignores frames of an unexpected shape and logs them', () => {
+    const error = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const fake = setup();
+    const socket = openAndSync(fake);
+    socket.serverSendText('{"type":1,"room":"teal-otter"}');
+    expect(selectMessages(fake.store.getState(), ROOM)).toHaveLength(1);
+    expect(error).toHaveBeenCalled();
+    error.mockRestore();
+  });
+
+  it('shows error frames as notices and fails the message the server could not store', () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    fake.store.dispatch(
+      messageSent({ room: ROOM, clientId: 'c1', body: 'hi', senderName: ME, timestamp: 1 }),
+    );
+    socket.serverSend({
+      type: FrameType.Error,
+      code: ErrorCode.Unavailable,
+      message: 'The server could not store that; please try again',
+    });
+    expect(fake.store.getState().chat.notices.map((n) => n.text)).toEqual([
+      'The server could not store that; please try again',
+    ]);
+    expect(selectMessages(fake.store.getState(), ROOM)[1]?.status).toBe('failed');
+    socket.sent.length = 0;
+    fake.store.dispatch(messageRetried({ room: ROOM, clientId: 'c1' }));
+    expect(socket.sent).toEqual([{ type: FrameType.Message, body: 'hi', client_id: 'c1' }]);
+  });
+});
+
+describe('socket middleware: frames out', () => {
+  it('sends a message with its client id, then typing=false, and reconciles the echo', () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    fake.store.dispatch(draftEdited({ room: ROOM, empty: false }));
+    socket.sent.length = 0;
+    fake.store.dispatch(
+      messageSent({ room: ROOM, clientId: 'c1', body: 'hello', senderName: ME, timestamp: 1 }),
+    );
+    expect(socket.sent).toEqual([
+      { type: FrameType.Message, body: 'hello', client_id: 'c1' },
+      { type: FrameType.Typing, typing: false },
+    ]);
+    socket.serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      ...chatMessage(2, ME, 'hello'),
+      client_id: 'c1',
+    });
+    const messages = selectMessages(fake.store.getState(), ROOM);
+    expect(messages.map((m) => [m.message, m.status, m.id])).toEqual([
+      ['m1', 'sent', 'Bob'],
+      ['hello', 'sent', 0],
+    ]);
+    expect(fake.notifications).toEqual([]);
+  });
+
+  it('keeps messages typed while offline and sends them once history is resumed', () => {
+    const fake = setup();
+    openAndSync(fake);
+    fake.last().serverClose(CloseCode.Abnormal);
+    fake.store.dispatch(
+      messageSent({ room: ROOM, clientId: 'c9', body: 'offline', senderName: ME, timestamp: 1 }),
+    );
+    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 1.2);
+    const socket = fake.last();
+    socket.serverOpen();
+    expect(socket.sent).toEqual([
+      { type: FrameType.History, count: HISTORY_REQUEST_COUNT, after: 1 },
+    ]);
+    socket.serverSend({ type: FrameType.Message, room: ROOM, messages: [], complete: true });
+    expect(socket.sent[1]).toEqual({ type: FrameType.Message, body: 'offline', client_id: 'c9' });
+  });
+
+  it('does not send again a message that history shows was stored before the drop', () => {
+    const fake = setup();
+    const first = openAndSync(fake);
+    fake.store.dispatch(
+      messageSent({ room: ROOM, clientId: 'c5', body: 'sent?', senderName: ME, timestamp: 1 }),
+    );
+    expect(first.sent[0]).toEqual({ type: FrameType.Message, body: 'sent?', client_id: 'c5' });
+    first.serverClose(CloseCode.Abnormal);
+    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 1.2);
+    const socket = fake.last();
+    socket.serverOpen();
+    socket.serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      messages: [chatMessage(2, ME, 'sent?')],
+      complete: true,
+    });
+    expect(socket.sent).toHaveLength(1);
+    expect(selectMessages(fake.store.getState(), ROOM).map((m) => [m.message, m.status])).toEqual([
+      ['m1', 'sent'],
+      ['sent?', 'sent'],
+    ]);
+  });
+
+  it('sends a clear frame for a local clear only', () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    fake.store.dispatch(roomCleared({ room: ROOM, source: 'local' }));
+    fake.store.dispatch(roomCleared({ room: ROOM, source: 'remote' }));
+    expect(socket.sent).toEqual([{ type: FrameType.Clear }]);
+  });
+
+  it('sends typing=true at most once per 2 s on the leading edge, and typing=false on clear', () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    const typing = () =>
+      socket.sent.filter((f) => (f as { type: number }).type === FrameType.Typing);
+    fake.store.dispatch(draftEdited({ room: ROOM, empty: false }));
+    fake.store.dispatch(draftEdited({ room: ROOM, empty: false }));
+    jest.advanceTimersByTime(TYPING_THROTTLE_MS - 1);
+    fake.store.dispatch(draftEdited({ room: ROOM, empty: false }));
+    expect(typing()).toEqual([{ type: FrameType.Typing, typing: true }]);
+    jest.advanceTimersByTime(1);
+    fake.store.dispatch(draftEdited({ room: ROOM, empty: false }));
+    fake.store.dispatch(draftEdited({ room: ROOM, empty: true }));
+    expect(typing()).toEqual([
+      { type: FrameType.Typing, typing: true },
+      { type: FrameType.Typing, typing: true },
+      { type: FrameType.Typing, typing: false },
+    ]);
+  });
+
+  it('sends typing=false only while others may see the user typing (typing frames are rate limited)', () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    fake.store.dispatch(draftEdited({ room: ROOM, empty: true }));
+    fake.store.dispatch(
+      messageSent({ room: ROOM, clientId: 'c1', body: 'x', senderName: ME, timestamp: 1 }),
+    );
+    expect(socket.sent).toEqual([{ type: FrameType.Message, body: 'x', client_id: 'c1' }]);
+    fake.store.dispatch(draftEdited({ room: ROOM, empty: false }));
+    fake.store.dispatch(draftEdited({ room: ROOM, empty: true }));
+    fake.store.dispatch(draftEdited({ room: ROOM, empty: true }));
+    expect(socket.sent.slice(1)).toEqual([
+      { type: FrameType.Typing, typing: true },
+      { type: FrameType.Typing, typing: false },
+    ]);
+  });
+});

@@ -1,0 +1,6 @@
+/** Stylesheets have no effect under Jest. */
+module.exports = {
+  process() {
+    return { code: 'module.exports = {};' };
+  },
+};
