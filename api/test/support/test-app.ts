@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { type AddressInfo } from 'node:net';
+import { type LoggerService } from '@nestjs/common';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import {
@@ -35,7 +36,10 @@ export interface TestApp {
 }
 
 /** Boots the real application on a free port, with a fake clock and no web client. */
-export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Partial<AppConfig> = {},
+  logger: LoggerService | false = false,
+): Promise<TestApp> {
   const base = loadConfig({ JWT_SECRET: TEST_SECRET, WEB_DIST: 'off', LOG_LEVEL: 'fatal' });
   // Tests ask for many tokens from one address; the limit itself has its own tests.
   const config = new AppConfig({ ...base, credentialsPerMinute: 100_000, ...overrides });
@@ -46,7 +50,7 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<
     .compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({
     bodyParser: false,
-    logger: false,
+    logger,
   });
   configureApp(app, config);
   await app.listen(0, '127.0.0.1');
