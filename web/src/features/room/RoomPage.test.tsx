@@ -267,6 +267,9 @@ describe('Room page: chat', () => {
     act(() => socket.serverClose(CloseCode.Abnormal));
     expect(screen.getByRole('status')).toHaveTextContent('Connection lost. Reconnecting…');
     expect(screen.getByText('Reconnecting…')).toBeInTheDocument();
+    // Presence is unknown while offline, and a clear could not reach anyone.
+    expect(screen.getByRole('heading', { name: 'Participants · offline' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Clear Room' })).toBeDisabled();
   });
 
   it('says when earlier messages are no longer available', () => {

@@ -1,7 +1,12 @@
 import { userNameKey } from '@taco/protocol';
 import Button from 'react-bootstrap/Button';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
-import { roomCleared, selectMessages, selectParticipants } from '../chat/chatSlice';
+import {
+  roomCleared,
+  selectConnection,
+  selectMessages,
+  selectParticipants,
+} from '../chat/chatSlice';
 import { PresenceDot } from './PresenceDot';
 
 interface SidebarProps {
@@ -15,6 +20,8 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
   const dispatch = useAppDispatch();
   const participants = useAppSelector((state) => selectParticipants(state, room));
   const hasMessages = useAppSelector((state) => selectMessages(state, room).length > 0);
+  // Offline, nobody's presence is known, and a clear could not reach the others.
+  const connected = useAppSelector((state) => selectConnection(state).status === 'open');
   const meKey = userNameKey(me);
   const sorted = [...participants].sort(
     (a, b) => Number(b.active) - Number(a.active) || a.name.localeCompare(b.name),
@@ -30,7 +37,7 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
         </div>
       </div>
       <h2 className="sidebar-label" id="participants-heading">
-        Participants · {activeCount} online
+        Participants · {connected ? `${activeCount} online` : 'offline'}
       </h2>
       <ul className="participant-list" aria-labelledby="participants-heading">
         {sorted.map((participant) => (
@@ -44,7 +51,10 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
                 <span className="participant-you"> (you)</span>
               ) : null}
             </span>
-            <PresenceDot active={participant.active} typing={participant.typing} />
+            <PresenceDot
+              active={connected && participant.active}
+              typing={connected && participant.typing}
+            />
           </li>
         ))}
         {sorted.length === 0 ? (
@@ -57,7 +67,7 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
         </Button>
         <Button
           variant="outline-danger"
-          disabled={!hasMessages}
+          disabled={!hasMessages || !connected}
           onClick={() => dispatch(roomCleared({ room, source: 'local' }))}
         >
           Clear Room
