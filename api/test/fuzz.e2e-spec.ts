@@ -28,7 +28,7 @@ const mutatedFrame = fc
       count: fc.oneof(
         fc.integer({ min: -5, max: 600 }),
         fc.double(),
-        fc.constant(1e309),
+        fc.constant(Number.MAX_VALUE),
         fc.string(),
       ),
       after: fc.oneof(

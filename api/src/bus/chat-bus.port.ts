@@ -27,7 +27,8 @@ export interface HistoryPage {
  * `except` names a sender whose own connections skip it (typing is for the others).
  */
 export interface RoomEvent {
-  frame: string;
+  /** The frame's JSON text, as a string or as the UTF-8 bytes it arrived in. */
+  frame: string | Buffer;
   except?: string;
 }
 

@@ -72,7 +72,7 @@ export class RoomHub {
     const local = this.localRooms.get(room);
     if (!local) return;
     const started = performance.now();
-    const data = Buffer.from(event.frame);
+    const data = typeof event.frame === 'string' ? Buffer.from(event.frame) : event.frame;
     const except = event.except;
     for (const member of local.members) {
       if (member.name !== except) member.sendRaw(data);

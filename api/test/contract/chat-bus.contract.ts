@@ -18,9 +18,11 @@ interface Delivered {
 function recorder(bus: ChatBus): Delivered[] {
   const seen: Delivered[] = [];
   bus.onDelivery((room, event) => {
-    const decoded = decodeServerFrame(event.frame);
-    if (!decoded.ok) throw new Error(`undecodable frame ${event.frame}`);
-    seen.push({ room, event, frame: decoded.frame });
+    // A driver may hand over the frame as text or as its bytes: both are the same JSON.
+    const text = event.frame.toString();
+    const decoded = decodeServerFrame(text);
+    if (!decoded.ok) throw new Error(`undecodable frame ${text}`);
+    seen.push({ room, event: { ...event, frame: text }, frame: decoded.frame });
   });
   return seen;
 }

@@ -6,12 +6,15 @@ import { type RoomEvent } from '../chat-bus.port';
  * newline always ends the name. The Lua scripts write the same shape.
  */
 export function encodeEnvelope(event: RoomEvent): string {
-  return `${event.except ?? ''}\n${event.frame}`;
+  return `${event.except ?? ''}\n${event.frame.toString()}`;
 }
 
-export function decodeEnvelope(payload: string): RoomEvent | null {
-  const split = payload.indexOf('\n');
+const NEWLINE = 0x0a;
+
+/** Reads an envelope without copying or decoding the frame: its bytes go to sockets as they are. */
+export function decodeEnvelope(payload: Buffer): RoomEvent | null {
+  const split = payload.indexOf(NEWLINE);
   if (split === -1) return null;
-  const frame = payload.slice(split + 1);
-  return split === 0 ? { frame } : { frame, except: payload.slice(0, split) };
+  const frame = payload.subarray(split + 1);
+  return split === 0 ? { frame } : { frame, except: payload.toString('utf8', 0, split) };
 }

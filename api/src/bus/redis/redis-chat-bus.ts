@@ -46,8 +46,8 @@ export class RedisChatBus extends ChatBus {
     private readonly options: RedisChatBusOptions,
   ) {
     super();
-    redis.subscriber.on('message', (channel: string, payload: string) => {
-      const room = roomOfChannel(channel);
+    redis.subscriber.on('messageBuffer', (channel: Buffer, payload: Buffer) => {
+      const room = roomOfChannel(channel.toString('utf8'));
       const event = decodeEnvelope(payload);
       if (room !== null && event !== null) this.listener(room, event);
     });

@@ -1,0 +1,39 @@
+import { decodeEnvelope, encodeEnvelope } from './envelope';
+import { roomKeys, roomOfChannel } from './redis-keys';
+
+describe('envelope', () => {
+  it('round-trips an event with and without an except name', () => {
+    const frame = '{"type":2,"room":"teal-otter","sender":"Ann","typing":true}';
+    for (const event of [{ frame }, { frame, except: 'Ann Lee' }]) {
+      const decoded = decodeEnvelope(Buffer.from(encodeEnvelope(event)));
+      expect(decoded && { ...decoded, frame: decoded.frame.toString() }).toEqual(event);
+    }
+  });
+
+  it('keeps newlines and multi-byte text inside the frame', () => {
+    const frame = JSON.stringify({ type: 1, body: 'line one\nline two 🌮', sender: 'Zoë' });
+    const decoded = decodeEnvelope(Buffer.from(encodeEnvelope({ frame, except: 'Zoë' })));
+    expect(decoded?.except).toBe('Zoë');
+    expect(decoded?.frame.toString()).toBe(frame);
+  });
+
+  it('refuses a payload that is not an envelope', () => {
+    expect(decodeEnvelope(Buffer.from('no newline here'))).toBeNull();
+  });
+});
+
+describe('room keys', () => {
+  it('puts the room in a hash tag so one room lives in one cluster slot', () => {
+    expect(roomKeys('teal-otter')).toEqual({
+      log: 'chat:{teal-otter}:log',
+      seq: 'chat:{teal-otter}:seq',
+      presence: 'chat:{teal-otter}:presence',
+      channel: 'chat:{teal-otter}',
+    });
+  });
+
+  it('reads the room back from its channel', () => {
+    expect(roomOfChannel(roomKeys('café-öwl').channel)).toBe('café-öwl');
+    expect(roomOfChannel('other:channel')).toBeNull();
+  });
+});
