@@ -206,10 +206,10 @@ export class ChatGateway
   }
 
   /** Answers a rate-limited frame, and closes a connection that keeps pushing. */
-  private rateLimited(connection: ChatConnection): ErrorFrame | undefined {
+  private rateLimited(connection: ChatConnection): ErrorFrame {
     if (!connection.strike(this.clock.now())) {
-      connection.close(CloseCode.RateLimited, 'Rate limit exceeded');
-      return undefined;
+      // Close after the replies already on their way, so the client sees why.
+      setImmediate(() => connection.close(CloseCode.RateLimited, 'Rate limit exceeded'));
     }
     this.metrics.errorFrames.inc(ErrorCode.RateLimited);
     return errorFrame({ code: ErrorCode.RateLimited, message: FrameErrorMessage.rateLimited });
