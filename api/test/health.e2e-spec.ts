@@ -43,8 +43,13 @@ describe('Health and metrics', () => {
     expect((await fetch(`${t.baseUrl}${ApiPath.healthLive}`)).status).toBe(200);
   });
 
-  it('refuses new sockets with 1012 while draining', async () => {
+  it('refuses new sockets with 503 before the upgrade while draining, so a balancer retries elsewhere', async () => {
     const client = t.connect('teal-otter', await t.token('teal-otter', 'Bob'));
-    expect((await client.closed).code).toBe(1012);
+    const status = await new Promise<number | undefined>((resolve) =>
+      client.socket.once('unexpected-response', (_request, response) =>
+        resolve(response.statusCode),
+      ),
+    );
+    expect(status).toBe(503);
   });
 });

@@ -16,13 +16,18 @@ import {
 } from '@taco/protocol';
 import { type Observable } from 'rxjs';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
+import { HealthService } from '../health/health.service';
 import { MetricsService } from '../metrics/metrics.service';
 
 const NOT_FOUND = 'HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n';
+/** While draining, a new socket is refused before the upgrade, so a load balancer tries another replica. */
+const DRAINING =
+  'HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n';
 
 /**
  * Nest's `ws` adapter, shaped for the chat contract:
- * - upgrades are routed by the pattern `/api/room/:room_id/ws` on the application's own server;
+ * - upgrades are routed by the pattern `/api/room/:room_id/ws` on the application's own server,
+ *   and refused with 503 while the replica drains;
  * - frames over the frame limit close with 1009, and nothing is compressed;
  * - every inbound frame goes through the protocol codec: a bad one is answered with an error
  *   frame (type 7) and never reaches a handler; a good one goes to the handler of its type.
@@ -30,10 +35,12 @@ const NOT_FOUND = 'HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length
 export class RoomWsAdapter extends WsAdapter {
   private readonly log = new Logger(RoomWsAdapter.name);
   private readonly metrics: MetricsService;
+  private readonly health: HealthService;
 
   constructor(app: INestApplicationContext) {
     super(app);
     this.metrics = app.get(MetricsService);
+    this.health = app.get(HealthService);
   }
 
   override create(): WebSocketServer {
@@ -52,6 +59,10 @@ export class RoomWsAdapter extends WsAdapter {
       const pathname = (request.url ?? '/').split('?', 1)[0] ?? '/';
       if (parseSocketPath(pathname) === null) {
         socket.end(NOT_FOUND);
+        return;
+      }
+      if (this.health.isDraining) {
+        socket.end(DRAINING);
         return;
       }
       server.handleUpgrade(request, socket, head, (ws) => server.emit('connection', ws, request));

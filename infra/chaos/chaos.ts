@@ -1,0 +1,129 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT, startCluster } from '../cluster/cluster';
+import {
+  type ChaosOptions,
+  drainScenario,
+  floodScenario,
+  fuzzScenario,
+  killScenario,
+  redisScenario,
+  type ScenarioResult,
+  slowConsumerScenario,
+} from './scenarios';
+
+export interface ChaosReport {
+  date: string;
+  short: boolean;
+  results: ScenarioResult[];
+  /** Crashes, acknowledged messages missing from history, duplicates shown: all must be 0. */
+  passed: boolean;
+}
+
+/** Rate limits that let the scenarios' chatter through and still stop a flood. */
+const CHAOS_ENV = {
+  MESSAGE_BURST: '20',
+  MESSAGES_PER_SECOND: '10',
+  CREDENTIALS_PER_MINUTE: '100000',
+  CONNECTIONS_PER_IP: '100000',
+  LOG_LEVEL: 'warn',
+};
+
+/** Runs every fault and abuse scenario against real processes and reports what users saw. */
+export async function runChaos(
+  options: ChaosOptions,
+  log: (line: string) => void = () => undefined,
+): Promise<ChaosReport> {
+  const results: ScenarioResult[] = [];
+  const cluster = await startCluster({ replicas: 3, env: CHAOS_ENV });
+  try {
+    const scenarios: Array<[string, () => Promise<ScenarioResult>]> = [
+      ['fuzz', () => fuzzScenario(cluster, options)],
+      ['replica SIGKILL', () => killScenario(cluster, options)],
+      ['replica SIGTERM', () => drainScenario(cluster, options)],
+      ['Redis restart', () => redisScenario(cluster, options, 0, 'Redis restart (AOF)')],
+      [
+        'Redis down',
+        () => redisScenario(cluster, options, options.short ? 3000 : 10_000, 'Redis down'),
+      ],
+      ['client flood', () => floodScenario(cluster, options)],
+    ];
+    for (const [name, run] of scenarios) {
+      log(`running: ${name}`);
+      results.push(await run());
+    }
+  } finally {
+    await cluster.stop();
+  }
+  const fast = await startCluster({
+    replicas: 1,
+    redis: false,
+    env: { ...CHAOS_ENV, MESSAGE_BURST: '10000', MESSAGES_PER_SECOND: '100000' },
+  });
+  try {
+    log('running: slow consumer');
+    results.push(await slowConsumerScenario(fast, options));
+  } finally {
+    await fast.stop();
+  }
+  return {
+    date: new Date().toISOString(),
+    short: options.short,
+    results,
+    passed: results.every(
+      (r) => r.crashes === 0 && r.missingAcked === 0 && r.duplicatesShown === 0,
+    ),
+  };
+}
+
+const ms = (value: number | null) => (value === null ? '—' : `${value} ms`);
+
+/** The report as a table people can read. */
+export function formatReport(report: ChaosReport): string {
+  const header = [
+    'scenario',
+    'crashes',
+    'acked',
+    'missing acked',
+    'duplicates shown',
+    'refused',
+    'reconnects',
+    'reconnect p50',
+    'reconnect max',
+  ];
+  const rows = report.results.map((r) => [
+    r.scenario,
+    String(r.crashes),
+    String(r.acked),
+    String(r.missingAcked),
+    String(r.duplicatesShown),
+    String(r.refused),
+    String(r.reconnects),
+    ms(r.reconnectP50Ms),
+    ms(r.reconnectMaxMs),
+  ]);
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  return [
+    line(header),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+    '',
+    ...report.results.flatMap((r) => r.notes.map((note) => `${r.scenario}: ${note}`)),
+    '',
+    report.passed
+      ? 'All targets met: 0 crashes, 0 acknowledged messages missing, 0 duplicates shown.'
+      : 'TARGETS MISSED',
+  ].join('\n');
+}
+
+export function writeReport(report: ChaosReport): string {
+  const dir = join(REPO_ROOT, 'artifacts');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'chaos-report.json');
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  return file;
+}

@@ -1,0 +1,378 @@
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { renderNginxConfig } from '../nginx/render-nginx-config';
+import {
+  type Exit,
+  findExecutable,
+  followFile,
+  ManagedProcess,
+  type OutputMode,
+} from './managed-process';
+import { freePorts, httpStatus, redisPing, waitFor } from './wait';
+
+/** The repository root (this file is infra/cluster/cluster.ts). */
+export const REPO_ROOT = resolve(__dirname, '..', '..');
+export const API_ENTRY = join(REPO_ROOT, 'api', 'dist', 'main.js');
+export const DEFAULT_WEB_DIST = join(REPO_ROOT, 'web', 'dist');
+export const REDIS_CONF = join(REPO_ROOT, 'infra', 'redis', 'redis.conf');
+
+const STOP_GRACE_MS = 5000;
+
+export interface ClusterOptions {
+  /** api replicas behind nginx (default 3). */
+  replicas?: number;
+  /** nginx's port on 127.0.0.1 (default: a free one). */
+  port?: number;
+  /** The built web client nginx serves (default web/dist). */
+  webDist?: string;
+  /** Extra environment for every replica (rate limits, LOG_LEVEL…). */
+  env?: Record<string, string>;
+  /**
+   * Run Redis and point the replicas at it (default). `false` runs one embedded replica with
+   * in-memory state behind nginx, which only makes sense with `replicas: 1`.
+   */
+  redis?: boolean;
+  /** `stream` prints every child's output as `[name] line`; `quiet` (default) only keeps it. */
+  output?: OutputMode;
+  /** Bound on each start-up wait (default 30 s). */
+  startTimeoutMs?: number;
+}
+
+export interface ReplicaHandle {
+  readonly id: string;
+  readonly port: number;
+  /** http://127.0.0.1:port, the replica itself (bypassing nginx). */
+  readonly url: string;
+  readonly pid: number | undefined;
+  readonly isRunning: boolean;
+  /** Settles when the current run ends. */
+  readonly exited: Promise<Exit>;
+  /** Output lines so far. */
+  readonly lines: readonly string[];
+  kill(signal?: NodeJS.Signals): void;
+  /** Stops the replica if it runs, starts it again on the same port, and waits until ready. */
+  restart(): Promise<void>;
+}
+
+export interface RedisHandle {
+  readonly port: number;
+  readonly url: string;
+  readonly dir: string;
+  readonly pid: number | undefined;
+  readonly isRunning: boolean;
+  readonly exited: Promise<Exit>;
+  readonly lines: readonly string[];
+  /** Sends `signal` (SIGTERM: Redis flushes the AOF and exits) and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<Exit>;
+  /** Starts Redis again on the same port and folder, so the AOF is replayed. */
+  start(): Promise<void>;
+}
+
+export interface NginxHandle {
+  readonly port: number;
+  readonly pid: number | undefined;
+  readonly configPath: string;
+  readonly accessLog: string;
+  readonly errorLog: string;
+  readonly lines: readonly string[];
+}
+
+export interface Cluster {
+  /** http://127.0.0.1:port through nginx. */
+  readonly url: string;
+  readonly workDir: string;
+  readonly jwtSecret: string;
+  readonly replicas: readonly ReplicaHandle[];
+  readonly redis: RedisHandle | null;
+  readonly nginx: NginxHandle;
+  /** Ends everything (SIGTERM, SIGKILL after a bounded wait) and removes the working folder. */
+  stop(): Promise<void>;
+}
+
+function baseEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const key of ['PATH', 'HOME', 'LANG', 'TZ', 'SYSTEMROOT']) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return env;
+}
+
+/** nginx started by root drops its workers to `nobody`; they must be able to read what it serves. */
+export function nginxUser(): string | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const groups = existsSync('/etc/group') ? readFileSync('/etc/group', 'utf8') : '';
+  return /^nogroup:/m.test(groups) ? 'nobody nogroup' : 'nobody';
+}
+
+function tail(lines: readonly string[], count = 20): string {
+  return lines.slice(-count).join('\n');
+}
+
+/**
+ * Starts Redis, `replicas` api processes and nginx in front of them, all on loopback, in a fresh
+ * temporary folder, and waits until each replica is ready and nginx answers.
+ */
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  const replicaCount = options.replicas ?? 3;
+  const useRedis = options.redis ?? true;
+  if (!Number.isInteger(replicaCount) || replicaCount < 1) {
+    throw new Error(`replicas must be a whole number of at least 1 (got ${replicaCount})`);
+  }
+  if (!useRedis && replicaCount !== 1) {
+    throw new Error('Without Redis each replica would have its own rooms: use replicas: 1');
+  }
+  for (const command of useRedis ? ['nginx', 'redis-server'] : ['nginx']) {
+    if (findExecutable(command) === command) {
+      throw new Error(`${command} is not installed (Debian: apt-get install ${command})`);
+    }
+  }
+  if (!existsSync(API_ENTRY)) throw new Error(`${API_ENTRY} is missing: run npm run build first`);
+  const webDist = resolve(options.webDist ?? DEFAULT_WEB_DIST);
+  if (!existsSync(join(webDist, 'index.html'))) {
+    throw new Error(`${webDist} has no index.html: run npm run build first`);
+  }
+
+  const workDir = mkdtempSync(join(tmpdir(), 'taco-cluster-'));
+  try {
+    return await launch(workDir, webDist, replicaCount, useRedis, options);
+  } catch (error) {
+    rmSync(workDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function launch(
+  workDir: string,
+  webDist: string,
+  replicaCount: number,
+  useRedis: boolean,
+  options: ClusterOptions,
+): Promise<Cluster> {
+  const output = options.output ?? 'quiet';
+  const startTimeoutMs = options.startTimeoutMs ?? 30_000;
+  const [nginxPort = 0, redisPort = 0, ...replicaPorts] = await freePorts(replicaCount + 2);
+  const port = options.port ?? nginxPort;
+
+  // Everything nginx's workers touch must be readable by them (they run as nobody under root).
+  chmodSync(workDir, 0o755);
+  const redisDir = join(workDir, 'redis');
+  const nginxDir = join(workDir, 'nginx');
+  const wwwDir = join(workDir, 'www');
+  mkdirSync(redisDir);
+  mkdirSync(join(nginxDir, 'temp'), { recursive: true });
+  cpSync(webDist, wwwDir, { recursive: true });
+
+  const processes: ManagedProcess[] = [];
+  const killAll = () => {
+    for (const child of processes) child.kill('SIGKILL');
+    rmSync(workDir, { recursive: true, force: true });
+  };
+  // Redis, with the repository's redis.conf and loopback overrides.
+  const redis = useRedis
+    ? new ManagedProcess({
+        name: 'redis',
+        command: findExecutable('redis-server'),
+        args: [
+          REDIS_CONF,
+          '--port',
+          String(redisPort),
+          '--bind',
+          '127.0.0.1',
+          '--protected-mode',
+          'yes',
+          '--dir',
+          redisDir,
+          '--appendonly',
+          'yes',
+          '--save',
+          '',
+          '--maxmemory',
+          '256mb',
+        ],
+        cwd: redisDir,
+        env: baseEnvironment(),
+        output,
+      })
+    : undefined;
+  if (redis) processes.push(redis);
+  const startRedis = async () => {
+    if (!redis) return;
+    redis.start();
+    await waitFor(`redis on port ${redisPort}`, () => redisPing(redisPort), {
+      timeoutMs: startTimeoutMs,
+      abort: () => (redis.isRunning ? undefined : `exited:\n${tail(redis.lines)}`),
+    });
+  };
+
+  const jwtSecret = randomBytes(48).toString('base64url');
+  const replicas = replicaPorts.map((replicaPort, index) => {
+    const id = `api-${index + 1}`;
+    const env: NodeJS.ProcessEnv = {
+      ...baseEnvironment(),
+      PORT: String(replicaPort),
+      HOST: '127.0.0.1',
+      JWT_SECRET: jwtSecret,
+      REPLICA_ID: id,
+      WEB_DIST: 'off',
+      TRUST_PROXY: '127.0.0.1',
+      ...(useRedis ? { REDIS_URL: `redis://127.0.0.1:${redisPort}` } : {}),
+      ...options.env,
+    };
+    const child = new ManagedProcess({
+      name: id,
+      command: process.execPath,
+      args: [API_ENTRY],
+      cwd: REPO_ROOT,
+      env,
+      output,
+    });
+    processes.push(child);
+    return { id, port: replicaPort, process: child };
+  });
+  const startReplica = async (replica: (typeof replicas)[number]) => {
+    replica.process.start();
+    await waitFor(
+      `${replica.id} ready on port ${replica.port}`,
+      async () => (await httpStatus(`http://127.0.0.1:${replica.port}/api/health/ready`)) === 200,
+      {
+        timeoutMs: startTimeoutMs,
+        abort: () =>
+          replica.process.isRunning ? undefined : `exited:\n${tail(replica.process.lines)}`,
+      },
+    );
+  };
+
+  const configPath = join(nginxDir, 'nginx.conf');
+  const accessLog = join(nginxDir, 'access.log');
+  const errorLog = join(nginxDir, 'error.log');
+  writeFileSync(
+    configPath,
+    renderNginxConfig({
+      listen: `127.0.0.1:${port}`,
+      upstreams: replicas.map((replica) => `127.0.0.1:${replica.port}`),
+      webRoot: wwwDir,
+      pidFile: join(nginxDir, 'nginx.pid'),
+      tempDir: join(nginxDir, 'temp'),
+      accessLog,
+      errorLog,
+      user: nginxUser(),
+      foreground: true,
+    }),
+  );
+  const nginx = new ManagedProcess({
+    name: 'nginx',
+    command: findExecutable('nginx'),
+    // -e: the error log from the first line on (before the config is read), not /var/log/nginx.
+    args: ['-p', nginxDir, '-e', errorLog, '-c', configPath],
+    cwd: nginxDir,
+    env: baseEnvironment(),
+    output,
+  });
+  processes.push(nginx);
+  // nginx writes its errors to a file, not to its output: show them as its lines all the same.
+  const errorTail = followFile(errorLog, (line) => nginx.record(line));
+
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      await nginx.stop('SIGTERM', STOP_GRACE_MS);
+      await Promise.all(replicas.map((replica) => replica.process.stop('SIGTERM', STOP_GRACE_MS)));
+      await redis?.stop('SIGTERM', STOP_GRACE_MS);
+      errorTail.stop();
+      process.removeListener('exit', killAll);
+      rmSync(workDir, { recursive: true, force: true });
+    })();
+    return stopped;
+  };
+
+  // If the test runner or CLI exits without calling stop(), do not leave children behind.
+  process.once('exit', killAll);
+  try {
+    await startRedis();
+    await Promise.all(replicas.map(startReplica));
+    nginx.start();
+    await waitFor(
+      `nginx on port ${port}`,
+      async () => (await httpStatus(`http://127.0.0.1:${port}/api/health/live`)) === 200,
+      {
+        timeoutMs: startTimeoutMs,
+        abort: () => (nginx.isRunning ? undefined : `exited:\n${tail(nginx.lines)}`),
+      },
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  const replicaHandles: ReplicaHandle[] = replicas.map((replica) => ({
+    id: replica.id,
+    port: replica.port,
+    url: `http://127.0.0.1:${replica.port}`,
+    get pid() {
+      return replica.process.pid;
+    },
+    get isRunning() {
+      return replica.process.isRunning;
+    },
+    get exited() {
+      return replica.process.exited;
+    },
+    lines: replica.process.lines,
+    kill: (signal?: NodeJS.Signals) => replica.process.kill(signal),
+    restart: async () => {
+      await replica.process.stop('SIGTERM', STOP_GRACE_MS);
+      await startReplica(replica);
+    },
+  }));
+
+  const redisHandle: RedisHandle | null = redis
+    ? {
+        port: redisPort,
+        url: `redis://127.0.0.1:${redisPort}`,
+        dir: redisDir,
+        get pid() {
+          return redis.pid;
+        },
+        get isRunning() {
+          return redis.isRunning;
+        },
+        get exited() {
+          return redis.exited;
+        },
+        lines: redis.lines,
+        stop: (signal: NodeJS.Signals = 'SIGTERM') => redis.stop(signal, STOP_GRACE_MS),
+        start: startRedis,
+      }
+    : null;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    workDir,
+    jwtSecret,
+    replicas: replicaHandles,
+    redis: redisHandle,
+    nginx: {
+      port,
+      get pid() {
+        return nginx.pid;
+      },
+      configPath,
+      accessLog,
+      errorLog,
+      lines: nginx.lines,
+    },
+    stop,
+  };
+}

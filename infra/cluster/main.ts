@@ -1,0 +1,106 @@
+/**
+ * The scaled topology without Docker: `npm run cluster -- --replicas 3 --port 8080` starts
+ * redis-server, N api replicas and nginx on 127.0.0.1, prints the URL and runs until Ctrl-C.
+ */
+import { parseArgs } from 'node:util';
+import { type Cluster, startCluster } from './cluster';
+
+const USAGE = `Usage: npm run cluster -- [--replicas N] [--port PORT] [--web-dist DIR]
+
+  --replicas N    api replicas behind nginx (default 3)
+  --port PORT     nginx port on 127.0.0.1 (default: a free port)
+  --web-dist DIR  built web client to serve (default web/dist)
+
+Replicas get LOG_LEVEL, HISTORY_MAX, ROOM_TTL, TOKEN_TTL, CREDENTIALS_PER_MINUTE and
+CONNECTIONS_PER_IP from this environment when set.`;
+
+const PASSED_THROUGH = [
+  'LOG_LEVEL',
+  'HISTORY_MAX',
+  'ROOM_TTL',
+  'TOKEN_TTL',
+  'CREDENTIALS_PER_MINUTE',
+  'CONNECTIONS_PER_IP',
+  'ALLOWED_ORIGINS',
+];
+
+function wholeNumber(name: string, text: string | undefined, min: number, max: number) {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`--${name} must be a whole number from ${min} to ${max} (got "${text}")`);
+  }
+  return value;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      replicas: { type: 'string' },
+      port: { type: 'string' },
+      'web-dist': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const env: Record<string, string> = {};
+  for (const key of PASSED_THROUGH) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+
+  // Set once started; a signal before that has no handles to stop.
+  const started: { cluster?: Cluster } = {};
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`\n${signal}: stopping the cluster…\n`);
+    // During start-up there are no handles yet: exiting SIGKILLs whatever already started.
+    if (!started.cluster) process.exit(130);
+    void started.cluster.stop().then(() => process.exit(0));
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+
+  const cluster = await startCluster({
+    replicas: wholeNumber('replicas', values.replicas, 1, 64) ?? 3,
+    port: wholeNumber('port', values.port, 1, 65535),
+    webDist: values['web-dist'],
+    env,
+    output: 'stream',
+  });
+  started.cluster = cluster;
+
+  for (const replica of cluster.replicas) {
+    void replica.exited.then((exit) => {
+      if (!stopping) {
+        process.stdout.write(
+          `[cluster] ${replica.id} exited (${exit.signal ?? `code ${exit.code}`})\n`,
+        );
+      }
+    });
+  }
+
+  process.stdout.write(
+    [
+      '',
+      `🌮 Taco Chat cluster is up: ${cluster.url}`,
+      `   ${cluster.replicas.length} replica(s): ${cluster.replicas
+        .map((replica) => `${replica.id} ${replica.url}`)
+        .join(', ')}`,
+      `   redis: ${cluster.redis?.url ?? 'none'}`,
+      `   nginx logs: ${cluster.nginx.accessLog}, ${cluster.nginx.errorLog}`,
+      '   Ctrl-C stops everything.',
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

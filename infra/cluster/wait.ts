@@ -1,0 +1,93 @@
+import { createConnection, createServer, type AddressInfo, type Server } from 'node:net';
+
+export const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Polls `check` every `intervalMs` until it returns true, `timeoutMs` passes (throws, naming
+ * `what`), or `abort` returns a reason to stop early (throws with it).
+ */
+export async function waitFor(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  { timeoutMs = 30_000, intervalMs = 100, abort }: WaitOptions = {},
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const reason = abort?.();
+    if (reason) throw new Error(`${what}: ${reason}`);
+    if (await check()) return;
+    if (Date.now() >= deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(intervalMs);
+  }
+}
+
+export interface WaitOptions {
+  timeoutMs?: number;
+  intervalMs?: number;
+  abort?: () => string | undefined;
+}
+
+/** The HTTP status of a GET, or 0 when nothing answers (within `timeoutMs`). */
+export async function httpStatus(url: string, timeoutMs = 2000): Promise<number> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    await response.arrayBuffer();
+    return response.status;
+  } catch {
+    return 0;
+  }
+}
+
+/** Whether a Redis server answers PING on this loopback port. */
+export function redisPing(port: number, timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    let answer = '';
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (data: Buffer) => {
+      answer += data.toString('latin1');
+      if (answer.includes('\r\n')) done(answer.startsWith('+PONG'));
+    });
+  });
+}
+
+/** `count` distinct free loopback ports (held open together while they are picked). */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const server = createServer();
+      servers.push(server);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => resolve());
+      });
+    }
+    return servers.map((server) => (server.address() as AddressInfo).port);
+  } finally {
+    await Promise.all(
+      servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
+    );
+  }
+}
+
+/** Whether something accepts TCP connections on this loopback port. */
+export function isListening(port: number, timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => done(true));
+  });
+}

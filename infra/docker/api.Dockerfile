@@ -1,0 +1,51 @@
+# syntax=docker/dockerfile:1
+# Taco Chat api replica. Build from the repository root:
+#   docker build -f infra/docker/api.Dockerfile -t taco-chat-api .
+
+# --- build: compile protocol and api (tsc -b follows the api's project reference) -------------
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY protocol/package.json protocol/
+COPY api/package.json api/
+COPY web/package.json web/
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.base.json ./
+COPY protocol protocol
+COPY api api
+RUN npx tsc -b api/tsconfig.build.json
+
+# --- deps: production dependencies of the api and protocol workspaces only ---------------------
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY protocol/package.json protocol/
+COPY api/package.json api/
+COPY web/package.json web/
+RUN npm ci --omit=dev --workspace api --workspace protocol --no-audit --no-fund \
+ && mkdir -p api/node_modules protocol/node_modules
+
+# --- runtime ------------------------------------------------------------------------------------
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    PORT=3000 \
+    HOST=0.0.0.0 \
+    WEB_DIST=off
+WORKDIR /app
+COPY --from=deps /app/node_modules node_modules
+COPY --from=deps /app/api/node_modules api/node_modules
+COPY --from=deps /app/protocol/node_modules protocol/node_modules
+COPY package.json ./
+COPY protocol/package.json protocol/
+COPY api/package.json api/
+COPY --from=build /app/protocol/dist protocol/dist
+COPY --from=build /app/api/dist api/dist
+# The image's unprivileged user; nothing in /app is writable by it.
+USER node
+EXPOSE 3000
+# Liveness only (is the process up?). Readiness, which also checks Redis and turns 503 while
+# draining, is /api/health/ready: the compose healthcheck and load balancers use that one.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/api/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+STOPSIGNAL SIGTERM
+CMD ["node", "api/dist/main.js"]

@@ -1,0 +1,147 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Request, type Response } from 'express';
+import { securityHeaders } from '../../api/src/common/security-headers';
+
+export const NGINX_TEMPLATE = join(__dirname, 'nginx.conf.template');
+
+/** Passive health check defaults: a replica failing twice within 10 s is skipped for 10 s. */
+export const MAX_FAILS = 2;
+export const FAIL_TIMEOUT = '10s';
+
+export interface NginxConfigOptions {
+  /** `listen` argument: a port (`80`) or `address:port` (`127.0.0.1:8080`). */
+  listen: string;
+  /** The api replicas, `host:port` each. */
+  upstreams: readonly string[];
+  /** The built web client (`web/dist`). */
+  webRoot: string;
+  pidFile: string;
+  /** nginx's temp folders go below this. */
+  tempDir: string;
+  accessLog: string;
+  errorLog: string;
+  /** `user` for the worker processes; omit to leave the directive out. */
+  user?: string;
+  /** Render `daemon off;` (the cluster runner); leave out where the command line says so. */
+  foreground?: boolean;
+  /**
+   * DNS server for upstream host names that change while nginx runs (docker compose scaling):
+   * renders a shared-memory zone, `resolver` and `server … resolve` (nginx ≥ 1.27.3).
+   */
+  resolver?: string;
+}
+
+const INDENT = '        ';
+
+/**
+ * Headers every proxied location sets. nginx inherits `proxy_set_header` (and `add_header`) from
+ * the server block only into locations that set none of their own, so each location repeats them.
+ */
+const PROXY_HEADERS: [string, string][] = [
+  // The api compares a browser's Origin with Host: keep the port ($upstream_host, see the map).
+  ['Host', '$upstream_host'],
+  ['X-Forwarded-For', '$proxy_add_x_forwarded_for'],
+  ['X-Forwarded-Proto', '$scheme'],
+  ['X-Real-IP', '$remote_addr'],
+];
+const LOCATION_INDENT = '            ';
+
+/** The headers the api sends on every response, read from the api itself so they never drift. */
+export function apiSecurityHeaders(): [string, string][] {
+  const headers: [string, string][] = [];
+  const response = {
+    setHeader: (name: string, value: string) => headers.push([name, value]),
+  } as unknown as Response;
+  securityHeaders({} as Request, response, () => undefined);
+  return headers;
+}
+
+function quote(value: string): string {
+  if (/["\\$]/.test(value)) throw new Error(`Cannot put ${value} in an nginx string`);
+  return `"${value}"`;
+}
+
+function checkPath(name: string, value: string): string {
+  if (value.length === 0 || /[\s;{}"'#]/.test(value)) {
+    throw new Error(`${name} must be a path without spaces, quotes, braces, # or ; (got ${value})`);
+  }
+  return value;
+}
+
+/** Renders the load-balancer config from `nginx.conf.template`. */
+export function renderNginxConfig(options: NginxConfigOptions): string {
+  if (options.upstreams.length === 0) throw new Error('At least one upstream is required');
+  const resolve = options.resolver === undefined ? '' : ' resolve';
+  const servers = options.upstreams.map(
+    (address) =>
+      `${INDENT}server ${checkPath('upstream', address)} max_fails=${MAX_FAILS} fail_timeout=${FAIL_TIMEOUT}${resolve};`,
+  );
+  const values: Record<string, string> = {
+    USER: options.user === undefined ? '' : `user ${options.user};`,
+    DAEMON: options.foreground ? 'daemon off;' : '',
+    PID_FILE: checkPath('pidFile', options.pidFile),
+    ERROR_LOG: checkPath('errorLog', options.errorLog),
+    ACCESS_LOG: checkPath('accessLog', options.accessLog),
+    TEMP_DIR: checkPath('tempDir', options.tempDir),
+    WEB_ROOT: checkPath('webRoot', options.webRoot),
+    LISTEN: checkPath('listen', options.listen),
+    RESOLVER:
+      options.resolver === undefined
+        ? ''
+        : `    # Re-resolve upstream names while running, so scaled replicas join and leave.\n    resolver ${checkPath('resolver', options.resolver)} valid=5s ipv6=off;`,
+    UPSTREAM_ZONE: options.resolver === undefined ? '' : `${INDENT}zone taco_api 64k;`,
+    UPSTREAM_SERVERS: servers.join('\n'),
+    MAX_FAILS: String(MAX_FAILS),
+    FAIL_TIMEOUT,
+    PROXY_HEADERS: PROXY_HEADERS.map(
+      ([name, value]) => `${LOCATION_INDENT}proxy_set_header ${name} ${value};`,
+    ).join('\n'),
+    SECURITY_HEADERS: apiSecurityHeaders()
+      .map(([name, value]) => `${LOCATION_INDENT}add_header ${name} ${quote(value)} always;`)
+      .join('\n'),
+  };
+  const lines = readFileSync(NGINX_TEMPLATE, 'utf8').split('\n');
+  const rendered = lines
+    // A line that is only a placeholder rendered empty is dropped, not left blank.
+    .filter((line) => {
+      const only = /^\s*\{\{([A-Z_]+)\}\}\s*$/.exec(line);
+      return !only?.[1] || values[only[1]] !== '';
+    })
+    .map((line) =>
+      line.replace(/\{\{([A-Z_]+)\}\}/g, (_match, name: string) => {
+        const value = values[name];
+        if (value === undefined) throw new Error(`nginx template: unknown placeholder {{${name}}}`);
+        return value;
+      }),
+    );
+  return rendered.join('\n');
+}
+
+/** The config baked into infra/docker/nginx.Dockerfile (nginx:1.27-alpine, compose network). */
+export function dockerNginxConfig(): string {
+  return renderNginxConfig({
+    listen: '80',
+    // Docker's DNS returns one address per `api` replica; `resolve` follows `--scale`.
+    upstreams: ['api:3000'],
+    resolver: '127.0.0.11',
+    webRoot: '/usr/share/nginx/html',
+    pidFile: '/var/run/nginx.pid',
+    tempDir: '/var/cache/nginx',
+    // The image links these two files to the container's stdout and stderr.
+    accessLog: '/var/log/nginx/access.log',
+    errorLog: '/var/log/nginx/error.log',
+    user: 'nginx',
+  });
+}
+
+/** `tsx infra/nginx/render-nginx-config.ts [--out file]`: prints (or writes) the docker config. */
+function main(argv: string[]): void {
+  const outIndex = argv.indexOf('--out');
+  const config = dockerNginxConfig();
+  const out = outIndex === -1 ? undefined : argv[outIndex + 1];
+  if (out === undefined) process.stdout.write(config);
+  else writeFileSync(out, config);
+}
+
+if (require.main === module) main(process.argv.slice(2));

@@ -1,0 +1,36 @@
+import { runChaos } from '../chaos/chaos';
+
+describe('npm run chaos (short)', () => {
+  it('survives every fault and abuse scenario with nothing acknowledged lost or shown twice', async () => {
+    const report = await runChaos({ short: true });
+    const byName = new Map(report.results.map((result) => [result.scenario, result]));
+    expect([...byName.keys()]).toEqual([
+      'fuzz',
+      'replica SIGKILL',
+      'replica SIGTERM drain',
+      'Redis restart (AOF)',
+      'Redis down',
+      'client flood',
+      'slow consumer',
+    ]);
+    for (const result of report.results) {
+      expect({
+        scenario: result.scenario,
+        crashes: result.crashes,
+        missingAcked: result.missingAcked,
+        duplicatesShown: result.duplicatesShown,
+      }).toEqual({
+        scenario: result.scenario,
+        crashes: 0,
+        missingAcked: 0,
+        duplicatesShown: 0,
+      });
+    }
+    // Real traffic went through each fault, and the clients of stopped replicas came back.
+    expect(byName.get('replica SIGKILL')?.acked).toBeGreaterThan(0);
+    expect(byName.get('replica SIGKILL')?.reconnects).toBeGreaterThan(0);
+    expect(byName.get('replica SIGTERM drain')?.reconnects).toBeGreaterThan(0);
+    expect(byName.get('Redis down')?.refused).toBeGreaterThan(0);
+    expect(report.passed).toBe(true);
+  }, 300_000);
+});
