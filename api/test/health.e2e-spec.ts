@@ -46,9 +46,10 @@ describe('Health and metrics', () => {
   it('refuses new sockets with 503 before the upgrade while draining, so a balancer retries elsewhere', async () => {
     const client = t.connect('teal-otter', await t.token('teal-otter', 'Bob'));
     const status = await new Promise<number | undefined>((resolve) =>
-      client.socket.once('unexpected-response', (_request, response) =>
-        resolve(response.statusCode),
-      ),
+      client.socket.once('unexpected-response', (request, response) => {
+        request.destroy();
+        resolve(response.statusCode);
+      }),
     );
     expect(status).toBe(503);
   });
