@@ -23,6 +23,8 @@ export type ConnectionLimits = Pick<
 >;
 
 const STRIKES_FORGIVEN_PER_SECOND = 1;
+/** Frames are JSON text even when handed over as bytes. */
+const AS_TEXT = { binary: false } as const;
 
 /** One authenticated WebSocket in one room, with its own rate limits. */
 export class ChatConnection {
@@ -85,7 +87,7 @@ export class ChatConnection {
       this.close(CloseCode.TryAgainLater, 'Reading too slowly');
       return;
     }
-    this.socket.send(data, { binary: false });
+    this.socket.send(data, AS_TEXT);
     this.metrics.framesOut.inc();
   }
 

@@ -1,3 +1,4 @@
+import { createSecretKey } from 'node:crypto';
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { AppConfig } from '../config/app-config';
@@ -11,11 +12,16 @@ import { RoomsService } from './rooms.service';
   imports: [
     JwtModule.registerAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({
-        secret: config.jwtSecret,
-        signOptions: { algorithm: 'HS256', expiresIn: config.tokenTtlSeconds },
-        verifyOptions: { algorithms: ['HS256'] },
-      }),
+      useFactory: (config: AppConfig) => {
+        // A ready secret key: given a string, jsonwebtoken first tries (and fails) to parse it as
+        // a PEM key on every sign and verify, which costs two exceptions per token.
+        const key = createSecretKey(Buffer.from(config.jwtSecret));
+        return {
+          secretOrKeyProvider: () => key,
+          signOptions: { algorithm: 'HS256', expiresIn: config.tokenTtlSeconds },
+          verifyOptions: { algorithms: ['HS256'] },
+        };
+      },
     }),
   ],
   controllers: [RoomsController],
