@@ -6,5 +6,6 @@ module.exports = {
     '<rootDir>/web',
     '<rootDir>/web/e2e',
     '<rootDir>/infra',
+    '<rootDir>/loadtest',
   ],
 };

@@ -1,0 +1,57 @@
+/** CPU time and resident memory of other processes, read from /proc (Linux). */
+import { readFileSync } from 'node:fs';
+
+const TICKS_PER_SECOND = 100;
+
+/** User + system CPU seconds a process has used so far, or 0 when it is gone. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces) start after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of stat, i.e. 12 and 13 after the name.
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+export function totalCpuSeconds(pids: readonly number[]): number {
+  return pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+}
+
+/** Resident set size in bytes (VmRSS), or 0 when the process is gone. */
+export function rssBytes(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+    return match?.[1] ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export interface MachineCpu {
+  /** CPU seconds spent busy (user, nice, system, irq, softirq) over all cores. */
+  busy: number;
+  /** CPU seconds the hypervisor gave to other guests (steal). */
+  steal: number;
+}
+
+/** Machine-wide CPU counters from /proc/stat (zeros where it cannot be read). */
+export function machineCpu(): MachineCpu {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    return {
+      busy: (user + nice + system + irq + softirq) / TICKS_PER_SECOND,
+      steal: steal / TICKS_PER_SECOND,
+    };
+  } catch {
+    return { busy: 0, steal: 0 };
+  }
+}

@@ -1,0 +1,383 @@
+/** Runs one workload against one running server with fresh load-client processes. */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { IdleWorkload, RateWorkload } from '../workloads/workloads';
+import { ClientPool } from './clients';
+import { emptyHistogram, merge, quantile } from './histogram';
+import type { ConnSpec, SenderPlan } from './ipc';
+import { machineCpu, rssBytes, totalCpuSeconds } from './proc-stats';
+import { collectGarbage, type RunningServer } from './servers';
+
+export interface RunSettings {
+  clients: number;
+  connectConcurrency: number;
+  drainMs: number;
+  /** Pause after connecting (joins, subscriptions and garbage settle). */
+  settleMs: number;
+  bodyBytes: number;
+  clientSaturation: number;
+  p99LimitMs: number;
+  log: (line: string) => void;
+}
+
+export interface StepResult {
+  /** Offered messages per second per room. */
+  roomRate: number;
+  seconds: number;
+  sent: number;
+  expected: number;
+  received: number;
+  deliveredPerSecond: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  serverCpuSeconds: number;
+  /** The busiest load client's CPU while sending, as a fraction of one core. */
+  clientCpu: number;
+  /**
+   * Cores used by processes outside the benchmark during the step (machine-wide busy time minus
+   * servers, Redis, load clients and the parent), and cores stolen by the hypervisor.
+   */
+  outsideCores: number;
+  stealCores: number;
+  errors: number;
+  /** Delivered everything with p99 within the limit and no error frames. */
+  pass: boolean;
+  /** False when a load client was saturated: the step measured the client, not the server. */
+  valid: boolean;
+}
+
+export interface RateFigures {
+  steps: StepResult[];
+  /** The highest valid passing step, or null when none passed. */
+  best: StepResult | null;
+  /** Why the search stopped. */
+  stoppedBy: 'limit' | 'client-saturated' | 'last-step';
+  deliveredPerSecond: number;
+  halfLoad: StepResult;
+  p50MsAtHalf: number | null;
+  p99MsAtHalf: number | null;
+  cpuSecondsPer10kDeliveries: number | null;
+  clientCpuPeak: number;
+  /** The most cores any step lost to processes outside the benchmark, and to steal. */
+  outsideCoresPeak: number;
+  stealCoresPeak: number;
+}
+
+export interface IdleFigures {
+  connections: number;
+  failed: number;
+  connectSeconds: number;
+  rssBeforeBytes: number;
+  rssAfterBytes: number;
+  bytesPerConnection: number;
+  clientCpuPeak: number;
+}
+
+let stepCounter = 0;
+const BISECTION_STEPS = 2;
+
+interface Layout {
+  perClient: ConnSpec[][];
+  /** For each client, its senders as [local index] (rate filled per step). */
+  senders: number[][];
+  membersPerRoom: number;
+}
+
+function layout(
+  workload: RateWorkload,
+  server: RunningServer,
+  clients: number,
+  tag: string,
+): Layout {
+  const perClient: ConnSpec[][] = Array.from({ length: clients }, () => []);
+  const senders: number[][] = Array.from({ length: clients }, () => []);
+  let id = 0;
+  const replicas = Math.min(workload.replicas, server.ports.length);
+  for (let r = 0; r < workload.rooms; r += 1) {
+    for (let m = 0; m < workload.members; m += 1) {
+      const client = id % clients;
+      const list = perClient[client] ?? [];
+      const port = server.ports[id % replicas] ?? 0;
+      if (m < workload.senders) senders[client]?.push(list.length);
+      list.push({ id, port, room: `${tag}-${r}`, name: `user-${m}` });
+      id += 1;
+    }
+  }
+  return { perClient, senders, membersPerRoom: workload.members };
+}
+
+async function connect(
+  pool: ClientPool,
+  perClient: ConnSpec[][],
+  server: RunningServer,
+  settings: RunSettings,
+) {
+  const answers = await pool.all(
+    (index) => ({
+      type: 'connect',
+      kind: server.kind,
+      conns: perClient[index] ?? [],
+      concurrency: settings.connectConcurrency,
+    }),
+    'connected',
+  );
+  const ok = answers.reduce((sum, answer) => sum + answer.ok, 0);
+  const failed = answers.reduce((sum, answer) => sum + answer.failed, 0);
+  const firstError = answers.find((answer) => answer.firstError)?.firstError ?? null;
+  return { ok, failed, firstError };
+}
+
+async function runStep(
+  pool: ClientPool,
+  lay: Layout,
+  server: RunningServer,
+  workload: RateWorkload,
+  roomRate: number,
+  seconds: number,
+  settings: RunSettings,
+): Promise<StepResult> {
+  stepCounter += 1;
+  const step = stepCounter;
+  const perSender = roomRate / workload.senders;
+  const cpuBefore = totalCpuSeconds(server.allPids());
+  const machineBefore = machineCpu();
+  const selfBefore = process.cpuUsage();
+  const wallBefore = Date.now();
+  const sentAnswers = await pool.all(
+    (index) => ({
+      type: 'step',
+      step,
+      senders: (lay.senders[index] ?? []).map((conn): SenderPlan => ({
+        conn,
+        perSecond: perSender,
+      })),
+      durationMs: seconds * 1000,
+      bodyBytes: settings.bodyBytes,
+    }),
+    'sent',
+  );
+  let sent = 0;
+  for (const answer of sentAnswers) {
+    for (const count of Object.values(answer.sentByRoom)) sent += count;
+  }
+  const expected = sent * lay.membersPerRoom;
+  const clientCpu = Math.max(
+    ...sentAnswers.map((answer) => answer.cpuSeconds / answer.wallSeconds),
+  );
+  const deadline = Date.now() + settings.drainMs;
+  for (;;) {
+    const counts = await pool.all(() => ({ type: 'peek' }), 'count');
+    const received = counts.reduce((sum, answer) => sum + answer.received, 0);
+    if (received >= expected || Date.now() >= deadline) break;
+    await sleep(50);
+  }
+  const stats = await pool.all(() => ({ type: 'collect', step }), 'stats');
+  const serverCpuSeconds = totalCpuSeconds(server.allPids()) - cpuBefore;
+  const machineAfter = machineCpu();
+  const self = process.cpuUsage(selfBefore);
+  const wallSeconds = (Date.now() - wallBefore) / 1000;
+  const histogram = emptyHistogram();
+  let received = 0;
+  let errors = 0;
+  let clientsCpuSeconds = 0;
+  for (const answer of stats) {
+    merge(histogram, answer.histogram);
+    received += answer.received;
+    errors += answer.errors + answer.closed;
+    clientsCpuSeconds += answer.cpuSeconds;
+  }
+  const ours = serverCpuSeconds + clientsCpuSeconds + (self.user + self.system) / 1e6;
+  const outsideCores = Math.max(0, (machineAfter.busy - machineBefore.busy - ours) / wallSeconds);
+  const stealCores = (machineAfter.steal - machineBefore.steal) / wallSeconds;
+  const p50Ms = quantile(histogram, 0.5);
+  const p99Ms = quantile(histogram, 0.99);
+  const pass =
+    received >= expected &&
+    expected > 0 &&
+    errors === 0 &&
+    (p99Ms ?? Infinity) <= settings.p99LimitMs;
+  const result: StepResult = {
+    roomRate,
+    seconds,
+    sent,
+    expected,
+    received,
+    deliveredPerSecond: received / seconds,
+    p50Ms,
+    p99Ms,
+    serverCpuSeconds,
+    clientCpu,
+    outsideCores,
+    stealCores,
+    errors,
+    pass,
+    valid: clientCpu <= settings.clientSaturation,
+  };
+  settings.log(
+    `    ${roomRate} msg/s/room: ${received}/${expected} delivered, p50 ${fmt(p50Ms)} p99 ${fmt(p99Ms)} ms, ` +
+      `server CPU ${serverCpuSeconds.toFixed(2)} s, client CPU ${(clientCpu * 100).toFixed(0)} %, ` +
+      `outside ${outsideCores.toFixed(2)} + steal ${stealCores.toFixed(2)} cores` +
+      `${pass ? '' : ' ✗'}${result.valid ? '' : ' (client saturated: invalid)'}`,
+  );
+  return result;
+}
+
+function fmt(value: number | null): string {
+  return value === null ? '–' : value.toFixed(1);
+}
+
+/** Rising-rate search, then latency at half the best rate. */
+export async function runRateWorkload(
+  workload: RateWorkload,
+  server: RunningServer,
+  settings: RunSettings,
+): Promise<RateFigures> {
+  const pool = new ClientPool(settings.clients);
+  try {
+    await pool.ready();
+    const tag = `${workload.id === 'fanout' ? 'fan' : 'rooms'}-${server.id}-${Date.now().toString(36)}`;
+    const lay = layout(workload, server, settings.clients, tag);
+    const connected = await connect(pool, lay.perClient, server, settings);
+    if (connected.failed > 0) {
+      throw new Error(
+        `${connected.failed} connections failed: ${connected.firstError ?? 'unknown'}`,
+      );
+    }
+    await sleep(settings.settleMs);
+    // Warm-up (JIT, Redis scripts loaded), not recorded.
+    const first = workload.roomRates[0] ?? 1;
+    await runStep(pool, lay, server, workload, first, 1, { ...settings, log: () => undefined });
+
+    const steps: StepResult[] = [];
+    let best: StepResult | null = null;
+    let stoppedBy: RateFigures['stoppedBy'] = 'last-step';
+    for (const rate of workload.roomRates) {
+      const step = await runStep(pool, lay, server, workload, rate, workload.stepSeconds, settings);
+      steps.push(step);
+      if (!step.valid) {
+        stoppedBy = 'client-saturated';
+        break;
+      }
+      if (!step.pass) {
+        stoppedBy = 'limit';
+        break;
+      }
+      best = step;
+      await sleep(300);
+    }
+    // Two bisection steps between the last rate that held and the first that did not
+    // (geometric midpoints), so the figure is within about 20 % instead of a factor of two.
+    const failed = steps.at(-1);
+    if (best && failed && stoppedBy === 'limit') {
+      let low = best.roomRate;
+      let high = failed.roomRate;
+      for (let round = 0; round < BISECTION_STEPS; round += 1) {
+        await sleep(settings.settleMs * 2);
+        const rate = Math.round(Math.sqrt(low * high) * 10) / 10;
+        if (rate <= low || rate >= high) break;
+        const step = await runStep(
+          pool,
+          lay,
+          server,
+          workload,
+          rate,
+          workload.stepSeconds,
+          settings,
+        );
+        steps.push(step);
+        if (step.valid && step.pass) {
+          best = step;
+          low = rate;
+        } else {
+          high = rate;
+        }
+      }
+    }
+    // Let any backlog of a failed step clear before measuring latency.
+    await sleep(settings.settleMs * 2);
+    const halfRate = (best?.roomRate ?? first) / 2;
+    settings.log(`    half load (${halfRate} msg/s/room):`);
+    const halfLoad = await runStep(
+      pool,
+      lay,
+      server,
+      workload,
+      halfRate,
+      workload.halfLoadSeconds,
+      settings,
+    );
+    return {
+      steps,
+      best,
+      stoppedBy,
+      deliveredPerSecond: best?.deliveredPerSecond ?? 0,
+      halfLoad,
+      p50MsAtHalf: halfLoad.p50Ms,
+      p99MsAtHalf: halfLoad.p99Ms,
+      cpuSecondsPer10kDeliveries:
+        best && best.received > 0 ? (best.serverCpuSeconds / best.received) * 10_000 : null,
+      clientCpuPeak: Math.max(halfLoad.clientCpu, ...steps.map((step) => step.clientCpu)),
+      outsideCoresPeak: Math.max(halfLoad.outsideCores, ...steps.map((step) => step.outsideCores)),
+      stealCoresPeak: Math.max(halfLoad.stealCores, ...steps.map((step) => step.stealCores)),
+    };
+  } finally {
+    await pool.close();
+  }
+}
+
+/** Holds `connections` idle sockets on the server's first process and measures its memory. */
+export async function runIdleWorkload(
+  workload: IdleWorkload,
+  server: RunningServer,
+  settings: RunSettings,
+): Promise<IdleFigures> {
+  const pid = server.processPids()[0];
+  const port = server.ports[0];
+  if (pid === undefined || port === undefined) throw new Error('server has no first process');
+  const pool = new ClientPool(settings.clients);
+  try {
+    await pool.ready();
+    const tag = `idle-${server.id}-${Date.now().toString(36)}`;
+    const perClient: ConnSpec[][] = Array.from({ length: settings.clients }, () => []);
+    for (let id = 0; id < workload.connections; id += 1) {
+      perClient[id % settings.clients]?.push({
+        id,
+        port,
+        // Credentials from the other process, so the measured one only holds sockets.
+        httpPort: server.ports[1] ?? port,
+        room: `${tag}-${Math.floor(id / workload.members)}`,
+        name: `user-${id % workload.members}`,
+      });
+    }
+    collectGarbage([pid]);
+    await sleep(settings.settleMs);
+    const rssBeforeBytes = rssBytes(pid);
+    const cpuBefore = process.hrtime.bigint();
+    const connected = await connect(pool, perClient, server, settings);
+    const connectSeconds = Number(process.hrtime.bigint() - cpuBefore) / 1e9;
+    if (connected.ok === 0)
+      throw new Error(`no connection opened: ${connected.firstError ?? 'unknown'}`);
+    // Let join traffic and garbage settle before reading memory.
+    await sleep(settings.settleMs * 2);
+    collectGarbage([pid]);
+    await sleep(settings.settleMs);
+    const rssAfterBytes = rssBytes(pid);
+    const stats = await pool.all(() => ({ type: 'collect', step: -1 }), 'stats');
+    settings.log(
+      `    ${connected.ok} connected (${connected.failed} failed) in ${connectSeconds.toFixed(1)} s, ` +
+        `RSS ${(rssBeforeBytes / 2 ** 20).toFixed(1)} → ${(rssAfterBytes / 2 ** 20).toFixed(1)} MiB`,
+    );
+    return {
+      connections: connected.ok,
+      failed: connected.failed,
+      connectSeconds,
+      rssBeforeBytes,
+      rssAfterBytes,
+      bytesPerConnection: (rssAfterBytes - rssBeforeBytes) / connected.ok,
+      clientCpuPeak: Math.max(
+        ...stats.map((answer) => answer.cpuSeconds / Math.max(answer.wallSeconds, 1e-9)),
+      ),
+    };
+  } finally {
+    await pool.close();
+  }
+}

@@ -1,0 +1,39 @@
+// Preloaded into every server process of the benchmark (NODE_OPTIONS="--expose-gc --require …"),
+// the same for all three servers:
+// - SIGUSR2 runs a full garbage collection, so memory is read after garbage settles;
+// - with BENCH_PROFILE_DIR, records a V8 CPU profile (--cpu-prof is not allowed in NODE_OPTIONS)
+//   and writes it there on SIGTERM or exit.
+'use strict';
+const { Session } = require('node:inspector');
+const { mkdirSync, writeFileSync } = require('node:fs');
+const { join } = require('node:path');
+
+process.on('SIGUSR2', () => {
+  if (typeof globalThis.gc === 'function') globalThis.gc();
+});
+
+const dir = process.env.BENCH_PROFILE_DIR;
+if (dir) {
+  const session = new Session();
+  session.connect();
+  session.post('Profiler.enable');
+  session.post('Profiler.setSamplingInterval', { interval: 500 });
+  session.post('Profiler.start');
+  let written = false;
+  const write = () => {
+    if (written) return;
+    written = true;
+    session.post('Profiler.stop', (error, result) => {
+      if (error || !result) return;
+      mkdirSync(dir, { recursive: true });
+      const name = `${process.env.REPLICA_ID || 'peer'}-${process.env.PORT || ''}-${process.pid}`;
+      writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(result.profile));
+    });
+  };
+  const onSignal = () => {
+    process.off('SIGTERM', onSignal);
+    write();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('exit', write);
+}

@@ -1,0 +1,205 @@
+/**
+ * The servers under test, started as real processes on loopback, each as two processes (ports)
+ * sharing one redis-server, addressed directly by port by the load clients:
+ * - Taco Chat: `startCluster` (infra/cluster) with 2 api replicas and rate limits raised;
+ * - Socket.IO 4 + @socket.io/redis-adapter (loadtest/peers/socketio-server.ts);
+ * - the raw ws + ioredis ceiling (loadtest/peers/raw-server.ts).
+ * Redis runs with the repository's redis.conf and the cluster runner's flags for all three.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { REDIS_CONF, REPO_ROOT, startCluster } from '../../infra/cluster/cluster';
+import { findExecutable, ManagedProcess } from '../../infra/cluster/managed-process';
+import { freePorts, httpStatus, redisPing, waitFor } from '../../infra/cluster/wait';
+import type { ClientKind } from './ipc';
+
+export type ServerId = 'taco' | 'socketio' | 'raw';
+
+export const SERVER_NAMES: Record<ServerId, string> = {
+  taco: 'Taco Chat',
+  socketio: 'Socket.IO 4',
+  raw: 'raw ws',
+};
+
+export interface RunningServer {
+  id: ServerId;
+  kind: ClientKind;
+  /** One port per process, in order. */
+  ports: number[];
+  /** The server processes (one per port), in the same order. */
+  processPids(): number[];
+  /** Every process whose CPU counts for this server: its processes and redis-server. */
+  allPids(): number[];
+  stop(): Promise<void>;
+}
+
+/** Rate limits raised so the benchmark measures delivery, not the abuse limits. */
+const LOAD_ENV: Record<string, string> = {
+  LOG_LEVEL: 'warn',
+  MESSAGE_BURST: '10000',
+  MESSAGES_PER_SECOND: '100000',
+  TYPING_PER_SECOND: '1000',
+  CREDENTIALS_PER_MINUTE: '1000000',
+  CONNECTIONS_PER_IP: '1000000',
+};
+
+const START_TIMEOUT_MS = 30_000;
+const PEERS_DIR = resolve(__dirname, '..', 'peers');
+
+function baseEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const key of ['PATH', 'HOME', 'LANG', 'TZ']) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return env;
+}
+
+function pids(list: readonly (number | undefined)[]): number[] {
+  return list.filter((pid): pid is number => pid !== undefined);
+}
+
+const HOOKS = resolve(__dirname, 'server-hooks.cjs');
+
+/**
+ * The same preload for every server process: a full GC on SIGUSR2 (see collectGarbage) and, with
+ * a folder, a V8 CPU profile written there when the process stops.
+ */
+function hooksEnv(profileDir: string | undefined): Record<string, string> {
+  return {
+    NODE_OPTIONS: `--expose-gc --require ${HOOKS}`,
+    ...(profileDir ? { BENCH_PROFILE_DIR: profileDir } : {}),
+  };
+}
+
+/** Asks server processes to run a full garbage collection (they are preloaded with the hooks). */
+export function collectGarbage(pids: readonly number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGUSR2');
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
+async function startTaco(replicas: number, profileDir: string | undefined): Promise<RunningServer> {
+  const cluster = await startCluster({
+    replicas,
+    env: { ...LOAD_ENV, ...hooksEnv(profileDir) },
+    output: 'quiet',
+    redis: true,
+  });
+  const processPids = () => pids(cluster.replicas.map((replica) => replica.pid));
+  return {
+    id: 'taco',
+    kind: 'taco',
+    ports: cluster.replicas.map((replica) => replica.port),
+    processPids,
+    allPids: () => [...processPids(), ...pids([cluster.redis?.pid])],
+    stop: () => cluster.stop(),
+  };
+}
+
+async function startPeer(
+  id: 'socketio' | 'raw',
+  replicas: number,
+  profileDir: string | undefined,
+): Promise<RunningServer> {
+  const [redisPort = 0, ...ports] = await freePorts(replicas + 1);
+  const workDir = mkdtempSync(join(tmpdir(), `taco-bench-${id}-`));
+  const redis = new ManagedProcess({
+    name: 'redis',
+    command: findExecutable('redis-server'),
+    args: [
+      REDIS_CONF,
+      '--port',
+      String(redisPort),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      workDir,
+      '--appendonly',
+      'yes',
+      '--save',
+      '',
+      '--maxmemory',
+      '256mb',
+    ],
+    cwd: workDir,
+    env: baseEnvironment(),
+    output: 'quiet',
+  });
+  const script = join(PEERS_DIR, id === 'raw' ? 'raw-server.ts' : 'socketio-server.ts');
+  const peers = ports.map(
+    (port, index) =>
+      new ManagedProcess({
+        name: `${id}-${index + 1}`,
+        command: process.execPath,
+        args: ['--import', 'tsx', script],
+        cwd: REPO_ROOT,
+        env: {
+          ...baseEnvironment(),
+          PORT: String(port),
+          REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+          ...hooksEnv(profileDir),
+        },
+        output: 'quiet',
+      }),
+  );
+  // If the benchmark exits without stopping them, do not leave children behind.
+  const killAll = () => {
+    for (const child of [...peers, redis]) child.kill('SIGKILL');
+    rmSync(workDir, { recursive: true, force: true });
+  };
+  process.once('exit', killAll);
+  const stop = async () => {
+    await Promise.all(peers.map((peer) => peer.stop('SIGTERM', 5000)));
+    await redis.stop('SIGTERM', 5000);
+    process.removeListener('exit', killAll);
+    rmSync(workDir, { recursive: true, force: true });
+  };
+  try {
+    redis.start();
+    await waitFor('redis', () => redisPing(redisPort), { timeoutMs: START_TIMEOUT_MS });
+    for (const peer of peers) peer.start();
+    await Promise.all(
+      ports.map((port, index) =>
+        waitFor(
+          `${id} peer on port ${port}`,
+          async () => (await httpStatus(`http://127.0.0.1:${port}/health`)) === 200,
+          {
+            timeoutMs: START_TIMEOUT_MS,
+            abort: () => {
+              const peer = peers[index];
+              return peer && !peer.isRunning
+                ? `exited:\n${peer.lines.slice(-20).join('\n')}`
+                : undefined;
+            },
+          },
+        ),
+      ),
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const processPids = () => pids(peers.map((peer) => peer.pid));
+  return {
+    id,
+    kind: id,
+    ports,
+    processPids,
+    allPids: () => [...processPids(), ...pids([redis.pid])],
+    stop,
+  };
+}
+
+export function startServer(
+  id: ServerId,
+  replicas: number,
+  profileDir?: string,
+): Promise<RunningServer> {
+  return id === 'taco' ? startTaco(replicas, profileDir) : startPeer(id, replicas, profileDir);
+}

@@ -1,0 +1,13 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  displayName: 'loadtest',
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testRegex: '\\.(spec|e2e-spec)\\.ts$',
+  // ts-jest also compiles the k6 mirror (plain ES module .js) so the test can import it.
+  transform: { '^.+\\.[tj]s$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] },
+  transformIgnorePatterns: ['/node_modules/'],
+  moduleNameMapper: { '^@taco/protocol$': '<rootDir>/../protocol/src/index.ts' },
+  // The smoke benchmark starts real processes (redis-server, api replicas, peers, load clients).
+  testTimeout: 240_000,
+};

@@ -1,0 +1,142 @@
+/**
+ * The raw ceiling: `ws` + ioredis doing the least work that delivers Taco Chat's frames. One
+ * SUBSCRIBE per room with local members; the Lua script publishes the finished frame text, and the
+ * subscriber hands that one Buffer to every local socket (no parse, no per-recipient allocation).
+ *
+ *   PORT=4001 REDIS_URL=redis://127.0.0.1:6379 tsx loadtest/peers/raw-server.ts
+ * Socket: ws://127.0.0.1:PORT/api/room/:room/ws?name=NAME (the name stands in for the token).
+ */
+import { createServer } from 'node:http';
+import {
+  CloseCode,
+  encodeFrame,
+  ErrorCode,
+  errorFrame,
+  FRAME_MAX_BYTES,
+  FrameErrorMessage,
+  FrameType,
+  parseSocketPath,
+  SEND_BUFFER_MAX_BYTES,
+} from '@taco/protocol';
+import Redis from 'ioredis';
+import { type WebSocket, WebSocketServer } from 'ws';
+import {
+  defineCommands,
+  HISTORY_MAX,
+  historyPrefix,
+  keys,
+  peerEnvironment,
+  ROOM_TTL_SECONDS,
+  validMessage,
+} from './store';
+
+const { port, redisUrl } = peerEnvironment();
+const redis = defineCommands(new Redis(redisUrl));
+const sub = new Redis(redisUrl);
+const rooms = new Map<string, Set<WebSocket>>();
+const channelPrefix = keys.channel('').slice(0, -1);
+
+const UNSUPPORTED = encodeFrame(
+  errorFrame({ code: ErrorCode.BadFrame, message: 'This peer takes message and heartbeat frames' }),
+);
+const UNAVAILABLE = encodeFrame(
+  errorFrame({ code: ErrorCode.Unavailable, message: FrameErrorMessage.unavailable }),
+);
+const HEARTBEAT = encodeFrame({ type: FrameType.Heartbeat });
+
+sub.on('messageBuffer', (channel: Buffer, frame: Buffer) => {
+  const name = channel.toString();
+  const members = rooms.get(name.slice(channelPrefix.length, -1));
+  if (!members) return;
+  for (const ws of members) {
+    if (ws.bufferedAmount > SEND_BUFFER_MAX_BYTES) ws.close(CloseCode.TryAgainLater);
+    else ws.send(frame, { binary: false });
+  }
+});
+
+function presence(room: string, sender: string, connecting: boolean): void {
+  const frame = encodeFrame({ type: FrameType.Presence, room, sender, connecting });
+  void redis.publish(keys.channel(room), frame);
+}
+
+async function join(ws: WebSocket, room: string, name: string): Promise<void> {
+  let members = rooms.get(room);
+  if (!members) {
+    members = new Set();
+    rooms.set(room, members);
+    await sub.subscribe(keys.channel(room));
+  }
+  members.add(ws);
+  presence(room, name, true);
+  const roomJson = JSON.stringify(room);
+  const senderJson = JSON.stringify(name);
+  ws.on('message', (data, isBinary) => {
+    let frame: unknown;
+    try {
+      frame = !isBinary && Buffer.isBuffer(data) ? JSON.parse(data.toString('utf8')) : null;
+    } catch {
+      frame = null;
+    }
+    const message = validMessage(frame);
+    if (message) {
+      const timestamp = Date.now() / 1000;
+      const clientId =
+        message.clientId === undefined ? '' : `,"client_id":${JSON.stringify(message.clientId)}`;
+      const head = `{"type":${FrameType.Message},"room":${roomJson},"sender":${senderJson},"body":${JSON.stringify(message.body)},"timestamp":${timestamp}${clientId},"seq":`;
+      redis
+        .appendMessage(
+          3,
+          keys.seq(room),
+          keys.log(room),
+          keys.channel(room),
+          historyPrefix(name, message.body, timestamp),
+          head,
+          HISTORY_MAX,
+          ROOM_TTL_SECONDS,
+        )
+        .catch(() => ws.send(UNAVAILABLE));
+    } else if ((frame as { type?: unknown } | null)?.type === FrameType.Heartbeat) {
+      ws.send(HEARTBEAT);
+    } else {
+      ws.send(UNSUPPORTED);
+    }
+  });
+  ws.on('close', () => {
+    members.delete(ws);
+    presence(room, name, false);
+    if (members.size === 0) {
+      rooms.delete(room);
+      void sub.unsubscribe(keys.channel(room));
+    }
+  });
+}
+
+const wss = new WebSocketServer({
+  noServer: true,
+  perMessageDeflate: false,
+  maxPayload: FRAME_MAX_BYTES,
+});
+const server = createServer((req, res) => {
+  res.writeHead(req.url === '/health' ? 200 : 404).end();
+});
+server.on('upgrade', (req, socket, head) => {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const room = parseSocketPath(url.pathname);
+  const name = url.searchParams.get('name');
+  if (!room || !name) {
+    socket.destroy();
+    return;
+  }
+  wss.handleUpgrade(req, socket, head, (ws) => void join(ws, room, name));
+});
+server.listen(port, '127.0.0.1');
+
+const stop = () => {
+  for (const client of wss.clients) client.terminate();
+  server.close();
+  redis.disconnect();
+  sub.disconnect();
+  setTimeout(() => process.exit(0), 100).unref();
+};
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);
