@@ -32,9 +32,10 @@ export class ChatConnection {
   joined: Promise<void> = Promise.resolve();
   missedPongs = 0;
   private readonly messages: TokenBucket;
-  private readonly typing: TokenBucket;
-  private readonly history: TokenBucket;
-  private readonly strikes: TokenBucket;
+  /** The other buckets are made on first use: most connections never need them. */
+  private typing: TokenBucket | undefined;
+  private history: TokenBucket | undefined;
+  private strikes: TokenBucket | undefined;
 
   constructor(
     readonly id: string,
@@ -43,17 +44,10 @@ export class ChatConnection {
     readonly ip: string,
     private readonly socket: WebSocket,
     private readonly metrics: MetricsService,
-    limits: ConnectionLimits,
+    private readonly limits: ConnectionLimits,
     now: number,
   ) {
     this.messages = new TokenBucket(limits.messageBurst, limits.messagesPerSecond, now);
-    this.typing = new TokenBucket(Math.max(1, limits.typingPerSecond), limits.typingPerSecond, now);
-    this.history = new TokenBucket(
-      limits.historyRequests,
-      (limits.historyRequests * 1000) / limits.historyWindowMs,
-      now,
-    );
-    this.strikes = new TokenBucket(limits.strikesBeforeClose, STRIKES_FORGIVEN_PER_SECOND, now);
   }
 
   get isOpen(): boolean {
@@ -65,34 +59,48 @@ export class ChatConnection {
   }
 
   allowTyping(now: number): boolean {
+    const { typingPerSecond } = this.limits;
+    this.typing ??= new TokenBucket(Math.max(1, typingPerSecond), typingPerSecond, now);
     return this.typing.take(now);
   }
 
   allowHistory(now: number): boolean {
+    const { historyRequests, historyWindowMs } = this.limits;
+    this.history ??= new TokenBucket(
+      historyRequests,
+      (historyRequests * 1000) / historyWindowMs,
+      now,
+    );
     return this.history.take(now);
   }
 
   /** Counts a rate-limited frame; false once the connection has had too many. */
   strike(now: number): boolean {
+    this.strikes ??= new TokenBucket(
+      this.limits.strikesBeforeClose,
+      STRIKES_FORGIVEN_PER_SECOND,
+      now,
+    );
     return this.strikes.take(now);
   }
 
   /**
    * Sends an already serialized frame; the same buffer goes to every recipient. A client that
-   * lets more than the buffer limit pile up is closed instead of growing server memory.
+   * lets more than the buffer limit pile up is closed instead of growing server memory. Returns
+   * whether the frame went out.
    */
-  sendRaw(data: Buffer): void {
-    if (this.socket.readyState !== WebSocket.OPEN) return;
+  write(data: Buffer): boolean {
+    if (this.socket.readyState !== WebSocket.OPEN) return false;
     if (this.socket.bufferedAmount > SEND_BUFFER_MAX_BYTES) {
       this.close(CloseCode.TryAgainLater, 'Reading too slowly');
-      return;
+      return false;
     }
     this.socket.send(data, AS_TEXT);
-    this.metrics.framesOut.inc();
+    return true;
   }
 
   send(frame: ServerFrame): void {
-    this.sendRaw(Buffer.from(encodeFrame(frame)));
+    if (this.write(Buffer.from(encodeFrame(frame)))) this.metrics.framesOut.inc();
   }
 
   sendError(error: FrameError): void {

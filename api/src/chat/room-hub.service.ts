@@ -74,9 +74,11 @@ export class RoomHub {
     const started = performance.now();
     const data = typeof event.frame === 'string' ? Buffer.from(event.frame) : event.frame;
     const except = event.except;
+    let sent = 0;
     for (const member of local.members) {
-      if (member.name !== except) member.sendRaw(data);
+      if (member.name !== except && member.write(data)) sent++;
     }
+    this.metrics.framesOut.inc(sent);
     this.metrics.fanoutSeconds.observe((performance.now() - started) / 1000);
   }
 }
