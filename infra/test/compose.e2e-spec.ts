@@ -28,7 +28,7 @@ describe('docker-compose.yml', () => {
     expect(stdout).toMatch(/scale: 3/);
     expect(stdout).toMatch(/published: 8080\s+target: 80/);
     expect(stdout).toMatch(/profiles:\s+- loadtest/);
-    expect(stdout).toContain('/scripts/chat.js');
+    expect(stdout).toContain('/scripts/k6/chat.js');
   });
 
   it('lists the services', async () => {
