@@ -6,24 +6,13 @@ import {
   FrameType,
   MESSAGE_MAX_LENGTH,
   type ServerClearedFrame,
-  type ServerFrame,
   type ServerHistoryFrame,
   type ServerMessageFrame,
   type ServerTypingFrame,
 } from '@taco/protocol';
 import { type TestClient } from './support/test-client';
+import { isError, isHistory, isPresence, isSingleMessage } from './support/frames';
 import { startTestApp, type TestApp } from './support/test-app';
-
-const isPresence = (sender: string, connecting: boolean) => (frame: ServerFrame) =>
-  frame.type === FrameType.Presence && frame.sender === sender && frame.connecting === connecting;
-
-const isSingleMessage = (frame: ServerFrame) =>
-  frame.type === FrameType.Message && !('messages' in frame);
-
-const isHistory = (frame: ServerFrame) => frame.type === FrameType.Message && 'messages' in frame;
-
-const isError = (code: string) => (frame: ServerFrame) =>
-  frame.type === FrameType.Error && frame.code === code;
 
 async function say(
   client: TestClient,

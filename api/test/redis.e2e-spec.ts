@@ -3,7 +3,6 @@ import {
   ErrorCode,
   type ErrorFrame,
   FrameType,
-  type ServerFrame,
   type ServerHistoryFrame,
   type ServerMessageFrame,
 } from '@taco/protocol';
@@ -12,13 +11,8 @@ import { RedisConnections } from '../src/bus/redis/redis-connections';
 import { RedisPresenceStore } from '../src/bus/redis/redis-presence.store';
 import { PresenceKeeper } from '../src/chat/presence-keeper.service';
 import { RedisServer } from './support/redis-server';
+import { isHistory, isPresence, isSingleMessage } from './support/frames';
 import { startTestApp, TEST_SECRET, type TestApp } from './support/test-app';
-
-const isPresence = (sender: string, connecting: boolean) => (frame: ServerFrame) =>
-  frame.type === FrameType.Presence && frame.sender === sender && frame.connecting === connecting;
-const isSingleMessage = (frame: ServerFrame) =>
-  frame.type === FrameType.Message && !('messages' in frame);
-const isHistory = (frame: ServerFrame) => frame.type === FrameType.Message && 'messages' in frame;
 
 async function until(check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -100,7 +100,29 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-function baseEnvironment(): NodeJS.ProcessEnv {
+/** `redis-server` with the repository's redis.conf, overridden for one loopback port and folder. */
+export function redisServerArgs(port: number, dir: string): string[] {
+  return [
+    REDIS_CONF,
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--protected-mode',
+    'yes',
+    '--dir',
+    dir,
+    '--appendonly',
+    'yes',
+    '--save',
+    '',
+    '--maxmemory',
+    '256mb',
+  ];
+}
+
+/** The little of this process's environment a child needs; everything else is set on purpose. */
+export function baseEnvironment(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const key of ['PATH', 'HOME', 'LANG', 'TZ', 'SYSTEMROOT']) {
     const value = process.env[key];
@@ -184,23 +206,7 @@ async function launch(
     ? new ManagedProcess({
         name: 'redis',
         command: findExecutable('redis-server'),
-        args: [
-          REDIS_CONF,
-          '--port',
-          String(redisPort),
-          '--bind',
-          '127.0.0.1',
-          '--protected-mode',
-          'yes',
-          '--dir',
-          redisDir,
-          '--appendonly',
-          'yes',
-          '--save',
-          '',
-          '--maxmemory',
-          '256mb',
-        ],
+        args: redisServerArgs(redisPort, redisDir),
         cwd: redisDir,
         env: baseEnvironment(),
         output,

@@ -9,7 +9,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { REDIS_CONF, REPO_ROOT, startCluster } from '../../infra/cluster/cluster';
+import {
+  baseEnvironment,
+  redisServerArgs,
+  REPO_ROOT,
+  startCluster,
+} from '../../infra/cluster/cluster';
 import { findExecutable, ManagedProcess } from '../../infra/cluster/managed-process';
 import { freePorts, httpStatus, redisPing, waitFor } from '../../infra/cluster/wait';
 import type { ClientKind } from './ipc';
@@ -46,15 +51,6 @@ const LOAD_ENV: Record<string, string> = {
 
 const START_TIMEOUT_MS = 30_000;
 const PEERS_DIR = resolve(__dirname, '..', 'peers');
-
-function baseEnvironment(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const key of ['PATH', 'HOME', 'LANG', 'TZ']) {
-    const value = process.env[key];
-    if (value !== undefined) env[key] = value;
-  }
-  return env;
-}
 
 function pids(list: readonly (number | undefined)[]): number[] {
   return list.filter((pid): pid is number => pid !== undefined);
@@ -112,21 +108,7 @@ async function startPeer(
   const redis = new ManagedProcess({
     name: 'redis',
     command: findExecutable('redis-server'),
-    args: [
-      REDIS_CONF,
-      '--port',
-      String(redisPort),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      workDir,
-      '--appendonly',
-      'yes',
-      '--save',
-      '',
-      '--maxmemory',
-      '256mb',
-    ],
+    args: redisServerArgs(redisPort, workDir),
     cwd: workDir,
     env: baseEnvironment(),
     output: 'quiet',
