@@ -1,11 +1,4 @@
-import {
-  CloseCode,
-  encodeFrame,
-  errorFrame,
-  type FrameError,
-  SEND_BUFFER_MAX_BYTES,
-  type ServerFrame,
-} from '@taco/protocol';
+import { CloseCode, encodeFrame, SEND_BUFFER_MAX_BYTES, type ServerFrame } from '@taco/protocol';
 import { WebSocket } from 'ws';
 import { TokenBucket } from '../common/token-bucket';
 import { type AppConfig } from '../config/app-config';
@@ -101,11 +94,6 @@ export class ChatConnection {
 
   send(frame: ServerFrame): void {
     if (this.write(Buffer.from(encodeFrame(frame)))) this.metrics.framesOut.inc();
-  }
-
-  sendError(error: FrameError): void {
-    this.metrics.errorFrames.inc(error.code);
-    this.send(errorFrame(error));
   }
 
   ping(): void {

@@ -211,7 +211,6 @@ export class ChatGateway
       // Close after the replies already on their way, so the client sees why.
       setImmediate(() => connection.close(CloseCode.RateLimited, 'Rate limit exceeded'));
     }
-    this.metrics.errorFrames.inc(ErrorCode.RateLimited);
     return errorFrame({ code: ErrorCode.RateLimited, message: FrameErrorMessage.rateLimited });
   }
 

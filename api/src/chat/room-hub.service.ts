@@ -63,11 +63,6 @@ export class RoomHub {
     for (const [room, local] of this.localRooms) yield [room, local.members];
   }
 
-  /** Whether this replica is subscribed to a room (has a local member there). */
-  hasRoom(room: string): boolean {
-    return this.localRooms.has(room);
-  }
-
   private deliver(room: string, event: RoomEvent): void {
     const local = this.localRooms.get(room);
     if (!local) return;

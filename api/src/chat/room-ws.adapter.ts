@@ -12,7 +12,9 @@ import {
   FRAME_MAX_BYTES,
   type FrameError,
   FrameErrorMessage,
+  FrameType,
   parseSocketPath,
+  type ServerFrame,
 } from '@taco/protocol';
 import { type Observable } from 'rxjs';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
@@ -78,16 +80,14 @@ export class RoomWsAdapter extends WsAdapter {
     const byType = new Map(
       handlers.map((handler) => [handler.message as string, handler.callback]),
     );
-    const reply = (frame: unknown) => {
-      if (frame !== undefined && frame !== null && client.readyState === WebSocket.OPEN) {
-        client.send(encodeFrame(frame as Parameters<typeof encodeFrame>[0]));
-        this.metrics.framesOut.inc();
-      }
+    // Every answer to a frame goes out here, so every error frame is counted here too.
+    const reply = (frame: ServerFrame | undefined | null) => {
+      if (!frame || client.readyState !== WebSocket.OPEN) return;
+      client.send(encodeFrame(frame));
+      this.metrics.framesOut.inc();
+      if (frame.type === FrameType.Error) this.metrics.errorFrames.inc(frame.code);
     };
-    const refuse = (error: FrameError) => {
-      this.metrics.errorFrames.inc(error.code);
-      reply(errorFrame(error));
-    };
+    const refuse = (error: FrameError) => reply(errorFrame(error));
     client.on('message', (data: RawData, isBinary: boolean) => {
       if (isBinary) {
         refuse(BINARY_FRAME_ERROR);
@@ -105,10 +105,13 @@ export class RoomWsAdapter extends WsAdapter {
         refuse({ code: ErrorCode.UnknownType, message: FrameErrorMessage.unknownType(type) });
         return;
       }
-      Promise.resolve(callback(decoded.frame) as unknown).then(reply, (error: unknown) => {
-        this.log.error(`A frame handler failed: ${String(error)}`);
-        refuse({ code: ErrorCode.Unavailable, message: FrameErrorMessage.unavailable });
-      });
+      Promise.resolve(callback(decoded.frame) as unknown as ServerFrame | undefined).then(
+        reply,
+        (error: unknown) => {
+          this.log.error(`A frame handler failed: ${String(error)}`);
+          refuse({ code: ErrorCode.Unavailable, message: FrameErrorMessage.unavailable });
+        },
+      );
     });
   }
 }

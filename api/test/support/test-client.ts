@@ -77,11 +77,6 @@ export class TestClient {
     return this.next<T>((frame) => frame.type === type, timeoutMs);
   }
 
-  /** Every frame received so far and not yet taken. */
-  pending(): ServerFrame[] {
-    return [...this.frames];
-  }
-
   /** Waits a little and returns the frames that arrived, taking them. */
   async drain(settleMs = 100): Promise<ServerFrame[]> {
     await new Promise((resolve) => setTimeout(resolve, settleMs));
