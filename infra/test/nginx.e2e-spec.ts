@@ -40,6 +40,45 @@ function refusedUpgrade(url: string): Promise<number> {
   });
 }
 
+/** nginx in the foreground on a free port, rendered from the template for one upstream. */
+async function startNginx(
+  root: string,
+  upstream: string,
+  logs: { accessLog: string; errorLog: string },
+): Promise<{ nginx: ManagedProcess; base: string }> {
+  const [port = 0] = await freePorts(1);
+  const configPath = join(root, 'nginx.conf');
+  writeFileSync(
+    configPath,
+    renderNginxConfig({
+      listen: `127.0.0.1:${port}`,
+      upstreams: [upstream],
+      webRoot: join(root, 'www'),
+      pidFile: join(root, 'nginx.pid'),
+      tempDir: join(root, 'temp'),
+      accessLog: logs.accessLog,
+      errorLog: logs.errorLog,
+      user: nginxUser(),
+      foreground: true,
+    }),
+  );
+  const nginx = new ManagedProcess({
+    name: 'nginx',
+    command: NGINX,
+    args: ['-p', root, '-e', logs.errorLog, '-c', configPath],
+    cwd: root,
+    env: { PATH: process.env.PATH },
+    output: 'quiet',
+  });
+  nginx.start();
+  const base = `127.0.0.1:${port}`;
+  await waitFor('nginx', async () => (await httpStatus(`http://${base}/`)) === 200, {
+    timeoutMs: 10_000,
+    abort: () => (nginx.isRunning ? undefined : nginx.lines.join('\n')),
+  });
+  return { nginx, base };
+}
+
 describe('nginx config', () => {
   const root = mkdtempSync(join(tmpdir(), 'taco-nginx-test-'));
   const www = join(root, 'www');
@@ -56,36 +95,9 @@ describe('nginx config', () => {
     mkdirSync(join(root, 'temp'));
     writeFileSync(join(www, 'index.html'), '<!doctype html><title>Taco Chat</title>');
     writeFileSync(join(www, 'assets', 'app-1234.js'), `console.log(${'"taco";'.repeat(400)});`);
-    // The nginx port, and an upstream port where nothing listens (a replica that died).
-    const [port = 0, deadPort = 0] = await freePorts(2);
-    writeFileSync(
-      configPath,
-      renderNginxConfig({
-        listen: `127.0.0.1:${port}`,
-        upstreams: [`127.0.0.1:${deadPort}`],
-        webRoot: www,
-        pidFile: join(root, 'nginx.pid'),
-        tempDir: join(root, 'temp'),
-        accessLog,
-        errorLog,
-        user: nginxUser(),
-        foreground: true,
-      }),
-    );
-    nginx = new ManagedProcess({
-      name: 'nginx',
-      command: NGINX,
-      args: ['-p', root, '-e', errorLog, '-c', configPath],
-      cwd: root,
-      env: { PATH: process.env.PATH },
-      output: 'quiet',
-    });
-    nginx.start();
-    base = `127.0.0.1:${port}`;
-    await waitFor('nginx', async () => (await httpStatus(`http://${base}/`)) === 200, {
-      timeoutMs: 10_000,
-      abort: () => (nginx.isRunning ? undefined : nginx.lines.join('\n')),
-    });
+    // An upstream port where nothing listens (a replica that died).
+    const [deadPort = 0] = await freePorts(1);
+    ({ nginx, base } = await startNginx(root, `127.0.0.1:${deadPort}`, { accessLog, errorLog }));
   });
 
   afterAll(async () => {
@@ -233,36 +245,10 @@ describe('nginx proxying', () => {
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const upstreamPort = (upstream.address() as AddressInfo).port;
-    const [port = 0] = await freePorts(1);
-    const configPath = join(root, 'nginx.conf');
-    writeFileSync(
-      configPath,
-      renderNginxConfig({
-        listen: `127.0.0.1:${port}`,
-        upstreams: [`127.0.0.1:${upstreamPort}`],
-        webRoot: join(root, 'www'),
-        pidFile: join(root, 'nginx.pid'),
-        tempDir: join(root, 'temp'),
-        accessLog: join(root, 'access.log'),
-        errorLog,
-        user: nginxUser(),
-        foreground: true,
-      }),
-    );
-    nginx = new ManagedProcess({
-      name: 'nginx',
-      command: NGINX,
-      args: ['-p', root, '-e', errorLog, '-c', configPath],
-      cwd: root,
-      env: { PATH: process.env.PATH },
-      output: 'quiet',
-    });
-    nginx.start();
-    base = `127.0.0.1:${port}`;
-    await waitFor('nginx', async () => (await httpStatus(`http://${base}/`)) === 200, {
-      timeoutMs: 10_000,
-      abort: () => (nginx.isRunning ? undefined : nginx.lines.join('\n')),
-    });
+    ({ nginx, base } = await startNginx(root, `127.0.0.1:${upstreamPort}`, {
+      accessLog: join(root, 'access.log'),
+      errorLog,
+    }));
   });
 
   afterAll(async () => {
