@@ -10,6 +10,9 @@
  *   npm run bench -- --only fanout --servers taco,raw --profile /tmp/prof
  *                                       # one workload, some servers, V8 CPU profiles of each
  *                                       # server process (summarize: tsx loadtest/bench/profile-summary.ts /tmp/prof)
+ *   npm run bench -- --only manyRooms --rate 8 --seconds 20
+ *                                       # hold one rate instead of searching: CPU per delivery
+ *                                       # of each server at equal load, steady-state profiles
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -59,6 +62,23 @@ function parseList<T extends string>(
   return wanted as T[];
 }
 
+/** `--rate R [--seconds S]`: hold R messages/s per room for S seconds (default 10), no search. */
+function parseFixed(rate: string | undefined, seconds: string | undefined): RunSettings['fixed'] {
+  if (rate === undefined) {
+    if (seconds !== undefined) throw new Error('--seconds goes with --rate');
+    return undefined;
+  }
+  const roomRate = Number(rate);
+  const duration = Number(seconds ?? 10);
+  if (!(roomRate > 0) || !Number.isFinite(roomRate)) {
+    throw new Error(`--rate must be a positive number of messages/s per room (got "${rate}")`);
+  }
+  if (!Number.isInteger(duration) || duration < 1 || duration > 600) {
+    throw new Error(`--seconds must be a whole number from 1 to 600 (got "${seconds ?? ''}")`);
+  }
+  return { roomRate, seconds: duration };
+}
+
 let profileDir: string | undefined;
 
 async function withServer<T>(
@@ -86,6 +106,8 @@ async function main(): Promise<void> {
       only: { type: 'string' },
       servers: { type: 'string' },
       profile: { type: 'string' },
+      rate: { type: 'string' },
+      seconds: { type: 'string' },
     },
   });
   const workloads = parseList('only', values.only, WORKLOAD_IDS);
@@ -102,6 +124,7 @@ async function main(): Promise<void> {
     bodyBytes: plan.bodyBytes,
     clientSaturation: plan.clientSaturation,
     p99LimitMs: plan.p99LimitMs,
+    fixed: parseFixed(values.rate, values.seconds),
     log,
   };
 

@@ -16,6 +16,8 @@ export interface RunSettings {
   bodyBytes: number;
   clientSaturation: number;
   p99LimitMs: number;
+  /** Hold one rate instead of searching (for profiles and CPU comparisons at equal load). */
+  fixed?: { roomRate: number; seconds: number };
   log: (line: string) => void;
 }
 
@@ -30,6 +32,8 @@ export interface StepResult {
   p50Ms: number | null;
   p99Ms: number | null;
   serverCpuSeconds: number;
+  /** The part of `serverCpuSeconds` spent by redis-server. */
+  redisCpuSeconds: number;
   /** The busiest load client's CPU while sending, as a fraction of one core. */
   clientCpu: number;
   /**
@@ -138,7 +142,9 @@ async function runStep(
   stepCounter += 1;
   const step = stepCounter;
   const perSender = roomRate / workload.senders;
+  const redisPids = server.allPids().filter((pid) => !server.processPids().includes(pid));
   const cpuBefore = totalCpuSeconds(server.allPids());
+  const redisBefore = totalCpuSeconds(redisPids);
   const machineBefore = machineCpu();
   const selfBefore = process.cpuUsage();
   const wallBefore = Date.now();
@@ -172,6 +178,7 @@ async function runStep(
   }
   const stats = await pool.all(() => ({ type: 'collect', step }), 'stats');
   const serverCpuSeconds = totalCpuSeconds(server.allPids()) - cpuBefore;
+  const redisCpuSeconds = totalCpuSeconds(redisPids) - redisBefore;
   const machineAfter = machineCpu();
   const self = process.cpuUsage(selfBefore);
   const wallSeconds = (Date.now() - wallBefore) / 1000;
@@ -205,6 +212,7 @@ async function runStep(
     p50Ms,
     p99Ms,
     serverCpuSeconds,
+    redisCpuSeconds,
     clientCpu,
     outsideCores,
     stealCores,
@@ -214,7 +222,7 @@ async function runStep(
   };
   settings.log(
     `    ${roomRate} msg/s/room: ${received}/${expected} delivered, p50 ${fmt(p50Ms)} p99 ${fmt(p99Ms)} ms, ` +
-      `server CPU ${serverCpuSeconds.toFixed(2)} s, client CPU ${(clientCpu * 100).toFixed(0)} %, ` +
+      `server CPU ${serverCpuSeconds.toFixed(2)} s (Redis ${redisCpuSeconds.toFixed(2)}), client CPU ${(clientCpu * 100).toFixed(0)} %, ` +
       `outside ${outsideCores.toFixed(2)} + steal ${stealCores.toFixed(2)} cores` +
       `${pass ? '' : ' ✗'}${result.valid ? '' : ' (client saturated: invalid)'}`,
   );
@@ -247,6 +255,8 @@ export async function runRateWorkload(
     const first = workload.roomRates[0] ?? 1;
     await runStep(pool, lay, server, workload, first, 1, { ...settings, log: () => undefined });
 
+    if (settings.fixed)
+      return await runFixedRate(pool, lay, server, workload, settings.fixed, settings);
     const steps: StepResult[] = [];
     let best: StepResult | null = null;
     let stoppedBy: RateFigures['stoppedBy'] = 'last-step';
@@ -322,6 +332,33 @@ export async function runRateWorkload(
   } finally {
     await pool.close();
   }
+}
+
+/** One step at a fixed rate; its figures stand for both the best step and the half-load step. */
+async function runFixedRate(
+  pool: ClientPool,
+  lay: Layout,
+  server: RunningServer,
+  workload: RateWorkload,
+  fixed: { roomRate: number; seconds: number },
+  settings: RunSettings,
+): Promise<RateFigures> {
+  const step = await runStep(pool, lay, server, workload, fixed.roomRate, fixed.seconds, settings);
+  const best = step.pass && step.valid ? step : null;
+  return {
+    steps: [step],
+    best,
+    stoppedBy: step.valid ? (step.pass ? 'last-step' : 'limit') : 'client-saturated',
+    deliveredPerSecond: best?.deliveredPerSecond ?? 0,
+    halfLoad: step,
+    p50MsAtHalf: step.p50Ms,
+    p99MsAtHalf: step.p99Ms,
+    cpuSecondsPer10kDeliveries:
+      step.received > 0 ? (step.serverCpuSeconds / step.received) * 10_000 : null,
+    clientCpuPeak: step.clientCpu,
+    outsideCoresPeak: step.outsideCores,
+    stealCoresPeak: step.stealCores,
+  };
 }
 
 /** Holds `connections` idle sockets on the server's first process and measures its memory. */

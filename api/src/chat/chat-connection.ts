@@ -1,8 +1,10 @@
+import { type Writable } from 'node:stream';
 import { CloseCode, encodeFrame, SEND_BUFFER_MAX_BYTES, type ServerFrame } from '@taco/protocol';
 import { WebSocket } from 'ws';
 import { TokenBucket } from '../common/token-bucket';
 import { type AppConfig } from '../config/app-config';
 import { type MetricsService } from '../metrics/metrics.service';
+import { textFrame } from './text-frame';
 
 /** The per-connection limits, as configured. */
 export type ConnectionLimits = Pick<
@@ -16,8 +18,6 @@ export type ConnectionLimits = Pick<
 >;
 
 const STRIKES_FORGIVEN_PER_SECOND = 1;
-/** Frames are JSON text even when handed over as bytes. */
-const AS_TEXT = { binary: false } as const;
 
 /** One authenticated WebSocket in one room, with its own rate limits. */
 export class ChatConnection {
@@ -36,6 +36,8 @@ export class ChatConnection {
     readonly name: string,
     readonly ip: string,
     private readonly socket: WebSocket,
+    /** The TCP socket under `socket`, for frames already framed (see `writeFrame`). */
+    private readonly transport: Writable,
     private readonly metrics: MetricsService,
     private readonly limits: ConnectionLimits,
     now: number,
@@ -78,22 +80,25 @@ export class ChatConnection {
   }
 
   /**
-   * Sends an already serialized frame; the same buffer goes to every recipient. A client that
-   * lets more than the buffer limit pile up is closed instead of growing server memory. Returns
-   * whether the frame went out.
+   * Writes a complete WebSocket frame (`textFrame`): the same buffer goes to every member of a
+   * room, one write each. It goes straight to the TCP socket, which is sound because ws writes
+   * each of its own frames whole and synchronously (no compression, no queued blobs), so frames
+   * never interleave, and ws counts these bytes in `bufferedAmount`. Nothing is written once ws
+   * has started closing. A client that lets more than the buffer limit pile up is closed instead
+   * of growing server memory. Returns whether the frame went out.
    */
-  write(data: Buffer): boolean {
-    if (this.socket.readyState !== WebSocket.OPEN) return false;
+  writeFrame(wire: Buffer): boolean {
+    if (this.socket.readyState !== WebSocket.OPEN || this.transport.destroyed) return false;
     if (this.socket.bufferedAmount > SEND_BUFFER_MAX_BYTES) {
       this.close(CloseCode.TryAgainLater, 'Reading too slowly');
       return false;
     }
-    this.socket.send(data, AS_TEXT);
+    this.transport.write(wire);
     return true;
   }
 
   send(frame: ServerFrame): void {
-    if (this.write(Buffer.from(encodeFrame(frame)))) this.metrics.framesOut.inc();
+    if (this.writeFrame(textFrame(Buffer.from(encodeFrame(frame))))) this.metrics.framesOut.inc();
   }
 
   ping(): void {

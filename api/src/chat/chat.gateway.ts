@@ -127,6 +127,7 @@ export class ChatGateway
       name,
       ip,
       socket,
+      request.socket,
       this.metrics,
       this.config,
       this.clock.now(),

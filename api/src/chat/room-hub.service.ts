@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { ChatBus, type RoomEvent } from '../bus/chat-bus.port';
 import { MetricsService } from '../metrics/metrics.service';
 import { type ChatConnection } from './chat-connection';
+import { textFrame } from './text-frame';
 
 interface LocalRoom {
   members: Set<ChatConnection>;
@@ -12,8 +13,8 @@ interface LocalRoom {
 
 /**
  * The rooms this replica has local connections in. It subscribes to a room while it has a member
- * there, and hands every delivered event to the room's members: serialized once, the same bytes
- * for every socket.
+ * there, and hands every delivered event to the room's members: serialized and framed once, the
+ * same bytes written to every socket.
  */
 @Injectable()
 export class RoomHub {
@@ -67,11 +68,13 @@ export class RoomHub {
     const local = this.localRooms.get(room);
     if (!local) return;
     const started = performance.now();
-    const data = typeof event.frame === 'string' ? Buffer.from(event.frame) : event.frame;
+    const wire = textFrame(
+      typeof event.frame === 'string' ? Buffer.from(event.frame) : event.frame,
+    );
     const except = event.except;
     let sent = 0;
     for (const member of local.members) {
-      if (member.name !== except && member.write(data)) sent++;
+      if (member.name !== except && member.writeFrame(wire)) sent++;
     }
     this.metrics.framesOut.inc(sent);
     this.metrics.fanoutSeconds.observe((performance.now() - started) / 1000);

@@ -64,7 +64,7 @@ export class RedisChatBus extends ChatBus {
     const [storedHead, storedTail] = splitAtSeq(JSON.stringify(message));
     const [frameHead, frameTail] = splitAtSeq(messageFrame(room, message, draft.clientId));
     const seq = await append.run(
-      this.redis.command,
+      this.redis.coalesced(),
       [keys.seq, keys.log],
       [
         storedHead,
@@ -82,7 +82,7 @@ export class RedisChatBus extends ChatBus {
   async clear(room: string, sender: string): Promise<void> {
     const keys = roomKeys(room);
     await clear.run(
-      this.redis.command,
+      this.redis.coalesced(),
       [keys.seq, keys.log],
       [clearedFrame(room, sender), keys.channel, this.options.roomTtlSeconds],
     );
@@ -91,7 +91,7 @@ export class RedisChatBus extends ChatBus {
   async history(room: string, query: HistoryQuery): Promise<HistoryPage> {
     const keys = roomKeys(room);
     const [complete, entries] = (await history.run(
-      this.redis.command,
+      this.redis.coalesced(),
       [keys.seq, keys.log],
       [query.count, query.after ?? ''],
     )) as [number, string[]];
@@ -102,7 +102,7 @@ export class RedisChatBus extends ChatBus {
   }
 
   async publish(room: string, event: RoomEvent): Promise<void> {
-    await this.redis.command.publish(roomKeys(room).channel, encodeEnvelope(event));
+    await this.redis.coalesced().publish(roomKeys(room).channel, encodeEnvelope(event));
   }
 
   async subscribe(room: string): Promise<void> {

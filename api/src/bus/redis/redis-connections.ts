@@ -1,3 +1,4 @@
+import { type Writable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { Redis, type RedisOptions } from 'ioredis';
 
@@ -19,6 +20,13 @@ export class RedisConnections {
   readonly command: Redis;
   readonly subscriber: Redis;
   private lastErrorLog = 0;
+  /** The command stream held corked until the event loop's next check phase, if any. */
+  private corked: Writable | null = null;
+  private readonly uncork = () => {
+    const stream = this.corked;
+    this.corked = null;
+    stream?.uncork();
+  };
 
   constructor(url: string, replicaId: string) {
     const common: RedisOptions = { retryStrategy, connectionName: `taco:${replicaId}` };
@@ -44,6 +52,22 @@ export class RedisConnections {
         this.logger.warn(`Redis ${role} connection lost; reconnecting`),
       );
     }
+  }
+
+  /**
+   * The command connection, with this turn of the event loop's commands coalesced: everything
+   * sent until the next check phase goes to Redis in one write (one system call) instead of one
+   * write per command. Nothing waits for replies, and each command still gets its own reply or
+   * error; under load, the frames of many sockets read in one poll share a write.
+   */
+  coalesced(): Redis {
+    const stream = this.command.stream as Writable | undefined;
+    if (this.corked === null && stream?.writable) {
+      stream.cork();
+      this.corked = stream;
+      setImmediate(this.uncork);
+    }
+    return this.command;
   }
 
   private logError(role: string, error: Error): void {

@@ -39,7 +39,7 @@ export class RedisPresenceStore extends PresenceStore {
 
   async join(room: string, name: string, connectionId: string): Promise<PresenceJoin> {
     const [first, ...roster] = (await join.run(
-      this.redis.command,
+      this.redis.coalesced(),
       [roomKeys(room).presence],
       [name, member(name, connectionId), this.expiryMs],
     )) as [number, ...string[]];
@@ -48,7 +48,7 @@ export class RedisPresenceStore extends PresenceStore {
 
   async leave(room: string, name: string, connectionId: string): Promise<PresenceLeave> {
     const last = await leave.run(
-      this.redis.command,
+      this.redis.coalesced(),
       [roomKeys(room).presence],
       [name, member(name, connectionId)],
     );
@@ -57,7 +57,7 @@ export class RedisPresenceStore extends PresenceStore {
 
   async isPresent(room: string, name: string): Promise<boolean> {
     const present = (await names.run(
-      this.redis.command,
+      this.redis.coalesced(),
       [roomKeys(room).presence],
       [],
     )) as string[];
@@ -69,13 +69,13 @@ export class RedisPresenceStore extends PresenceStore {
     if (entries.length === 0) return [];
     const args = entries.flatMap((entry) => [entry.name, member(entry.name, entry.connectionId)]);
     return (await refresh.run(
-      this.redis.command,
+      this.redis.coalesced(),
       [roomKeys(room).presence],
       [this.expiryMs, ...args],
     )) as string[];
   }
 
   async reap(room: string): Promise<string[]> {
-    return (await reap.run(this.redis.command, [roomKeys(room).presence], [])) as string[];
+    return (await reap.run(this.redis.coalesced(), [roomKeys(room).presence], [])) as string[];
   }
 }
