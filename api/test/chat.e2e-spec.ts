@@ -10,6 +10,7 @@ import {
   type ServerMessageFrame,
   type ServerTypingFrame,
 } from '@taco/protocol';
+import { ChatGateway } from '../src/chat/chat.gateway';
 import { type TestClient } from './support/test-client';
 import { isError, isHistory, isPresence, isSingleMessage } from './support/frames';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -261,6 +262,35 @@ describe('Chat socket', () => {
       expect((await bob.drain(50)).filter((f) => f.type !== FrameType.Presence)).toEqual([]);
       expect((await say(ann, 'still here')).body).toBe('still here');
     });
+
+    it.each([
+      [
+        'throws',
+        () => {
+          throw new Error('boom');
+        },
+      ],
+      ['rejects', () => Promise.reject(new Error('boom'))],
+    ])(
+      'answers unavailable when handling a frame unexpectedly %s, and keeps serving',
+      async (_label, fail) => {
+        const room = newRoom();
+        const ann = await t.join(room, 'Ann');
+        const gateway = t.app.get(ChatGateway);
+        const handleFrame = jest.spyOn(gateway, 'handleFrame').mockImplementationOnce(fail);
+        try {
+          ann.send({ type: FrameType.Message, body: 'lost to a bug' });
+          expect(await ann.next<ErrorFrame>(isError(ErrorCode.Unavailable))).toEqual({
+            type: FrameType.Error,
+            code: ErrorCode.Unavailable,
+            message: expect.any(String),
+          });
+          expect((await say(ann, 'next one works')).body).toBe('next one works');
+        } finally {
+          handleFrame.mockRestore();
+        }
+      },
+    );
 
     it('answers a binary frame with bad_frame', async () => {
       const ann = await t.join(newRoom(), 'Ann');

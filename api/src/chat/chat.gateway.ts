@@ -1,16 +1,14 @@
 import { type IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { type BeforeApplicationShutdown, Logger, UseFilters } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Logger } from '@nestjs/common';
 import {
-  ConnectedSocket,
-  MessageBody,
   type OnGatewayConnection,
   type OnGatewayDisconnect,
   type OnGatewayInit,
-  SubscribeMessage,
   WebSocketGateway,
 } from '@nestjs/websockets';
 import {
+  type ClientFrame,
   type ClientHistoryFrame,
   type ClientMessageFrame,
   type ClientTypingFrame,
@@ -37,27 +35,35 @@ import { MetricsService } from '../metrics/metrics.service';
 import { RoomTokenService } from '../rooms/room-token.service';
 import { ChatConnection } from './chat-connection';
 import { ConnectionLimiter } from './connection-limiter';
+import { type FrameReply, RoomFrameHandler } from './room-frame-handler';
 import { RoomHub } from './room-hub.service';
-import { WsErrorFrameFilter } from './ws-error.filter';
 
 const DRAIN_TIMEOUT_MS = 3000;
 
 const unavailable = (): ErrorFrame =>
   errorFrame({ code: ErrorCode.Unavailable, message: FrameErrorMessage.unavailable });
+const HEARTBEAT: HeartbeatFrame = { type: FrameType.Heartbeat };
 
 /**
  * The room socket `/api/room/:room_id/ws?token=…`: authenticates at connect, keeps presence,
- * and turns client frames into stored messages, relayed typing, clears and history replies.
- * Outbound delivery does not pass through here: it goes bus → `RoomHub` → sockets.
+ * and turns client frames (decoded by `RoomWsAdapter`) into stored messages, relayed typing,
+ * clears and history replies. Outbound delivery does not pass through here: it goes
+ * bus → `RoomHub` → sockets.
  */
 @WebSocketGateway()
-@UseFilters(WsErrorFrameFilter)
 export class ChatGateway
-  implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect, BeforeApplicationShutdown
+  implements
+    RoomFrameHandler,
+    OnGatewayInit,
+    OnGatewayConnection,
+    OnGatewayDisconnect,
+    BeforeApplicationShutdown
 {
   private readonly logger = new Logger(ChatGateway.name);
   private readonly connections = new WeakMap<WebSocket, ChatConnection>();
   private nextId = 0;
+  /** Shared by every socket (ws calls it with the socket as `this`). */
+  private readonly onPong: (this: WebSocket) => void;
   private pinger: NodeJS.Timeout | undefined;
 
   constructor(
@@ -71,7 +77,13 @@ export class ChatGateway
     private readonly clientIp: ClientIpResolver,
     private readonly health: HealthService,
     private readonly metrics: MetricsService,
-  ) {}
+  ) {
+    const connections = this.connections;
+    this.onPong = function (this: WebSocket) {
+      const connection = connections.get(this);
+      if (connection) connection.missedPongs = 0;
+    };
+  }
 
   afterInit(): void {
     this.pinger = setInterval(() => this.pingAll(), this.config.pingIntervalMs);
@@ -134,9 +146,7 @@ export class ChatGateway
     );
     this.connections.set(socket, connection);
     this.metrics.connections.inc();
-    socket.on('pong', () => {
-      connection.missedPongs = 0;
-    });
+    socket.on('pong', this.onPong);
     connection.joined = this.join(connection);
     connection.joined.catch((error: unknown) => {
       this.logger.error(`Joining a room failed: ${String(error)}`);
@@ -215,10 +225,24 @@ export class ChatGateway
     return errorFrame({ code: ErrorCode.RateLimited, message: FrameErrorMessage.rateLimited });
   }
 
-  @SubscribeMessage(String(FrameType.Message))
-  async onMessage(
-    @ConnectedSocket() socket: WebSocket,
-    @MessageBody() frame: ClientMessageFrame,
+  handleFrame(socket: WebSocket, frame: ClientFrame): FrameReply | Promise<FrameReply> {
+    switch (frame.type) {
+      case FrameType.Message:
+        return this.onMessage(socket, frame);
+      case FrameType.Typing:
+        return this.onTyping(socket, frame);
+      case FrameType.Clear:
+        return this.onClear(socket);
+      case FrameType.History:
+        return this.onHistory(socket, frame);
+      case FrameType.Heartbeat:
+        return HEARTBEAT;
+    }
+  }
+
+  private async onMessage(
+    socket: WebSocket,
+    frame: ClientMessageFrame,
   ): Promise<ErrorFrame | undefined> {
     const connection = await this.joined(socket);
     if (!connection) return undefined;
@@ -238,10 +262,9 @@ export class ChatGateway
     }
   }
 
-  @SubscribeMessage(String(FrameType.Typing))
-  async onTyping(
-    @ConnectedSocket() socket: WebSocket,
-    @MessageBody() frame: ClientTypingFrame,
+  private async onTyping(
+    socket: WebSocket,
+    frame: ClientTypingFrame,
   ): Promise<ErrorFrame | undefined> {
     const connection = await this.joined(socket);
     if (!connection) return undefined;
@@ -254,8 +277,7 @@ export class ChatGateway
     return undefined;
   }
 
-  @SubscribeMessage(String(FrameType.Clear))
-  async onClear(@ConnectedSocket() socket: WebSocket): Promise<ErrorFrame | undefined> {
+  private async onClear(socket: WebSocket): Promise<ErrorFrame | undefined> {
     const connection = await this.joined(socket);
     if (!connection) return undefined;
     if (!connection.allowMessage(this.clock.now())) return this.rateLimited(connection);
@@ -268,10 +290,9 @@ export class ChatGateway
     }
   }
 
-  @SubscribeMessage(String(FrameType.History))
-  async onHistory(
-    @ConnectedSocket() socket: WebSocket,
-    @MessageBody() frame: ClientHistoryFrame,
+  private async onHistory(
+    socket: WebSocket,
+    frame: ClientHistoryFrame,
   ): Promise<ServerHistoryFrame | ErrorFrame | undefined> {
     const connection = await this.joined(socket);
     if (!connection) return undefined;
@@ -286,11 +307,6 @@ export class ChatGateway
       this.logger.error(`Reading history failed: ${String(error)}`);
       return unavailable();
     }
-  }
-
-  @SubscribeMessage(String(FrameType.Heartbeat))
-  onHeartbeat(): HeartbeatFrame {
-    return { type: FrameType.Heartbeat };
   }
 
   /**

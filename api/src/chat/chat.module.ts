@@ -3,10 +3,17 @@ import { RoomsModule } from '../rooms/rooms.module';
 import { ChatGateway } from './chat.gateway';
 import { ConnectionLimiter } from './connection-limiter';
 import { PresenceKeeper } from './presence-keeper.service';
+import { RoomFrameHandler } from './room-frame-handler';
 import { RoomHub } from './room-hub.service';
 
 @Module({
   imports: [RoomsModule],
-  providers: [ChatGateway, RoomHub, ConnectionLimiter, PresenceKeeper],
+  providers: [
+    ChatGateway,
+    { provide: RoomFrameHandler, useExisting: ChatGateway },
+    RoomHub,
+    ConnectionLimiter,
+    PresenceKeeper,
+  ],
 })
 export class ChatModule {}

@@ -8,7 +8,11 @@ import { encodeFrame, FrameType } from '@taco/protocol';
 import { ChatBus } from '../bus/chat-bus.port';
 import { PresenceStore } from '../bus/presence.port';
 import { AppConfig } from '../config/app-config';
+import { type ChatConnection } from './chat-connection';
 import { RoomHub } from './room-hub.service';
+
+/** Rooms refreshed at once: bounds the commands in flight however many rooms there are. */
+const ROOMS_PER_BATCH = 256;
 
 /**
  * Keeps shared presence true across replicas: refreshes this replica's participants, and reports
@@ -36,26 +40,52 @@ export class PresenceKeeper implements OnApplicationBootstrap, OnApplicationShut
     clearInterval(this.timer);
   }
 
-  /** One pass over every room with local participants. Never overlaps itself. */
+  /**
+   * One pass over every room with local participants. Never overlaps itself. Rooms go in batches
+   * whose commands leave in one write (the Redis driver coalesces a turn's commands), so a pass
+   * costs a few round trips, not two per room.
+   */
   async tick(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    try {
-      for (const [room, members] of this.hub.rooms()) {
-        const entries = [...members].map((member) => ({
-          name: member.name,
-          connectionId: member.id,
-        }));
-        const back = await this.presence.refresh(room, entries);
-        const gone = await this.presence.reap(room);
-        for (const name of back) await this.announce(room, name, true);
-        for (const name of gone) await this.announce(room, name, false);
+    let failed = 0;
+    let firstError: unknown;
+    const settle = async (batch: Promise<void>[]) => {
+      for (const outcome of await Promise.allSettled(batch)) {
+        if (outcome.status === 'fulfilled') continue;
+        firstError ??= outcome.reason;
+        failed++;
       }
-    } catch (error) {
-      this.logger.warn(`Presence refresh failed: ${String(error)}`);
+    };
+    try {
+      let batch: Promise<void>[] = [];
+      for (const [room, members] of this.hub.rooms()) {
+        batch.push(this.keep(room, members));
+        if (batch.length === ROOMS_PER_BATCH) {
+          await settle(batch);
+          batch = [];
+        }
+      }
+      await settle(batch);
+      if (failed > 0) {
+        this.logger.warn(`Presence refresh failed in ${failed} room(s): ${String(firstError)}`);
+      }
     } finally {
       this.running = false;
     }
+  }
+
+  /** Refreshes this replica's participants of a room, then reaps the room (in that order). */
+  private async keep(room: string, members: ReadonlySet<ChatConnection>): Promise<void> {
+    const entries = [...members].map((member) => ({ name: member.name, connectionId: member.id }));
+    const [back, gone] = await Promise.all([
+      this.presence.refresh(room, entries),
+      this.presence.reap(room),
+    ]);
+    await Promise.all([
+      ...back.map((name) => this.announce(room, name, true)),
+      ...gone.map((name) => this.announce(room, name, false)),
+    ]);
   }
 
   private announce(room: string, sender: string, connecting: boolean): Promise<void> {

@@ -1,7 +1,6 @@
 import { type IncomingMessage } from 'node:http';
 import { type Duplex } from 'node:stream';
 import { type INestApplicationContext, Logger } from '@nestjs/common';
-import { type MessageMappingProperties } from '@nestjs/websockets';
 import { WsAdapter } from '@nestjs/platform-ws';
 import {
   BINARY_FRAME_ERROR,
@@ -14,12 +13,11 @@ import {
   FrameErrorMessage,
   FrameType,
   parseSocketPath,
-  type ServerFrame,
 } from '@taco/protocol';
-import { type Observable } from 'rxjs';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import { HealthService } from '../health/health.service';
 import { MetricsService } from '../metrics/metrics.service';
+import { type FrameReply, RoomFrameHandler } from './room-frame-handler';
 
 const NOT_FOUND = 'HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n';
 /** While draining, a new socket is refused before the upgrade, so a load balancer tries another replica. */
@@ -32,17 +30,28 @@ const DRAINING =
  *   and refused with 503 while the replica drains;
  * - frames over the frame limit close with 1009, and nothing is compressed;
  * - every inbound frame goes through the protocol codec: a bad one is answered with an error
- *   frame (type 7) and never reaches a handler; a good one goes to the handler of its type.
+ *   frame (type 7) and never reaches the gateway; a good one goes to `RoomFrameHandler`, and its
+ *   answer back to the sender. One listener function serves every socket.
  */
 export class RoomWsAdapter extends WsAdapter {
   private readonly log = new Logger(RoomWsAdapter.name);
   private readonly metrics: MetricsService;
   private readonly health: HealthService;
+  private frames: RoomFrameHandler | undefined;
+  /** Shared by every socket: ws calls it with the socket as `this`. */
+  private readonly onMessage: (this: WebSocket, data: RawData, isBinary: boolean) => void;
+  private readonly onSocketError: (error: Error) => void;
 
-  constructor(app: INestApplicationContext) {
+  constructor(private readonly app: INestApplicationContext) {
     super(app);
     this.metrics = app.get(MetricsService);
     this.health = app.get(HealthService);
+    const receive = (socket: WebSocket, data: RawData, isBinary: boolean) =>
+      this.receive(socket, data, isBinary);
+    this.onMessage = function (this: WebSocket, data: RawData, isBinary: boolean) {
+      receive(this, data, isBinary);
+    };
+    this.onSocketError = (error) => this.log.warn(`WebSocket error: ${error.message}`);
   }
 
   override create(): WebSocketServer {
@@ -53,9 +62,10 @@ export class RoomWsAdapter extends WsAdapter {
       clientTracking: true,
     });
     server.on('error', (error) => this.log.error(`WebSocket server error: ${error.message}`));
-    server.on('connection', (socket: WebSocket) =>
-      socket.on('error', (error) => this.log.warn(`WebSocket error: ${error.message}`)),
-    );
+    server.on('connection', (socket: WebSocket) => {
+      socket.on('error', this.onSocketError);
+      socket.on('message', this.onMessage);
+    });
     const httpServer = this.httpServer as { on(event: 'upgrade', listener: UpgradeListener): void };
     httpServer.on('upgrade', (request, socket, head) => {
       const pathname = (request.url ?? '/').split('?', 1)[0] ?? '/';
@@ -72,47 +82,61 @@ export class RoomWsAdapter extends WsAdapter {
     return server;
   }
 
-  override bindMessageHandlers(
-    client: WebSocket,
-    handlers: MessageMappingProperties[],
-    _transform: (data: unknown) => Observable<unknown>,
-  ): void {
-    const byType = new Map(
-      handlers.map((handler) => [handler.message as string, handler.callback]),
-    );
-    // Every answer to a frame goes out here, so every error frame is counted here too.
-    const reply = (frame: ServerFrame | undefined | null) => {
-      if (!frame || client.readyState !== WebSocket.OPEN) return;
-      client.send(encodeFrame(frame));
-      this.metrics.framesOut.inc();
-      if (frame.type === FrameType.Error) this.metrics.errorFrames.inc(frame.code);
-    };
-    const refuse = (error: FrameError) => reply(errorFrame(error));
-    client.on('message', (data: RawData, isBinary: boolean) => {
-      if (isBinary) {
-        refuse(BINARY_FRAME_ERROR);
-        return;
-      }
-      const decoded = decodeClientFrame(rawText(data));
-      if (!decoded.ok) {
-        refuse(decoded.error);
-        return;
-      }
-      const type = decoded.frame.type;
-      this.metrics.framesIn.inc(type);
-      const callback = byType.get(String(type));
-      if (!callback) {
-        refuse({ code: ErrorCode.UnknownType, message: FrameErrorMessage.unknownType(type) });
-        return;
-      }
-      Promise.resolve(callback(decoded.frame) as unknown as ServerFrame | undefined).then(
-        reply,
-        (error: unknown) => {
-          this.log.error(`A frame handler failed: ${String(error)}`);
-          refuse({ code: ErrorCode.Unavailable, message: FrameErrorMessage.unavailable });
-        },
+  /** Frames are dispatched by `receive` (see the class comment), not by message name. */
+  override bindMessageHandlers(): void {
+    // Nothing to bind per socket.
+  }
+
+  private receive(socket: WebSocket, data: RawData, isBinary: boolean): void {
+    if (isBinary) {
+      this.refuse(socket, BINARY_FRAME_ERROR);
+      return;
+    }
+    const decoded = decodeClientFrame(rawText(data));
+    if (!decoded.ok) {
+      this.refuse(socket, decoded.error);
+      return;
+    }
+    this.metrics.framesIn.inc(decoded.frame.type);
+    const frames = (this.frames ??= this.app.get<RoomFrameHandler>(RoomFrameHandler, {
+      strict: false,
+    }));
+    let answer: FrameReply | Promise<FrameReply>;
+    try {
+      answer = frames.handleFrame(socket, decoded.frame);
+    } catch (error) {
+      this.failed(socket, error);
+      return;
+    }
+    if (answer instanceof Promise) {
+      answer.then(
+        (frame) => this.reply(socket, frame),
+        (error: unknown) => this.failed(socket, error),
       );
-    });
+    } else {
+      this.reply(socket, answer);
+    }
+  }
+
+  /** Every answer to a frame goes out here, so every error frame is counted here too. */
+  private reply(socket: WebSocket, frame: FrameReply): void {
+    if (!frame || socket.readyState !== WebSocket.OPEN) return;
+    socket.send(encodeFrame(frame));
+    this.metrics.framesOut.inc();
+    if (frame.type === FrameType.Error) this.metrics.errorFrames.inc(frame.code);
+  }
+
+  private refuse(socket: WebSocket, error: FrameError): void {
+    this.reply(socket, errorFrame(error));
+  }
+
+  /** A handler that throws: the sender is told the server could not do it; everyone else carries on. */
+  private failed(socket: WebSocket, error: unknown): void {
+    this.log.error(
+      `A frame handler failed: ${error instanceof Error ? error.message : String(error)}`,
+      error instanceof Error ? error.stack : undefined,
+    );
+    this.refuse(socket, { code: ErrorCode.Unavailable, message: FrameErrorMessage.unavailable });
   }
 }
 
