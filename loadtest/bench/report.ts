@@ -1,13 +1,10 @@
 /** Turns the figures of a run into the printed tables, the ratios and the JSON report. */
 import { cpus, totalmem } from 'node:os';
 import type { BenchPlan } from '../workloads/workloads';
-import type { IdleFigures, RateFigures } from './run-workload';
+import { DISTURBED_CORES, type IdleFigures, type RateFigures } from './run-workload';
 import { SERVER_NAMES, type ServerId } from './servers';
 
 export const SERVER_IDS: ServerId[] = ['taco', 'socketio', 'raw'];
-
-/** Outside load or steal (cores) above which a run is flagged as unreliable. */
-const UNRELIABLE_CORES = 0.25;
 
 export interface Outcome<T> {
   figures: T | null;
@@ -81,6 +78,9 @@ function rateRows(results: Record<ServerId, Outcome<RateFigures>>): [string, ...
     row("load clients' peak CPU (% of a core)", (f) => num(f.clientCpuPeak * 100, 0)),
     row('invalid steps (client saturated)', (f) =>
       String(f.steps.filter((step) => !step.valid).length),
+    ),
+    row('steps run again (disturbed machine)', (f) =>
+      String(f.steps.filter((step) => step.repeat).length),
     ),
     row(
       'outside load / steal, peak (cores)',
@@ -182,7 +182,7 @@ export function render(report: BenchReport): string {
     );
   const outside = peak((figures) => figures.outsideCoresPeak);
   const steal = peak((figures) => figures.stealCoresPeak);
-  if (outside > UNRELIABLE_CORES || steal > UNRELIABLE_CORES) {
+  if (outside > DISTURBED_CORES || steal > DISTURBED_CORES) {
     parts.push(
       `\nWARNING: during some step, processes outside the benchmark used up to ${outside.toFixed(2)} ` +
         `cores and the hypervisor stole up to ${steal.toFixed(2)} cores; figures of such a step ` +

@@ -39,6 +39,8 @@ import { type FrameReply, RoomFrameHandler } from './room-frame-handler';
 import { RoomHub } from './room-hub.service';
 
 const DRAIN_TIMEOUT_MS = 3000;
+/** Sockets pinged per turn of the event loop. */
+const PINGS_PER_TURN = 256;
 
 const unavailable = (): ErrorFrame =>
   errorFrame({ code: ErrorCode.Unavailable, message: FrameErrorMessage.unavailable });
@@ -65,6 +67,7 @@ export class ChatGateway
   /** Shared by every socket (ws calls it with the socket as `this`). */
   private readonly onPong: (this: WebSocket) => void;
   private pinger: NodeJS.Timeout | undefined;
+  private pinging = false;
 
   constructor(
     private readonly config: AppConfig,
@@ -86,20 +89,31 @@ export class ChatGateway
   }
 
   afterInit(): void {
-    this.pinger = setInterval(() => this.pingAll(), this.config.pingIntervalMs);
+    this.pinger = setInterval(() => void this.pingAll(), this.config.pingIntervalMs);
     this.pinger.unref();
   }
 
-  /** Drops connections that missed too many pongs, and pings the rest. */
-  private pingAll(): void {
-    for (const connection of this.hub.connections()) {
-      if (connection.missedPongs >= MISSED_PONGS_LIMIT) {
-        this.metrics.closes.inc('timeout');
-        connection.terminate();
-        continue;
+  /**
+   * Drops connections that missed too many pongs, and pings the rest, a slice per turn of the
+   * event loop so that a round over many thousands of sockets never holds up chat frames.
+   */
+  private async pingAll(): Promise<void> {
+    if (this.pinging) return;
+    this.pinging = true;
+    try {
+      let done = 0;
+      for (const connection of [...this.hub.connections()]) {
+        if (connection.missedPongs >= MISSED_PONGS_LIMIT) {
+          this.metrics.closes.inc('timeout');
+          connection.terminate();
+        } else {
+          connection.missedPongs++;
+          connection.ping();
+        }
+        if (++done % PINGS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
       }
-      connection.missedPongs++;
-      connection.ping();
+    } finally {
+      this.pinging = false;
     }
   }
 

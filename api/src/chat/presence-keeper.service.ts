@@ -11,8 +11,11 @@ import { AppConfig } from '../config/app-config';
 import { type ChatConnection } from './chat-connection';
 import { RoomHub } from './room-hub.service';
 
-/** Rooms refreshed at once: bounds the commands in flight however many rooms there are. */
-const ROOMS_PER_BATCH = 256;
+/**
+ * Rooms refreshed at once. Each batch is one write and one burst of short scripts in Redis, small
+ * enough that messages queued behind it wait a millisecond or two, not the whole pass.
+ */
+const ROOMS_PER_BATCH = 32;
 
 /**
  * Keeps shared presence true across replicas: refreshes this replica's participants, and reports
@@ -43,7 +46,7 @@ export class PresenceKeeper implements OnApplicationBootstrap, OnApplicationShut
   /**
    * One pass over every room with local participants. Never overlaps itself. Rooms go in batches
    * whose commands leave in one write (the Redis driver coalesces a turn's commands), so a pass
-   * costs a few round trips, not two per room.
+   * costs one round trip per batch, not two per room.
    */
   async tick(): Promise<void> {
     if (this.running) return;
