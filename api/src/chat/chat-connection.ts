@@ -5,6 +5,7 @@ import { TokenBucket } from '../common/token-bucket';
 import { type AppConfig } from '../config/app-config';
 import { type MetricsService } from '../metrics/metrics.service';
 import { textFrame } from './text-frame';
+import { type WriteTurn } from './write-turn';
 
 /** The per-connection limits, as configured. */
 export type ConnectionLimits = Pick<
@@ -85,14 +86,16 @@ export class ChatConnection {
    * each of its own frames whole and synchronously (no compression, no queued blobs), so frames
    * never interleave, and ws counts these bytes in `bufferedAmount`. Nothing is written once ws
    * has started closing. A client that lets more than the buffer limit pile up is closed instead
-   * of growing server memory. Returns whether the frame went out.
+   * of growing server memory. With a `turn`, frames to this socket are gathered into one write
+   * until the turn ends. Returns whether the frame went out.
    */
-  writeFrame(wire: Buffer): boolean {
+  writeFrame(wire: Buffer, turn?: WriteTurn): boolean {
     if (this.socket.readyState !== WebSocket.OPEN || this.transport.destroyed) return false;
     if (this.socket.bufferedAmount > SEND_BUFFER_MAX_BYTES) {
       this.close(CloseCode.TryAgainLater, 'Reading too slowly');
       return false;
     }
+    turn?.hold(this.transport);
     this.transport.write(wire);
     return true;
   }

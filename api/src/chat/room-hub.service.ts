@@ -4,6 +4,7 @@ import { ChatBus, type RoomEvent } from '../bus/chat-bus.port';
 import { MetricsService } from '../metrics/metrics.service';
 import { type ChatConnection } from './chat-connection';
 import { textFrame } from './text-frame';
+import { WriteTurn } from './write-turn';
 
 interface LocalRoom {
   members: Set<ChatConnection>;
@@ -14,13 +15,14 @@ interface LocalRoom {
 /**
  * The rooms this replica has local connections in. It subscribes to a room while it has a member
  * there, and hands every delivered event to the room's members: serialized and framed once, the
- * same bytes written to every socket.
+ * same bytes written to every socket, a socket's frames of one event-loop turn in one write.
  */
 @Injectable()
 export class RoomHub {
   private readonly logger = new Logger(RoomHub.name);
   private readonly localRooms = new Map<string, LocalRoom>();
   private readonly all = new Set<ChatConnection>();
+  private readonly turn = new WriteTurn();
 
   constructor(
     private readonly bus: ChatBus,
@@ -74,7 +76,7 @@ export class RoomHub {
     const except = event.except;
     let sent = 0;
     for (const member of local.members) {
-      if (member.name !== except && member.writeFrame(wire)) sent++;
+      if (member.name !== except && member.writeFrame(wire, this.turn)) sent++;
     }
     this.metrics.framesOut.inc(sent);
     this.metrics.fanoutSeconds.observe((performance.now() - started) / 1000);
