@@ -240,6 +240,11 @@ async function runStep(
   return result;
 }
 
+/** Cores taken by outside processes or the hypervisor during a step, whichever is more. */
+function disturbance(step: StepResult): number {
+  return Math.max(step.outsideCores, step.stealCores);
+}
+
 /**
  * Runs a step, and runs it once more when it failed while the machine was disturbed. Returns
  * every run, the one that counts last.
@@ -253,8 +258,7 @@ async function steadyStep(
   settings: RunSettings,
 ): Promise<StepResult[]> {
   const step = await runStep(pool, lay, server, workload, roomRate, workload.stepSeconds, settings);
-  const disturbed = Math.max(step.outsideCores, step.stealCores) > DISTURBED_CORES;
-  if (step.pass || !step.valid || !disturbed) return [step];
+  if (step.pass || !step.valid || disturbance(step) <= DISTURBED_CORES) return [step];
   settings.log('    (the machine was disturbed during that step: running it once more)');
   await sleep(settings.settleMs * 2);
   return [
@@ -334,15 +338,17 @@ export async function runRateWorkload(
     await sleep(settings.settleMs * 2);
     const halfRate = (best?.roomRate ?? first) / 2;
     settings.log(`    half load (${halfRate} msg/s/room):`);
-    const halfLoad = await runStep(
-      pool,
-      lay,
-      server,
-      workload,
-      halfRate,
-      workload.halfLoadSeconds,
-      settings,
-    );
+    const halfStep = (repeat: boolean) =>
+      runStep(pool, lay, server, workload, halfRate, workload.halfLoadSeconds, settings, repeat);
+    let halfLoad = await halfStep(false);
+    if (disturbance(halfLoad) > DISTURBED_CORES) {
+      // Latency is what this step measures, and it is what a neighbour's burst spoils first:
+      // run it once more and keep the quieter of the two.
+      settings.log('    (the machine was disturbed during that step: running it once more)');
+      await sleep(settings.settleMs * 2);
+      const again = await halfStep(true);
+      if (disturbance(again) < disturbance(halfLoad)) halfLoad = again;
+    }
     return {
       steps,
       best,
