@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   Injectable,
   Logger,
@@ -46,7 +47,8 @@ export class PresenceKeeper implements OnApplicationBootstrap, OnApplicationShut
   /**
    * One pass over every room with local participants. Never overlaps itself. Rooms go in batches
    * whose commands leave in one write (the Redis driver coalesces a turn's commands), so a pass
-   * costs one round trip per batch, not two per room.
+   * costs one round trip per batch, not two per room; the batches are spread over the first half
+   * of the refresh interval, so the pass never arrives as one burst in front of chat traffic.
    */
   async tick(): Promise<void> {
     if (this.running) return;
@@ -61,15 +63,17 @@ export class PresenceKeeper implements OnApplicationBootstrap, OnApplicationShut
       }
     };
     try {
-      let batch: Promise<void>[] = [];
-      for (const [room, members] of this.hub.rooms()) {
-        batch.push(this.keep(room, members));
-        if (batch.length === ROOMS_PER_BATCH) {
-          await settle(batch);
-          batch = [];
-        }
+      const rooms = [...this.hub.rooms()];
+      const batches = Math.ceil(rooms.length / ROOMS_PER_BATCH);
+      const pauseMs = this.config.presenceRefreshMs / 2 / Math.max(1, batches);
+      for (let start = 0; start < rooms.length; start += ROOMS_PER_BATCH) {
+        if (start > 0) await sleep(pauseMs, undefined, { ref: false });
+        await settle(
+          rooms
+            .slice(start, start + ROOMS_PER_BATCH)
+            .map(([room, members]) => this.keep(room, members)),
+        );
       }
-      await settle(batch);
       if (failed > 0) {
         this.logger.warn(`Presence refresh failed in ${failed} room(s): ${String(firstError)}`);
       }
