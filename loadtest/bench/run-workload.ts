@@ -349,23 +349,40 @@ export async function runRateWorkload(
       const again = await halfStep(true);
       if (disturbance(again) < disturbance(halfLoad)) halfLoad = again;
     }
-    return {
-      steps,
-      best,
-      stoppedBy,
-      deliveredPerSecond: best?.deliveredPerSecond ?? 0,
-      halfLoad,
-      p50MsAtHalf: halfLoad.p50Ms,
-      p99MsAtHalf: halfLoad.p99Ms,
-      cpuSecondsPer10kDeliveries:
-        best && best.received > 0 ? (best.serverCpuSeconds / best.received) * 10_000 : null,
-      clientCpuPeak: Math.max(halfLoad.clientCpu, ...steps.map((step) => step.clientCpu)),
-      outsideCoresPeak: Math.max(halfLoad.outsideCores, ...steps.map((step) => step.outsideCores)),
-      stealCoresPeak: Math.max(halfLoad.stealCores, ...steps.map((step) => step.stealCores)),
-    };
+    return rateFigures(steps, best, stoppedBy, halfLoad);
   } finally {
     await pool.close();
   }
+}
+
+/**
+ * The figures of a workload from its steps: CPU per delivery from `cpuStep` (the best step of a
+ * search), peaks over every step and the half-load step.
+ */
+function rateFigures(
+  steps: StepResult[],
+  best: StepResult | null,
+  stoppedBy: RateFigures['stoppedBy'],
+  halfLoad: StepResult,
+  cpuStep: StepResult | null = best,
+): RateFigures {
+  const all = [...steps, halfLoad];
+  return {
+    steps,
+    best,
+    stoppedBy,
+    deliveredPerSecond: best?.deliveredPerSecond ?? 0,
+    halfLoad,
+    p50MsAtHalf: halfLoad.p50Ms,
+    p99MsAtHalf: halfLoad.p99Ms,
+    cpuSecondsPer10kDeliveries:
+      cpuStep && cpuStep.received > 0
+        ? (cpuStep.serverCpuSeconds / cpuStep.received) * 10_000
+        : null,
+    clientCpuPeak: Math.max(...all.map((step) => step.clientCpu)),
+    outsideCoresPeak: Math.max(...all.map((step) => step.outsideCores)),
+    stealCoresPeak: Math.max(...all.map((step) => step.stealCores)),
+  };
 }
 
 /** One step at a fixed rate; its figures stand for both the best step and the half-load step. */
@@ -379,20 +396,9 @@ async function runFixedRate(
 ): Promise<RateFigures> {
   const step = await runStep(pool, lay, server, workload, fixed.roomRate, fixed.seconds, settings);
   const best = step.pass && step.valid ? step : null;
-  return {
-    steps: [step],
-    best,
-    stoppedBy: step.valid ? (step.pass ? 'last-step' : 'limit') : 'client-saturated',
-    deliveredPerSecond: best?.deliveredPerSecond ?? 0,
-    halfLoad: step,
-    p50MsAtHalf: step.p50Ms,
-    p99MsAtHalf: step.p99Ms,
-    cpuSecondsPer10kDeliveries:
-      step.received > 0 ? (step.serverCpuSeconds / step.received) * 10_000 : null,
-    clientCpuPeak: step.clientCpu,
-    outsideCoresPeak: step.outsideCores,
-    stealCoresPeak: step.stealCores,
-  };
+  const stoppedBy = step.valid ? (step.pass ? 'last-step' : 'limit') : 'client-saturated';
+  // CPU per delivery counts even when the step missed its limits: the load was the same for all.
+  return rateFigures([step], best, stoppedBy, step, step);
 }
 
 /** Holds `connections` idle sockets on the server's first process and measures its memory. */

@@ -101,7 +101,7 @@ export class ChatConnection {
   }
 
   send(frame: ServerFrame): void {
-    if (this.writeFrame(textFrame(Buffer.from(encodeFrame(frame))))) this.metrics.framesOut.inc();
+    if (this.writeFrame(textFrame(encodeFrame(frame)))) this.metrics.framesOut.inc();
   }
 
   ping(): void {

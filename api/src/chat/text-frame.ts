@@ -1,13 +1,14 @@
-/**
- * A complete, unmasked WebSocket text frame (RFC 6455 §5.2: FIN set, opcode 1, no extensions) for
- * a payload, header and payload in one buffer. A room's event is framed once per replica and the
- * same bytes are written to every member's socket: one write each, nothing built per recipient.
- */
 const FIN_TEXT = 0x81;
 const LENGTH_16 = 126;
 const LENGTH_64 = 127;
 
-export function textFrame(payload: Buffer): Buffer {
+/**
+ * A complete, unmasked WebSocket text frame (RFC 6455 §5.2: FIN set, opcode 1, no extensions) for
+ * a text, header and payload in one buffer. A room's event is framed once per replica and the
+ * same bytes are written to every member's socket; nothing is built per recipient.
+ */
+export function textFrame(text: string | Buffer): Buffer {
+  const payload = typeof text === 'string' ? Buffer.from(text) : text;
   const length = payload.length;
   const headerLength = length < LENGTH_16 ? 2 : length < 0x10000 ? 4 : 10;
   const frame = Buffer.allocUnsafe(headerLength + length);
