@@ -435,6 +435,38 @@ describe('Chat socket', () => {
     });
   });
 
+  it('keeps a reader that gets more than the send-buffer limit in one burst', async () => {
+    const app = await startTestApp({ messageBurst: 100_000, messagesPerSecond: 100_000 });
+    try {
+      const reader = await app.join('burst-room', 'Reader');
+      const writer = await app.join('burst-room', 'Writer');
+      let received = 0;
+      reader.socket.on('message', (data: Buffer) => {
+        if ((JSON.parse(data.toString()) as { type: number }).type === FrameType.Message)
+          received++;
+      });
+      // 400 frames of 4,000 characters (1.6 MB) leave the writer in one TCP write, so the server
+      // reads them, and fans them out, in one turn of its event loop.
+      const total = 400;
+      const body = 'x'.repeat(MESSAGE_MAX_LENGTH);
+      const tcp = (writer.socket as unknown as { _socket: { cork(): void; uncork(): void } })
+        ._socket;
+      tcp.cork();
+      for (let i = 0; i < total; i++) writer.send({ type: FrameType.Message, body });
+      tcp.uncork();
+      const deadline = Date.now() + 3_000;
+      while (received < total && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect({ received, open: reader.socket.readyState === reader.socket.OPEN }).toEqual({
+        received: total,
+        open: true,
+      });
+    } finally {
+      await app.close();
+    }
+  });
+
   it('closes a client that stops reading with 1013, and everyone else is unaffected', async () => {
     const app = await startTestApp({ messageBurst: 100_000, messagesPerSecond: 100_000 });
     try {

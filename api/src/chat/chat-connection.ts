@@ -91,11 +91,12 @@ export class ChatConnection {
    */
   writeFrame(wire: Buffer, turn?: WriteTurn): boolean {
     if (this.socket.readyState !== WebSocket.OPEN || this.transport.destroyed) return false;
+    // First, so that bytes the turn held back and has now sent are not taken for a backlog.
+    turn?.hold(this.transport);
     if (this.socket.bufferedAmount > SEND_BUFFER_MAX_BYTES) {
       this.close(CloseCode.TryAgainLater, 'Reading too slowly');
       return false;
     }
-    turn?.hold(this.transport);
     this.transport.write(wire);
     return true;
   }

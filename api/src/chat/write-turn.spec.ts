@@ -51,4 +51,19 @@ describe('WriteTurn', () => {
     expect(one.writes).toEqual([['1a', '1b'], ['1c']]);
     expect(one.stream.writableCorked).toBe(0);
   });
+
+  it('sends what a socket holds once it reaches 64 KiB, and holds the rest to the end of the turn', async () => {
+    const turn = new WriteTurn();
+    const { stream, writes } = recordingStream();
+    const chunk = (label: string) => label.repeat(40 * 1024);
+    for (const label of ['a', 'b', 'c']) {
+      turn.hold(stream);
+      stream.write(chunk(label));
+    }
+    // a and b (80 KiB) went out when c was held; c waits for the end of the turn.
+    expect(writes.map((write) => write.map((text) => text[0]))).toEqual([['a', 'b']]);
+    await nextTurn();
+    expect(writes.map((write) => write.map((text) => text[0]))).toEqual([['a', 'b'], ['c']]);
+    expect(stream.writableCorked).toBe(0);
+  });
 });
