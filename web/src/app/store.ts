@@ -11,6 +11,9 @@ import {
 } from 'redux-persist';
 import { apiSlice } from '../api/apiSlice';
 import { chatSlice } from '../features/chat/chatSlice';
+import { connectionSlice } from '../features/connection/connectionSlice';
+import { noticesSlice } from '../features/notices/noticesSlice';
+import { authErrorsSlice } from '../features/roomAuth/authErrorsSlice';
 import { roomAuthSlice } from '../features/roomAuth/roomAuthSlice';
 import {
   createSocketMiddleware,
@@ -22,7 +25,10 @@ import { localStorageAdapter, makePersistConfig } from './persistence';
 export const rootReducer = combineReducers({
   [apiSlice.reducerPath]: apiSlice.reducer,
   roomAuth: roomAuthSlice.reducer,
+  authErrors: authErrorsSlice.reducer,
+  connection: connectionSlice.reducer,
   chat: chatSlice.reducer,
+  notices: noticesSlice.reducer,
 });
 
 export type RootState = ReturnType<typeof rootReducer>;

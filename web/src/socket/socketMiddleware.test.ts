@@ -19,9 +19,10 @@ import {
   roomCleared,
   roomJoined,
   roomLeft,
-  selectMessages,
-  selectParticipants,
-} from '../features/chat/chatSlice';
+} from '../features/chat/chatActions';
+import { selectMessages, selectParticipants } from '../features/chat/chatSlice';
+import { selectConnection } from '../features/connection/connectionSlice';
+import { selectNotices } from '../features/notices/noticesSlice';
 import type { SocketDeps } from './socketMiddleware';
 
 const ROOM = 'teal-otter';
@@ -60,10 +61,10 @@ describe('socket middleware: connection', () => {
     const fake = setup();
     const socket = fake.last();
     expect(socket.url).toBe('ws://chat.test/api/room/teal-otter/ws?token=tok%20en');
-    expect(fake.store.getState().chat.connection.status).toBe('connecting');
+    expect(selectConnection(fake.store.getState()).status).toBe('connecting');
     socket.serverOpen();
     expect(socket.sent).toEqual([{ type: FrameType.History, count: HISTORY_REQUEST_COUNT }]);
-    expect(fake.store.getState().chat.connection.status).toBe('open');
+    expect(selectConnection(fake.store.getState()).status).toBe('open');
   });
 
   it('keeps one socket per tab: joining again with the same token does nothing', () => {
@@ -90,7 +91,7 @@ describe('socket middleware: connection', () => {
     socket.serverClose(CloseCode.Normal);
     jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 3);
     expect(fake.sockets).toHaveLength(1);
-    expect(fake.store.getState().chat.connection.status).toBe('idle');
+    expect(selectConnection(fake.store.getState()).status).toBe('idle');
   });
 });
 
@@ -100,7 +101,7 @@ describe('socket middleware: reconnection (DESIGN.md §3)', () => {
     fake.last().serverOpen();
     fake.last().serverClose(CloseCode.Abnormal);
     for (let attempt = 1; attempt <= RECONNECT_ATTEMPTS; attempt++) {
-      expect(fake.store.getState().chat.connection).toMatchObject({
+      expect(selectConnection(fake.store.getState())).toMatchObject({
         status: 'reconnecting',
         attempt,
         retryDelayMs: RECONNECT_INTERVAL_MS * 0.8,
@@ -111,7 +112,7 @@ describe('socket middleware: reconnection (DESIGN.md §3)', () => {
       expect(fake.sockets).toHaveLength(attempt + 1);
       fake.last().serverClose(CloseCode.Abnormal);
     }
-    expect(fake.store.getState().chat.connection.status).toBe('offline');
+    expect(selectConnection(fake.store.getState()).status).toBe('offline');
     jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 10);
     expect(fake.sockets).toHaveLength(RECONNECT_ATTEMPTS + 1);
   });
@@ -119,7 +120,7 @@ describe('socket middleware: reconnection (DESIGN.md §3)', () => {
   it('spreads the delay by ±20 %', () => {
     const fake = setup({ random: () => 0.999 });
     fake.last().serverClose(CloseCode.Abnormal);
-    expect(fake.store.getState().chat.connection.retryDelayMs).toBe(
+    expect(selectConnection(fake.store.getState()).retryDelayMs).toBe(
       Math.round(RECONNECT_INTERVAL_MS * (1 + 0.998 * 0.2)),
     );
   });
@@ -129,11 +130,11 @@ describe('socket middleware: reconnection (DESIGN.md §3)', () => {
     fake.last().serverClose(CloseCode.Abnormal);
     jest.advanceTimersByTime(RECONNECT_INTERVAL_MS);
     fake.last().serverClose(CloseCode.Abnormal);
-    expect(fake.store.getState().chat.connection.attempt).toBe(2);
+    expect(selectConnection(fake.store.getState()).attempt).toBe(2);
     jest.advanceTimersByTime(RECONNECT_INTERVAL_MS);
     fake.last().serverOpen();
     fake.last().serverClose(CloseCode.Abnormal);
-    expect(fake.store.getState().chat.connection.attempt).toBe(1);
+    expect(selectConnection(fake.store.getState()).attempt).toBe(1);
   });
 
   it('reconnects at once (within a second) on 1012', () => {
@@ -161,7 +162,7 @@ describe('socket middleware: reconnection (DESIGN.md §3)', () => {
     fake.last().serverClose(CloseCode.Policy);
     jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 3);
     expect(fake.sockets).toHaveLength(1);
-    expect(fake.store.getState().chat.connection.status).toBe('offline');
+    expect(selectConnection(fake.store.getState()).status).toBe('offline');
     fake.store.dispatch(reconnectRequested({ room: ROOM }));
     expect(fake.sockets).toHaveLength(2);
   });
@@ -247,7 +248,7 @@ describe('socket middleware: frames in', () => {
       code: ErrorCode.Unavailable,
       message: 'The server could not store that; please try again',
     });
-    expect(fake.store.getState().chat.notices.map((n) => n.text)).toEqual([
+    expect(selectNotices(fake.store.getState()).map((n) => n.text)).toEqual([
       'The server could not store that; please try again',
     ]);
     expect(selectMessages(fake.store.getState(), ROOM)[1]?.status).toBe('failed');

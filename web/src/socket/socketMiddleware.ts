@@ -17,7 +17,6 @@ import {
   userNameKey,
 } from '@taco/protocol';
 import {
-  type ChatState,
   connectionClosed,
   connectionLost,
   connectionOpened,
@@ -37,7 +36,8 @@ import {
   roomLeft,
   typingExpired,
   typingUpdated,
-} from '../features/chat/chatSlice';
+} from '../features/chat/chatActions';
+import type { ChatState } from '../features/chat/chatSlice';
 import { type RoomAuthState, unauthorized } from '../features/roomAuth/roomAuthSlice';
 import {
   browserSocketFactory,

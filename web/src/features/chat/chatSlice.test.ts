@@ -1,25 +1,19 @@
 import { TYPING_STALE_MS } from '@taco/protocol';
 import { makeStore } from '../../app/store';
-import { unauthorized } from '../roomAuth/roomAuthSlice';
 import {
-  errorFrameReceived,
   historyReceived,
   messageFailed,
   messageReceived,
   messageRetried,
   messageSent,
-  noticeDismissed,
   presenceUpdated,
   roomCleared,
   roomCreated,
   roomEntered,
-  selectMessages,
-  selectParticipants,
-  senderNameSet,
-  SESSION_EXPIRED_MESSAGE,
   typingExpired,
   typingUpdated,
-} from './chatSlice';
+} from './chatActions';
+import { selectMessages, selectParticipants } from './chatSlice';
 
 const ROOM = 'teal-otter';
 const msg = (seq: number, sender = 'Bob', body = `m${seq}`) => ({
@@ -50,17 +44,10 @@ describe('chat slice (spec §4 actions on chat state)', () => {
     expect(selectMessages(store.getState(), ROOM)).toHaveLength(1);
   });
 
-  it('enter room sets the current room', () => {
+  it('entering a room this device did not know adds it', () => {
     const store = setup();
     store.dispatch(roomEntered({ room: 'red-fox' }));
-    expect(store.getState().chat.currentRoom).toBe('red-fox');
     expect(store.getState().chat.rooms['red-fox']).toBeDefined();
-  });
-
-  it('set sender name', () => {
-    const store = setup();
-    store.dispatch(senderNameSet({ name: 'Alice' }));
-    expect(store.getState().chat.senderName).toBe('Alice');
   });
 
   it('new message appends, marks own messages with id 0 and others with the sender name', () => {
@@ -313,24 +300,5 @@ describe('chat slice (spec §4 actions on chat state)', () => {
         [4, 'sent'],
       ]);
     });
-  });
-
-  it('collects error frames as notices, at most three, dismissable', () => {
-    const store = setup();
-    for (const n of [1, 2, 3, 4]) {
-      store.dispatch(errorFrameReceived({ code: 'rate_limited', message: `slow ${n}` }));
-    }
-    const notices = store.getState().chat.notices;
-    expect(notices.map((n) => n.text)).toEqual(['slow 2', 'slow 3', 'slow 4']);
-    store.dispatch(noticeDismissed({ id: notices[0]!.id }));
-    expect(store.getState().chat.notices).toHaveLength(2);
-  });
-
-  it('asks the user after a second socket rejection in a row', () => {
-    const store = setup();
-    store.dispatch(unauthorized({ room: ROOM, source: 'socket' }));
-    expect(store.getState().chat.authErrors[ROOM]).toBeUndefined();
-    store.dispatch(unauthorized({ room: ROOM, source: 'socket' }));
-    expect(store.getState().chat.authErrors[ROOM]).toBe(SESSION_EXPIRED_MESSAGE);
   });
 });

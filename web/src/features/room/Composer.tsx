@@ -9,7 +9,7 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import { useAppDispatch } from '../../app/hooks';
-import { draftEdited, messageSent } from '../chat/chatSlice';
+import { draftEdited, messageSent } from '../chat/chatActions';
 
 /** The message input and send button. */
 export function Composer({ room, me }: { room: string; me: string }) {

@@ -2,9 +2,9 @@ import { userNameKey } from '@taco/protocol';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { messageRetried } from '../chat/chatActions';
 import {
   type Message,
-  messageRetried,
   selectEarlierMissing,
   selectMessages,
   selectParticipants,

@@ -12,7 +12,7 @@ import { http, HttpResponse } from 'msw';
 import { renderApp } from '../../../test/render';
 import { API, server } from '../../../test/server';
 import type { RootState } from '../../app/store';
-import { SESSION_EXPIRED_MESSAGE } from '../chat/chatSlice';
+import { SESSION_EXPIRED_MESSAGE } from '../roomAuth/authErrorsSlice';
 import { SHARE_COPIED_MESSAGE } from './share';
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));

@@ -9,16 +9,9 @@ import ToastContainer from 'react-bootstrap/ToastContainer';
 import { Link, useParams } from 'react-router-dom';
 import { useRequestCredentialsMutation } from '../../api/roomsApi';
 import { useAppDispatch, useAppSelector, useAppStore } from '../../app/hooks';
-import {
-  roomCreated,
-  roomEntered,
-  roomJoined,
-  roomLeft,
-  selectAuthError,
-  selectChatRoom,
-  selectMessages,
-  selectParticipants,
-} from '../chat/chatSlice';
+import { roomCreated, roomEntered, roomJoined, roomLeft } from '../chat/chatActions';
+import { selectChatRoom, selectMessages, selectParticipants } from '../chat/chatSlice';
+import { selectAuthError } from '../roomAuth/authErrorsSlice';
 import { selectRoomAuth } from '../roomAuth/roomAuthSlice';
 import { ConnectionBanner, ConnectionPill } from './ConnectionBanner';
 import { Composer } from './Composer';

@@ -1,12 +1,9 @@
 import { userNameKey } from '@taco/protocol';
 import Button from 'react-bootstrap/Button';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
-import {
-  roomCleared,
-  selectConnection,
-  selectMessages,
-  selectParticipants,
-} from '../chat/chatSlice';
+import { roomCleared } from '../chat/chatActions';
+import { selectMessages, selectParticipants } from '../chat/chatSlice';
+import { selectIsConnected } from '../connection/connectionSlice';
 import { PresenceDot } from './PresenceDot';
 
 interface SidebarProps {
@@ -21,7 +18,7 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
   const participants = useAppSelector((state) => selectParticipants(state, room));
   const hasMessages = useAppSelector((state) => selectMessages(state, room).length > 0);
   // Offline, nobody's presence is known, and a clear could not reach the others.
-  const connected = useAppSelector((state) => selectConnection(state).status === 'open');
+  const connected = useAppSelector((state) => selectIsConnected(state, room));
   const meKey = userNameKey(me);
   const sorted = [...participants].sort(
     (a, b) => Number(b.active) - Number(a.active) || a.name.localeCompare(b.name),
