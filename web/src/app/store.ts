@@ -13,8 +13,10 @@ import { apiSlice } from '../api/apiSlice';
 import { chatSlice } from '../features/chat/chatSlice';
 import { connectionSlice } from '../features/connection/connectionSlice';
 import { noticesSlice } from '../features/notices/noticesSlice';
+import { presenceSlice } from '../features/presence/presenceSlice';
 import { authErrorsSlice } from '../features/roomAuth/authErrorsSlice';
 import { roomAuthSlice } from '../features/roomAuth/roomAuthSlice';
+import { typingSlice } from '../features/typing/typingSlice';
 import {
   createSocketMiddleware,
   defaultSocketDeps,
@@ -28,6 +30,8 @@ export const rootReducer = combineReducers({
   authErrors: authErrorsSlice.reducer,
   connection: connectionSlice.reducer,
   chat: chatSlice.reducer,
+  presence: presenceSlice.reducer,
+  typing: typingSlice.reducer,
   notices: noticesSlice.reducer,
 });
 

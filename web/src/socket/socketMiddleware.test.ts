@@ -20,7 +20,8 @@ import {
   roomJoined,
   roomLeft,
 } from '../features/chat/chatActions';
-import { selectMessages, selectParticipants } from '../features/chat/chatSlice';
+import { selectMessages } from '../features/chat/chatSlice';
+import { selectParticipants } from '../features/presence/presenceSlice';
 import { selectConnection } from '../features/connection/connectionSlice';
 import { selectNotices } from '../features/notices/noticesSlice';
 import type { SocketDeps } from './socketMiddleware';

@@ -1,4 +1,3 @@
-import { TYPING_STALE_MS } from '@taco/protocol';
 import { makeStore } from '../../app/store';
 import {
   historyReceived,
@@ -6,14 +5,11 @@ import {
   messageReceived,
   messageRetried,
   messageSent,
-  presenceUpdated,
   roomCleared,
   roomCreated,
   roomEntered,
-  typingExpired,
-  typingUpdated,
 } from './chatActions';
-import { selectMessages, selectParticipants } from './chatSlice';
+import { selectMessages } from './chatSlice';
 
 const ROOM = 'teal-otter';
 const msg = (seq: number, sender = 'Bob', body = `m${seq}`) => ({
@@ -35,7 +31,6 @@ describe('chat slice (spec §4 actions on chat state)', () => {
     expect(store.getState().chat.rooms[ROOM]).toEqual({
       name: ROOM,
       messages: [],
-      participants: [],
       lastSeq: null,
       earlierMissing: false,
     });
@@ -133,39 +128,6 @@ describe('chat slice (spec §4 actions on chat state)', () => {
     store.dispatch(messageReceived({ room: ROOM, message: msg(1), clientId: null, own: false }));
     store.dispatch(roomCleared({ room: ROOM, source: 'remote' }));
     expect(selectMessages(store.getState(), ROOM)).toEqual([]);
-  });
-
-  it('presence update sets the active flag and adds an unknown participant with typing false', () => {
-    const store = setup();
-    store.dispatch(presenceUpdated({ room: ROOM, sender: 'Bob', active: true }));
-    expect(selectParticipants(store.getState(), ROOM)).toEqual([
-      { name: 'Bob', active: true, typing: false, lastTypingTime: 0 },
-    ]);
-    store.dispatch(typingUpdated({ room: ROOM, sender: 'Bob', typing: true, time: 10 }));
-    store.dispatch(presenceUpdated({ room: ROOM, sender: 'Bob', active: false }));
-    expect(selectParticipants(store.getState(), ROOM)).toEqual([
-      { name: 'Bob', active: false, typing: false, lastTypingTime: 10 },
-    ]);
-  });
-
-  it('typing update replaces the entry with active true, the typing value and the time', () => {
-    const store = setup();
-    store.dispatch(presenceUpdated({ room: ROOM, sender: 'Bob', active: false }));
-    store.dispatch(typingUpdated({ room: ROOM, sender: 'Bob', typing: true, time: 1234 }));
-    store.dispatch(typingUpdated({ room: ROOM, sender: 'Cy', typing: true, time: 99 }));
-    expect(selectParticipants(store.getState(), ROOM)).toEqual([
-      { name: 'Bob', active: true, typing: true, lastTypingTime: 1234 },
-      { name: 'Cy', active: true, typing: true, lastTypingTime: 99 },
-    ]);
-  });
-
-  it('drops typing indicators that were not refreshed in time', () => {
-    const store = setup();
-    store.dispatch(typingUpdated({ room: ROOM, sender: 'Bob', typing: true, time: 1000 }));
-    store.dispatch(typingExpired({ room: ROOM, now: 1000 + TYPING_STALE_MS - 1 }));
-    expect(selectParticipants(store.getState(), ROOM)[0]?.typing).toBe(true);
-    store.dispatch(typingExpired({ room: ROOM, now: 1000 + TYPING_STALE_MS }));
-    expect(selectParticipants(store.getState(), ROOM)[0]?.typing).toBe(false);
   });
 
   describe('history', () => {

@@ -1,20 +1,16 @@
 import { createSlice } from '@reduxjs/toolkit';
-import { type ChatMessage, TYPING_STALE_MS, userNameKey } from '@taco/protocol';
+import { type ChatMessage, userNameKey } from '@taco/protocol';
 import { roomsApi } from '../../api/roomsApi';
 import {
-  connectionClosed,
   historyReceived,
   messageFailed,
   messageReceived,
   messageRetried,
   messageSent,
-  presenceUpdated,
   roomCleared,
   roomCreated,
   roomEntered,
   roomJoined,
-  typingExpired,
-  typingUpdated,
 } from './chatActions';
 
 export type MessageStatus = 'pending' | 'sent' | 'failed';
@@ -34,18 +30,9 @@ export interface Message {
   source: 'local' | 'remote';
 }
 
-export interface Participant {
-  name: string;
-  active: boolean;
-  typing: boolean;
-  /** Milliseconds since the epoch of the last typing update. */
-  lastTypingTime: number;
-}
-
 export interface ChatRoom {
   name: string;
   messages: Message[];
-  participants: Participant[];
   /** The highest `seq` seen in this room, to resume history after a reconnect. */
   lastSeq: number | null;
   /** Earlier messages were trimmed or cleared while this client was away. */
@@ -59,7 +46,7 @@ export interface ChatState {
 export const initialChatState: ChatState = { rooms: {} };
 
 function emptyRoom(name: string): ChatRoom {
-  return { name, messages: [], participants: [], lastSeq: null, earlierMissing: false };
+  return { name, messages: [], lastSeq: null, earlierMissing: false };
 }
 
 function ensureRoom(state: ChatState, room: string): ChatRoom {
@@ -142,43 +129,6 @@ export const chatSlice = createSlice({
         room.messages = [];
         room.earlierMissing = false;
       })
-      .addCase(presenceUpdated, (state, action) => {
-        const { sender, active } = action.payload;
-        const room = ensureRoom(state, action.payload.room);
-        const participant = room.participants.find((p) => p.name === sender);
-        if (participant) {
-          participant.active = active;
-          if (!active) participant.typing = false;
-        } else {
-          room.participants.push({ name: sender, active, typing: false, lastTypingTime: 0 });
-        }
-      })
-      .addCase(typingUpdated, (state, action) => {
-        const { sender, typing, time } = action.payload;
-        const room = ensureRoom(state, action.payload.room);
-        const entry: Participant = { name: sender, active: true, typing, lastTypingTime: time };
-        const index = room.participants.findIndex((p) => p.name === sender);
-        if (index === -1) room.participants.push(entry);
-        else room.participants[index] = entry;
-      })
-      .addCase(typingExpired, (state, action) => {
-        const room = state.rooms[action.payload.room];
-        if (!room) return;
-        for (const participant of room.participants) {
-          if (
-            participant.typing &&
-            action.payload.now - participant.lastTypingTime >= TYPING_STALE_MS
-          ) {
-            participant.typing = false;
-          }
-        }
-      })
-      .addCase(connectionClosed, (state, action) => {
-        const room = state.rooms[action.payload.room];
-        if (room) {
-          for (const participant of room.participants) participant.typing = false;
-        }
-      })
       .addCase(messageReceived, (state, action) => {
         const { message, clientId, own } = action.payload;
         const room = ensureRoom(state, action.payload.room);
@@ -257,12 +207,9 @@ export const chatSlice = createSlice({
 type WithChat = { chat: ChatState };
 
 const NO_MESSAGES: Message[] = [];
-const NO_PARTICIPANTS: Participant[] = [];
 
 export const selectChatRoom = (state: WithChat, room: string) => state.chat.rooms[room];
 export const selectMessages = (state: WithChat, room: string) =>
   state.chat.rooms[room]?.messages ?? NO_MESSAGES;
-export const selectParticipants = (state: WithChat, room: string) =>
-  state.chat.rooms[room]?.participants ?? NO_PARTICIPANTS;
 export const selectEarlierMissing = (state: WithChat, room: string) =>
   state.chat.rooms[room]?.earlierMissing ?? false;

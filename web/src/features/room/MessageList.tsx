@@ -3,12 +3,8 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react
 import Button from 'react-bootstrap/Button';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { messageRetried } from '../chat/chatActions';
-import {
-  type Message,
-  selectEarlierMissing,
-  selectMessages,
-  selectParticipants,
-} from '../chat/chatSlice';
+import { type Message, selectEarlierMissing, selectMessages } from '../chat/chatSlice';
+import { selectParticipants } from '../presence/presenceSlice';
 import { BadgeIcon } from '../../components/BadgeIcon';
 import { linkify } from './linkify';
 

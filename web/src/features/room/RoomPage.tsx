@@ -10,7 +10,8 @@ import { Link, useParams } from 'react-router-dom';
 import { useRequestCredentialsMutation } from '../../api/roomsApi';
 import { useAppDispatch, useAppSelector, useAppStore } from '../../app/hooks';
 import { roomCreated, roomEntered, roomJoined, roomLeft } from '../chat/chatActions';
-import { selectChatRoom, selectMessages, selectParticipants } from '../chat/chatSlice';
+import { selectChatRoom, selectMessages } from '../chat/chatSlice';
+import { selectActiveCount } from '../presence/presenceSlice';
 import { selectAuthError } from '../roomAuth/authErrorsSlice';
 import { selectRoomAuth } from '../roomAuth/roomAuthSlice';
 import { ConnectionBanner, ConnectionPill } from './ConnectionBanner';
@@ -50,9 +51,7 @@ function Room({ room }: { room: string }) {
   const auth = useAppSelector((state) => selectRoomAuth(state, room));
   const authError = useAppSelector((state) => selectAuthError(state, room));
   const messages = useAppSelector((state) => selectMessages(state, room));
-  const participantCount = useAppSelector(
-    (state) => selectParticipants(state, room).filter((p) => p.active).length,
-  );
+  const participantCount = useAppSelector((state) => selectActiveCount(state, room));
   const [requestCredentials, { isLoading }] = useRequestCredentialsMutation();
   const [copiedToast, setCopiedToast] = useState(false);
   const [sidebarOpen, setSidebarOpen] = useState(false);

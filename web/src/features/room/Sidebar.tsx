@@ -2,8 +2,9 @@ import { userNameKey } from '@taco/protocol';
 import Button from 'react-bootstrap/Button';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { roomCleared } from '../chat/chatActions';
-import { selectMessages, selectParticipants } from '../chat/chatSlice';
+import { selectMessages } from '../chat/chatSlice';
 import { selectIsConnected } from '../connection/connectionSlice';
+import { selectActiveCount, selectParticipants } from '../presence/presenceSlice';
 import { PresenceDot } from './PresenceDot';
 
 interface SidebarProps {
@@ -23,7 +24,7 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
   const sorted = [...participants].sort(
     (a, b) => Number(b.active) - Number(a.active) || a.name.localeCompare(b.name),
   );
-  const activeCount = participants.filter((p) => p.active).length;
+  const activeCount = useAppSelector((state) => selectActiveCount(state, room));
 
   return (
     <div className="sidebar-inner">
