@@ -264,6 +264,18 @@ describe('Chat socket', () => {
     });
 
     it.each([
+      ['an empty message', { type: FrameType.Message, body: '  ', client_id: 'c-9' }],
+      [
+        'a body over the limit',
+        { type: FrameType.Message, body: 'x'.repeat(4001), client_id: 'c-9' },
+      ],
+    ])('answers %s with the client_id it carried', async (_label, frame) => {
+      const ann = await t.join(newRoom(), 'Ann');
+      ann.send(frame);
+      expect(await ann.nextOfType(FrameType.Error)).toMatchObject({ client_id: 'c-9' });
+    });
+
+    it.each([
       [
         'throws',
         () => {
@@ -279,11 +291,12 @@ describe('Chat socket', () => {
         const gateway = t.app.get(ChatGateway);
         const handleFrame = jest.spyOn(gateway, 'handleFrame').mockImplementationOnce(fail);
         try {
-          ann.send({ type: FrameType.Message, body: 'lost to a bug' });
+          ann.send({ type: FrameType.Message, body: 'lost to a bug', client_id: 'c-bug' });
           expect(await ann.next<ErrorFrame>(isError(ErrorCode.Unavailable))).toEqual({
             type: FrameType.Error,
             code: ErrorCode.Unavailable,
             message: expect.any(String),
+            client_id: 'c-bug',
           });
           expect((await say(ann, 'next one works')).body).toBe('next one works');
         } finally {
@@ -392,9 +405,12 @@ describe('Chat socket', () => {
       const app = await startTestApp({ messageBurst: 3, messagesPerSecond: 1 });
       try {
         const ann = await app.join('teal-otter', 'Ann');
-        for (let i = 1; i <= 4; i++) ann.send({ type: FrameType.Message, body: `m${i}` });
+        for (let i = 1; i <= 4; i++) {
+          ann.send({ type: FrameType.Message, body: `m${i}`, client_id: `c-${i}` });
+        }
         expect(await ann.next(isError(ErrorCode.RateLimited))).toMatchObject({
           type: FrameType.Error,
+          client_id: 'c-4',
         });
         const frames = (await ann.drain(50)).filter(isSingleMessage) as ServerMessageFrame[];
         expect(frames.map((f) => f.body)).toEqual(['m1', 'm2', 'm3']);

@@ -287,6 +287,28 @@ describe('decodeClientFrame', () => {
       expect(errorOf(decode({ type: 1, body: ' ', client_id: 5 })).code).toBe('empty_message');
     });
 
+    test.each<[string, unknown, string]>([
+      ['an empty body', ' ', 'empty_message'],
+      ['a body over the limit', 'a'.repeat(4001), 'too_long'],
+      ['a body that is not a string', 5, 'bad_frame'],
+    ])("%s is answered with the frame's valid client_id", (_label, body, code) => {
+      expect(errorOf(decode({ type: 1, body, client_id: 'c-7' }))).toEqual({
+        code,
+        message: expect.any(String),
+        client_id: 'c-7',
+      });
+    });
+
+    test('an invalid client_id is never echoed', () => {
+      expect(errorOf(decode({ type: 1, body: ' ', client_id: 'c'.repeat(65) }))).not.toHaveProperty(
+        'client_id',
+      );
+      expect(errorOf(decode({ type: 1, body: 'hi', client_id: 'c'.repeat(65) }))).toEqual({
+        code: 'too_long',
+        message: FrameErrorMessage.clientIdTooLong,
+      });
+    });
+
     test('4000 characters is accepted, 4001 is too long', () => {
       expect(frameOf(decode({ type: 1, body: 'a'.repeat(4000) }))).toStrictEqual({
         type: 1,
@@ -743,6 +765,25 @@ describe('errorFrame', () => {
     });
   });
 
+  test('carries the client_id of the frame it answers', () => {
+    expect(errorFrame({ code: 'rate_limited', message: 'slow' }, 'c-1')).toStrictEqual({
+      type: 7,
+      code: 'rate_limited',
+      message: 'slow',
+      client_id: 'c-1',
+    });
+    const error = errorOf(decodeClientFrame('{"type":1,"body":"","client_id":"c-2"}'));
+    expect(decodeServerFrame(encodeFrame(errorFrame(error)))).toStrictEqual({
+      ok: true,
+      frame: {
+        type: 7,
+        code: 'empty_message',
+        message: 'Messages cannot be empty',
+        client_id: 'c-2',
+      },
+    });
+  });
+
   test('does not carry extra properties of the error object', () => {
     const error = { code: 'unavailable', message: 'down', stack: 'secret' } as FrameError;
     expect(errorFrame(error)).toStrictEqual({ type: 7, code: 'unavailable', message: 'down' });
@@ -876,6 +917,7 @@ describe('decodeServerFrame', () => {
       ['error without code', { type: 7, message: 'x' }],
       ['error without message', { type: 7, code: 'bad_frame' }],
       ['error with a numeric code', { type: 7, code: 400, message: 'x' }],
+      ['error with a numeric client_id', { type: 7, code: 'too_long', message: 'x', client_id: 1 }],
       ['type 5, which a server never sends', { type: 5, count: 1 }],
       ['an unknown type', { type: 99 }],
       ['a string type', { ...message, type: '1' }],

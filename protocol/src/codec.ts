@@ -3,10 +3,8 @@ import type { ChatMessage, ClientFrame, ErrorFrame, ServerFrame } from './frames
 import { CLIENT_ID_MAX_LENGTH, HISTORY_COUNT_MAX, MESSAGE_MAX_LENGTH } from './limits';
 import { codePointLength } from './validation';
 
-export interface FrameError {
-  code: ErrorCode;
-  message: string;
-}
+/** An error frame without its type: what to answer a frame with. */
+export type FrameError = Omit<ErrorFrame, 'type'>;
 
 export type DecodeResult<T> = { ok: true; frame: T } | { ok: false; error: FrameError };
 
@@ -29,8 +27,15 @@ export const FrameErrorMessage = {
   unavailable: 'The server could not store that; please try again',
 } as const;
 
-function fail(code: ErrorCode, message: string): { ok: false; error: FrameError } {
-  return { ok: false, error: { code, message } };
+function fail(
+  code: ErrorCode,
+  message: string,
+  clientId?: string,
+): { ok: false; error: FrameError } {
+  return {
+    ok: false,
+    error: clientId === undefined ? { code, message } : { code, message, client_id: clientId },
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -68,19 +73,35 @@ export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
   }
   switch (type) {
     case FrameType.Message: {
-      if (typeof raw.body !== 'string') return fail(ErrorCode.BadFrame, FrameErrorMessage.body);
-      const body = raw.body.trim();
-      if (body.length === 0) return fail(ErrorCode.EmptyMessage, FrameErrorMessage.emptyMessage);
-      if (body.length > MESSAGE_MAX_LENGTH && codePointLength(body) > MESSAGE_MAX_LENGTH) {
-        return fail(ErrorCode.TooLong, FrameErrorMessage.bodyTooLong);
-      }
+      // A valid client_id rides on any error about the rest of the frame, so the client knows
+      // which of its messages was refused.
       const clientId = raw.client_id;
-      if (clientId === undefined) return { ok: true, frame: { type, body } };
-      if (typeof clientId !== 'string') return fail(ErrorCode.BadFrame, FrameErrorMessage.clientId);
-      if (codePointLength(clientId) > CLIENT_ID_MAX_LENGTH) {
-        return fail(ErrorCode.TooLong, FrameErrorMessage.clientIdTooLong);
+      let echo: string | undefined;
+      let clientIdError: FrameError | undefined;
+      if (clientId !== undefined) {
+        if (typeof clientId !== 'string') {
+          clientIdError = { code: ErrorCode.BadFrame, message: FrameErrorMessage.clientId };
+        } else if (codePointLength(clientId) > CLIENT_ID_MAX_LENGTH) {
+          clientIdError = { code: ErrorCode.TooLong, message: FrameErrorMessage.clientIdTooLong };
+        } else {
+          echo = clientId;
+        }
       }
-      return { ok: true, frame: { type, body, client_id: clientId } };
+      if (typeof raw.body !== 'string') {
+        return fail(ErrorCode.BadFrame, FrameErrorMessage.body, echo);
+      }
+      const body = raw.body.trim();
+      if (body.length === 0) {
+        return fail(ErrorCode.EmptyMessage, FrameErrorMessage.emptyMessage, echo);
+      }
+      if (body.length > MESSAGE_MAX_LENGTH && codePointLength(body) > MESSAGE_MAX_LENGTH) {
+        return fail(ErrorCode.TooLong, FrameErrorMessage.bodyTooLong, echo);
+      }
+      if (clientIdError) return { ok: false, error: clientIdError };
+      return {
+        ok: true,
+        frame: echo === undefined ? { type, body } : { type, body, client_id: echo },
+      };
     }
     case FrameType.Typing:
       if (typeof raw.typing !== 'boolean')
@@ -110,8 +131,17 @@ export const BINARY_FRAME_ERROR: FrameError = {
   message: FrameErrorMessage.binary,
 };
 
-export function errorFrame(error: FrameError): ErrorFrame {
-  return { type: FrameType.Error, code: error.code, message: error.message };
+/**
+ * The error frame for an error; `clientId` (or the error's own `client_id`) is the valid
+ * `client_id` of the frame it answers, if that frame carried one.
+ */
+export function errorFrame(
+  error: FrameError,
+  clientId: string | undefined = error.client_id,
+): ErrorFrame {
+  return clientId === undefined
+    ? { type: FrameType.Error, code: error.code, message: error.message }
+    : { type: FrameType.Error, code: error.code, message: error.message, client_id: clientId };
 }
 
 /** Serializes any frame. The one place frames become text. */
@@ -173,6 +203,7 @@ export function decodeServerFrame(text: string): DecodeResult<ServerFrame> {
       return { ok: true, frame: { type: FrameType.Heartbeat } };
     case FrameType.Error:
       if (!isString(raw.code) || !isString(raw.message)) return bad;
+      if (raw.client_id !== undefined && !isString(raw.client_id)) return bad;
       return { ok: true, frame: raw as unknown as ServerFrame };
     default:
       return bad;

@@ -86,6 +86,8 @@ export interface ErrorFrame {
   type: typeof FrameType.Error;
   code: ErrorCode;
   message: string;
+  /** The `client_id` of the message frame this answers, when it carried a valid one. */
+  client_id?: string;
 }
 
 export type ServerFrame =

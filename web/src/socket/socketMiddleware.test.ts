@@ -236,21 +236,39 @@ describe('socket middleware: frames in', () => {
     error.mockRestore();
   });
 
-  it('shows error frames as notices and fails the message the server could not store', () => {
+  it('shows error frames as notices and fails exactly the message the error names', () => {
     const fake = setup();
     const socket = openAndSync(fake);
-    fake.store.dispatch(
-      messageSent({ room: ROOM, clientId: 'c1', body: 'hi', senderName: ME, timestamp: 1 }),
-    );
+    for (const clientId of ['c0', 'c1']) {
+      fake.store.dispatch(
+        messageSent({ room: ROOM, clientId, body: 'hi', senderName: ME, timestamp: 1 }),
+      );
+    }
+    socket.serverSend({
+      type: FrameType.Error,
+      code: ErrorCode.RateLimited,
+      message: 'You are sending too fast; please slow down',
+    });
+    expect(selectMessages(fake.store.getState(), ROOM).map((m) => m.status)).toEqual([
+      'sent',
+      'pending',
+      'pending',
+    ]);
     socket.serverSend({
       type: FrameType.Error,
       code: ErrorCode.Unavailable,
       message: 'The server could not store that; please try again',
+      client_id: 'c1',
     });
     expect(fake.store.getState().chat.notices.map((n) => n.text)).toEqual([
+      'You are sending too fast; please slow down',
       'The server could not store that; please try again',
     ]);
-    expect(selectMessages(fake.store.getState(), ROOM)[1]?.status).toBe('failed');
+    expect(selectMessages(fake.store.getState(), ROOM).map((m) => m.status)).toEqual([
+      'sent',
+      'pending',
+      'failed',
+    ]);
     socket.sent.length = 0;
     fake.store.dispatch(messageRetried({ room: ROOM, clientId: 'c1' }));
     expect(socket.sent).toEqual([{ type: FrameType.Message, body: 'hi', client_id: 'c1' }]);

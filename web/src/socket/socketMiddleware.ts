@@ -6,7 +6,6 @@ import {
   decideReconnect,
   decodeServerFrame,
   encodeFrame,
-  ErrorCode,
   FrameType,
   HISTORY_REQUEST_COUNT,
   isHistoryFrame,
@@ -80,9 +79,6 @@ interface SocketState {
   roomAuth: RoomAuthState;
 }
 
-/** Error frames that mean a message was not stored. */
-const MESSAGE_NOT_TAKEN: readonly string[] = [ErrorCode.Unavailable, ErrorCode.RateLimited];
-
 /**
  * Owns the one WebSocket of the tab: opens it when a room is joined, turns frames into actions
  * and actions into frames, sends heartbeats, and reconnects by `decideReconnect`.
@@ -102,9 +98,8 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
     let synced = false;
     /** `after` of the history request waiting for its answer (`null`: the last messages). */
     let historyAfter: number | null = null;
-    /** Client ids sent on this connection, and those still waiting for their echo. */
+    /** Client ids sent on this connection. */
     const sentOnConnection = new Set<string>();
-    let inFlight: string[] = [];
     let lastTypingSentAt = Number.NEGATIVE_INFINITY;
     /** The last typing frame sent said `true`: others see this user typing. */
     let typingShown = false;
@@ -151,7 +146,6 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
     function sendMessage(clientId: string, body: string) {
       if (!synced || !send({ type: FrameType.Message, body, client_id: clientId })) return;
       sentOnConnection.add(clientId);
-      inFlight.push(clientId);
     }
 
     /** Sends every pending message this connection has not sent yet. */
@@ -190,7 +184,6 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
           }
           const own = userNameKey(frame.sender) === userNameKey(me());
           const clientId = frame.client_id ?? null;
-          if (clientId !== null) inFlight = inFlight.filter((id) => id !== clientId);
           api.dispatch(
             messageReceived({
               room: current,
@@ -236,10 +229,9 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
           return;
         case FrameType.Error: {
           api.dispatch(errorFrameReceived({ code: frame.code, message: frame.message }));
-          const failed = inFlight[0];
-          if (MESSAGE_NOT_TAKEN.includes(frame.code) && failed !== undefined) {
-            inFlight = inFlight.slice(1);
-            api.dispatch(messageFailed({ room: current, clientId: failed }));
+          // An error answering a message names it by its client_id: that message was not stored.
+          if (frame.client_id !== undefined) {
+            api.dispatch(messageFailed({ room: current, clientId: frame.client_id }));
           }
           return;
         }
@@ -287,7 +279,6 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
       open = false;
       synced = false;
       sentOnConnection.clear();
-      inFlight = [];
       typingShown = false;
       api.dispatch(reconnectStarted({ room: current, attempt: attempts }));
       try {

@@ -54,6 +54,7 @@ describe('MessageList', () => {
         type: FrameType.Error,
         code: ErrorCode.Unavailable,
         message: 'The server could not store that; please try again',
+        client_id: 'c1',
       });
     });
     const item = within(screen.getByRole('log')).getByRole('listitem');
