@@ -11,6 +11,8 @@ export const USER_NAME_MAX_LENGTH = 32;
 export const MESSAGE_MAX_LENGTH = 4000;
 /** Maximum `client_id` length, in code points. */
 export const CLIENT_ID_MAX_LENGTH = 64;
+/** Maximum `epoch` length a history request may carry, in code points. */
+export const EPOCH_MAX_LENGTH = 64;
 /** Largest frame a server accepts, in bytes; larger closes with 1009. */
 export const FRAME_MAX_BYTES = 16 * 1024;
 /** Bytes waiting to be sent to one connection before it is closed with 1013. */
