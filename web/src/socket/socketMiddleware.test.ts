@@ -6,7 +6,6 @@ import {
   PING_INTERVAL_MS,
   RECONNECT_ATTEMPTS,
   RECONNECT_INTERVAL_MS,
-  TYPING_STALE_MS,
   TYPING_THROTTLE_MS,
 } from '@taco/protocol';
 import { fakeSocketDeps } from '../../test/fakeSocket';
@@ -21,6 +20,7 @@ import {
   roomLeft,
   selectMessages,
   selectParticipants,
+  TYPING_STALE_MS,
 } from '../features/chat/chatSlice';
 import type { SocketDeps } from './socketMiddleware';
 
@@ -207,6 +207,10 @@ describe('socket middleware: reconnection (DESIGN.md §3)', () => {
     const seqs = selectMessages(fake.store.getState(), ROOM).map((m) => m.seq);
     expect(seqs).toEqual(Array.from({ length: HISTORY_REQUEST_COUNT + 3 }, (_, i) => i + 1));
   });
+});
+
+it('lets a typing indicator outlive the pause between two typing frames', () => {
+  expect(TYPING_STALE_MS).toBeGreaterThan(TYPING_THROTTLE_MS);
 });
 
 describe('socket middleware: epoch', () => {

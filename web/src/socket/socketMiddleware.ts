@@ -11,7 +11,6 @@ import {
   isHistoryFrame,
   PING_INTERVAL_MS,
   type ServerFrame,
-  TYPING_STALE_MS,
   TYPING_THROTTLE_MS,
   userNameKey,
 } from '@taco/protocol';
@@ -34,6 +33,7 @@ import {
   roomCleared,
   roomJoined,
   roomLeft,
+  TYPING_STALE_MS,
   typingExpired,
   typingUpdated,
 } from '../features/chat/chatSlice';

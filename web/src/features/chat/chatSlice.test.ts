@@ -1,4 +1,3 @@
-import { TYPING_STALE_MS } from '@taco/protocol';
 import { makeStore } from '../../app/store';
 import { unauthorized } from '../roomAuth/roomAuthSlice';
 import {
@@ -17,6 +16,7 @@ import {
   selectParticipants,
   senderNameSet,
   SESSION_EXPIRED_MESSAGE,
+  TYPING_STALE_MS,
   typingExpired,
   typingUpdated,
 } from './chatSlice';

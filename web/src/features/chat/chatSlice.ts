@@ -1,10 +1,13 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
-import { type ChatMessage, TYPING_STALE_MS, userNameKey } from '@taco/protocol';
+import { type ChatMessage, userNameKey } from '@taco/protocol';
 import { errorReason, errorStatus } from '../../api/errorText';
 import { roomsApi } from '../../api/roomsApi';
 import { roomCreated, unauthorized } from '../roomAuth/roomAuthSlice';
 
 export { roomCreated };
+
+/** A typing indicator with no refresh for this long is considered stale. */
+export const TYPING_STALE_MS = 6000;
 
 export type MessageStatus = 'pending' | 'sent' | 'failed';
 

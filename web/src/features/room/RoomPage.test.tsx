@@ -3,9 +3,7 @@ import {
   CloseCode,
   FrameType,
   HISTORY_REQUEST_COUNT,
-  INPUT_FOCUS_DELAY_MS,
   NAME_TAKEN_MESSAGE,
-  TOAST_DELAY_MS,
 } from '@taco/protocol';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
@@ -13,6 +11,8 @@ import { renderApp } from '../../../test/render';
 import { API, server } from '../../../test/server';
 import type { RootState } from '../../app/store';
 import { SESSION_EXPIRED_MESSAGE } from '../chat/chatSlice';
+import { INPUT_FOCUS_DELAY_MS } from './Composer';
+import { TOAST_DELAY_MS } from './RoomPage';
 import { SHARE_COPIED_MESSAGE } from './share';
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
