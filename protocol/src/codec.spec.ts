@@ -98,6 +98,13 @@ describe('decodeClientFrame', () => {
       });
     });
 
+    test('5 history with after and epoch', () => {
+      expect(decode({ type: 5, count: 100, after: 42, epoch: 'k3x9' })).toStrictEqual({
+        ok: true,
+        frame: { type: 5, count: 100, after: 42, epoch: 'k3x9' },
+      });
+    });
+
     test('5 history with after 0', () => {
       expect(decode({ type: 5, count: 1, after: 0 })).toStrictEqual({
         ok: true,
@@ -489,6 +496,31 @@ describe('decodeClientFrame', () => {
       });
     });
 
+    test.each<[string, unknown]>([
+      ['a number', 5],
+      ['true', true],
+      ['an object', { id: 'x' }],
+      ['65 characters', 'e'.repeat(65)],
+    ])('epoch %s is a bad frame', (_label, epoch) => {
+      expect(errorOf(decode({ type: 5, count: 10, after: 3, epoch }))).toEqual({
+        code: 'bad_frame',
+        message: FrameErrorMessage.epoch,
+      });
+    });
+
+    test('epoch: null is treated as absent; 64 characters are accepted', () => {
+      expect(frameOf(decode({ type: 5, count: 10, epoch: null }))).toStrictEqual({
+        type: 5,
+        count: 10,
+      });
+      const epoch = 'e'.repeat(64);
+      expect(frameOf(decode({ type: 5, count: 10, epoch }))).toStrictEqual({
+        type: 5,
+        count: 10,
+        epoch,
+      });
+    });
+
     test('a bad count is reported before a bad after', () => {
       expect(errorOf(decode({ type: 5, count: 0, after: -1 })).message).toBe(
         FrameErrorMessage.count,
@@ -579,6 +611,7 @@ describe('decodeClientFrame', () => {
         typing: fc.oneof(fc.boolean(), fc.jsonValue()),
         count: fc.oneof(fc.integer({ min: -5, max: 505 }), fc.double(), fc.jsonValue()),
         after: fc.oneof(fc.integer({ min: -5, max: 1000 }), fc.constant(null), fc.jsonValue()),
+        epoch: fc.oneof(fc.string({ unit: anyCodePoint, maxLength: 70 }), fc.jsonValue()),
         sender: fc.string(),
       },
       { requiredKeys: [] },
@@ -599,7 +632,7 @@ describe('decodeClientFrame', () => {
       1: ['type', 'body', 'client_id'],
       2: ['type', 'typing'],
       4: ['type'],
-      5: ['type', 'count', 'after'],
+      5: ['type', 'count', 'after', 'epoch'],
       6: ['type'],
     };
 
@@ -636,6 +669,10 @@ describe('decodeClientFrame', () => {
           }
           if ('after' in frame && !(Number.isSafeInteger(frame.after) && frame.after! >= 0)) {
             return `bad after ${frame.after}`;
+          }
+          if ('epoch' in frame) {
+            if (typeof frame.epoch !== 'string') return 'epoch is not a string';
+            if ([...frame.epoch].length > 64) return 'epoch too long';
           }
           return null;
         default:
@@ -698,6 +735,7 @@ describe('encodeFrame', () => {
     { type: 4 },
     { type: 5, count: 100 },
     { type: 5, count: 500, after: 17 },
+    { type: 5, count: 500, after: 17, epoch: 'k3x9' },
     { type: 6 },
   ];
 
@@ -714,7 +752,15 @@ describe('encodeFrame', () => {
   });
 
   const serverFrames: ServerFrame[] = [
-    { type: 1, room: 'teal-otter', sender: 'alice', body: 'hi', timestamp: 1700000000.5, seq: 1 },
+    {
+      type: 1,
+      room: 'teal-otter',
+      sender: 'alice',
+      body: 'hi',
+      timestamp: 1700000000.5,
+      seq: 1,
+      epoch: 'k3x9',
+    },
     {
       type: 1,
       room: 'teal-otter',
@@ -722,18 +768,20 @@ describe('encodeFrame', () => {
       body: 'hi',
       timestamp: 1700000000,
       seq: 2,
+      epoch: 'k3x9',
       client_id: 'c1',
     },
     {
       type: 1,
       room: 'teal-otter',
+      epoch: 'k3x9',
       messages: [
         { sender: 'alice', body: 'one', timestamp: 1, seq: 1 },
         { sender: 'bob', body: 'two', timestamp: 2.25, seq: 2 },
       ],
       complete: true,
     },
-    { type: 1, room: 'teal-otter', messages: [], complete: false },
+    { type: 1, room: 'teal-otter', epoch: 'k3x9', messages: [], complete: false },
     { type: 2, room: 'teal-otter', sender: 'alice', typing: true },
     { type: 3, room: 'teal-otter', sender: 'alice', connecting: false },
     { type: 4, room: 'teal-otter', sender: 'alice' },
@@ -816,10 +864,12 @@ describe('decodeServerFrame', () => {
     body: 'hi',
     timestamp: 1700000000.25,
     seq: 7,
+    epoch: 'k3x9',
   };
   const history = {
     type: 1,
     room: 'teal-otter',
+    epoch: 'k3x9',
     messages: [{ sender: 'alice', body: 'hi', timestamp: 1, seq: 1 }],
     complete: true,
   };
@@ -845,7 +895,7 @@ describe('decodeServerFrame', () => {
     });
 
     test('1 history, empty and incomplete', () => {
-      const empty = { type: 1, room: 'r', messages: [], complete: false };
+      const empty = { type: 1, room: 'r', epoch: 'e', messages: [], complete: false };
       expect(frameOf(decodeServer(empty))).toStrictEqual(empty);
     });
 
@@ -889,6 +939,10 @@ describe('decodeServerFrame', () => {
       ['message with a string seq', { ...message, seq: '7' }],
       ['message with a numeric client_id', { ...message, client_id: 5 }],
       ['message with a null client_id', { ...message, client_id: null }],
+      ['message without epoch', { ...message, epoch: undefined }],
+      ['message with a numeric epoch', { ...message, epoch: 7 }],
+      ['history without epoch', { ...history, epoch: undefined }],
+      ['history with a null epoch', { ...history, epoch: null }],
       ['history without room', { ...history, room: undefined }],
       [
         'history with an entry missing seq',

@@ -1,6 +1,17 @@
 import { ErrorCode, FrameType } from './frame-types';
-import type { ChatMessage, ClientFrame, ErrorFrame, ServerFrame } from './frames';
-import { CLIENT_ID_MAX_LENGTH, HISTORY_COUNT_MAX, MESSAGE_MAX_LENGTH } from './limits';
+import type {
+  ChatMessage,
+  ClientFrame,
+  ClientHistoryFrame,
+  ErrorFrame,
+  ServerFrame,
+} from './frames';
+import {
+  CLIENT_ID_MAX_LENGTH,
+  EPOCH_MAX_LENGTH,
+  HISTORY_COUNT_MAX,
+  MESSAGE_MAX_LENGTH,
+} from './limits';
 import { codePointLength } from './validation';
 
 /** An error frame without its type: what to answer a frame with. */
@@ -23,6 +34,7 @@ export const FrameErrorMessage = {
   typing: "Field 'typing' must be true or false",
   count: `Field 'count' must be a whole number from 1 to ${HISTORY_COUNT_MAX}`,
   after: "Field 'after' must be a whole number of 0 or more",
+  epoch: `Field 'epoch' must be a string of at most ${EPOCH_MAX_LENGTH} characters`,
   rateLimited: 'You are sending too fast; please slow down',
   unavailable: 'The server could not store that; please try again',
 } as const;
@@ -110,13 +122,22 @@ export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
     case FrameType.Clear:
       return { ok: true, frame: { type } };
     case FrameType.History: {
-      const { count, after } = raw;
+      const { count, after, epoch } = raw;
       if (!isWholeNumber(count) || count < 1 || count > HISTORY_COUNT_MAX) {
         return fail(ErrorCode.BadFrame, FrameErrorMessage.count);
       }
-      if (after === undefined || after === null) return { ok: true, frame: { type, count } };
-      if (!isWholeNumber(after)) return fail(ErrorCode.BadFrame, FrameErrorMessage.after);
-      return { ok: true, frame: { type, count, after } };
+      const frame: ClientHistoryFrame = { type, count };
+      if (after !== undefined && after !== null) {
+        if (!isWholeNumber(after)) return fail(ErrorCode.BadFrame, FrameErrorMessage.after);
+        frame.after = after;
+      }
+      if (epoch !== undefined && epoch !== null) {
+        if (typeof epoch !== 'string' || codePointLength(epoch) > EPOCH_MAX_LENGTH) {
+          return fail(ErrorCode.BadFrame, FrameErrorMessage.epoch);
+        }
+        frame.epoch = epoch;
+      }
+      return { ok: true, frame };
     }
     case FrameType.Heartbeat:
       return { ok: true, frame: { type } };
@@ -177,6 +198,7 @@ export function decodeServerFrame(text: string): DecodeResult<ServerFrame> {
       if (Array.isArray(raw.messages)) {
         if (
           !isString(raw.room) ||
+          !isString(raw.epoch) ||
           typeof raw.complete !== 'boolean' ||
           !raw.messages.every(isChatMessage)
         ) {
@@ -184,7 +206,7 @@ export function decodeServerFrame(text: string): DecodeResult<ServerFrame> {
         }
         return { ok: true, frame: raw as unknown as ServerFrame };
       }
-      if (!isString(raw.room) || !isChatMessage(raw)) return bad;
+      if (!isString(raw.room) || !isString(raw.epoch) || !isChatMessage(raw)) return bad;
       if (raw.client_id !== undefined && !isString(raw.client_id)) return bad;
       return { ok: true, frame: raw as unknown as ServerFrame };
     case FrameType.Typing:

@@ -336,6 +336,7 @@ export class ChatGateway
       const page = await this.bus.history(connection.room, {
         count: frame.count,
         after: frame.after,
+        epoch: frame.epoch,
       });
       return { type: FrameType.Message, room: connection.room, ...page };
     } catch (error) {

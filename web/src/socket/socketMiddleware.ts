@@ -11,7 +11,6 @@ import {
   isHistoryFrame,
   PING_INTERVAL_MS,
   type ServerFrame,
-  TYPING_STALE_MS,
   TYPING_THROTTLE_MS,
   userNameKey,
 } from '@taco/protocol';
@@ -34,6 +33,7 @@ import {
   roomCleared,
   roomJoined,
   roomLeft,
+  TYPING_STALE_MS,
   typingExpired,
   typingUpdated,
 } from '../features/chat/chatSlice';
@@ -134,13 +134,14 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
       if (typingShown && send({ type: FrameType.Typing, typing: false })) typingShown = false;
     }
 
-    function requestHistory(after: number | null) {
+    /** Asks for the last messages, or for those after `after` of the room's epoch held. */
+    function requestHistory(current: string, after: number | null) {
       historyAfter = after;
-      send(
-        after === null
-          ? { type: FrameType.History, count: HISTORY_REQUEST_COUNT }
-          : { type: FrameType.History, count: HISTORY_REQUEST_COUNT, after },
-      );
+      const epoch = api.getState().chat.rooms[current]?.epoch ?? null;
+      if (after === null) send({ type: FrameType.History, count: HISTORY_REQUEST_COUNT });
+      else if (epoch === null)
+        send({ type: FrameType.History, count: HISTORY_REQUEST_COUNT, after });
+      else send({ type: FrameType.History, count: HISTORY_REQUEST_COUNT, after, epoch });
     }
 
     function sendMessage(clientId: string, body: string) {
@@ -172,10 +173,11 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
                 complete: frame.complete,
                 after,
                 me: me(),
+                epoch: frame.epoch,
               }),
             );
             if (after !== null && frame.messages.length >= HISTORY_REQUEST_COUNT) {
-              requestHistory(api.getState().chat.rooms[current]?.lastSeq ?? after);
+              requestHistory(current, api.getState().chat.rooms[current]?.lastSeq ?? after);
               return;
             }
             synced = true;
@@ -195,6 +197,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
               },
               clientId,
               own,
+              epoch: frame.epoch,
             }),
           );
           if (!own) deps.notify(frame.sender, frame.body);
@@ -292,7 +295,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
               () => send({ type: FrameType.Heartbeat }),
               PING_INTERVAL_MS,
             );
-            requestHistory(api.getState().chat.rooms[current]?.lastSeq ?? null);
+            requestHistory(current, api.getState().chat.rooms[current]?.lastSeq ?? null);
           },
           onMessage: (text) => {
             if (!isCurrent()) return;
