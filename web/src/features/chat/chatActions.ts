@@ -33,6 +33,8 @@ export interface MessageReceivedPayload {
   message: ChatMessage;
   clientId: string | null;
   own: boolean;
+  /** The room's epoch the frame carried. */
+  epoch?: string;
 }
 
 /** A single message from the server, possibly the echo of an own message. */
@@ -46,6 +48,8 @@ export interface HistoryReceivedPayload {
   after: number | null;
   /** The current user's name in the room, to tell own messages. */
   me: string;
+  /** The room's epoch the answer carried; another than the one held replaces the list. */
+  epoch?: string;
 }
 
 /** A history batch: the first load, a resume after a reconnect, or a replacement. */

@@ -35,6 +35,8 @@ export interface ChatRoom {
   messages: Message[];
   /** The highest `seq` seen in this room, to resume history after a reconnect. */
   lastSeq: number | null;
+  /** The room's epoch that `lastSeq` and the messages' `seq`s belong to. */
+  epoch: string | null;
   /** Earlier messages were trimmed or cleared while this client was away. */
   earlierMissing: boolean;
 }
@@ -46,7 +48,7 @@ export interface ChatState {
 export const initialChatState: ChatState = { rooms: {} };
 
 function emptyRoom(name: string): ChatRoom {
-  return { name, messages: [], lastSeq: null, earlierMissing: false };
+  return { name, messages: [], lastSeq: null, epoch: null, earlierMissing: false };
 }
 
 function ensureRoom(state: ChatState, room: string): ChatRoom {
@@ -100,6 +102,23 @@ function isDuplicate(room: ChatRoom, message: ChatMessage): boolean {
   );
 }
 
+/**
+ * Takes the room's epoch from a frame. A different one means the room's `seq` started again:
+ * the confirmed messages held belong to the old numbering and go, like after `complete: false`.
+ * Returns whether it changed.
+ */
+function adoptEpoch(room: ChatRoom, epoch: string | undefined): boolean {
+  if (epoch === undefined || room.epoch === epoch) return false;
+  const changed = room.epoch !== null;
+  room.epoch = epoch;
+  if (changed) {
+    room.messages = room.messages.filter((m) => m.seq === null);
+    room.lastSeq = null;
+    room.earlierMissing = true;
+  }
+  return changed;
+}
+
 /** Removes and returns the first unconfirmed own message with this body, if any. */
 function takeUnconfirmed(room: ChatRoom, body: string): Message | undefined {
   const index = room.messages.findIndex(
@@ -132,6 +151,7 @@ export const chatSlice = createSlice({
       .addCase(messageReceived, (state, action) => {
         const { message, clientId, own } = action.payload;
         const room = ensureRoom(state, action.payload.room);
+        adoptEpoch(room, action.payload.epoch);
         if (isDuplicate(room, message)) return;
         if (clientId !== null) {
           const index = room.messages.findIndex((m) => m.clientId === clientId && m.seq === null);
@@ -146,7 +166,8 @@ export const chatSlice = createSlice({
         const { messages, complete, after, me } = action.payload;
         const room = ensureRoom(state, action.payload.room);
         const meKey = userNameKey(me);
-        const replace = after === null || !complete;
+        const epochChanged = adoptEpoch(room, action.payload.epoch);
+        const replace = after === null || !complete || epochChanged;
         if (replace) {
           // Live messages that arrived after the request was sent are newer than the answer:
           // keep them, and drop everything the answer replaces.

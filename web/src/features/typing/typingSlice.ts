@@ -1,11 +1,13 @@
 import { createSlice } from '@reduxjs/toolkit';
-import { TYPING_STALE_MS } from '@taco/protocol';
 import {
   connectionClosed,
   presenceUpdated,
   typingExpired,
   typingUpdated,
 } from '../chat/chatActions';
+
+/** A typing indicator with no refresh for this long is considered stale. */
+export const TYPING_STALE_MS = 6000;
 
 /** Whether a participant is typing, and when that was last said (spec §3's participant fields). */
 export interface TypingEntry {
