@@ -10,8 +10,8 @@ import {
   type Storage,
 } from 'redux-persist';
 import { apiSlice } from '../api/apiSlice';
-import { chatSlice } from '../features/chat/chatSlice';
 import { connectionSlice } from '../features/connection/connectionSlice';
+import { messagesSlice } from '../features/messages/messagesSlice';
 import { noticesSlice } from '../features/notices/noticesSlice';
 import { presenceSlice } from '../features/presence/presenceSlice';
 import { authErrorsSlice } from '../features/roomAuth/authErrorsSlice';
@@ -29,7 +29,7 @@ export const rootReducer = combineReducers({
   roomAuth: roomAuthSlice.reducer,
   authErrors: authErrorsSlice.reducer,
   connection: connectionSlice.reducer,
-  chat: chatSlice.reducer,
+  messages: messagesSlice.reducer,
   presence: presenceSlice.reducer,
   typing: typingSlice.reducer,
   notices: noticesSlice.reducer,

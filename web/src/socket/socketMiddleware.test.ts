@@ -19,7 +19,7 @@ import {
   roomJoined,
   roomLeft,
 } from '../features/chat/chatActions';
-import { selectMessages } from '../features/chat/chatSlice';
+import { selectMessages, selectResumePoint } from '../features/messages/messagesSlice';
 import { selectParticipants } from '../features/presence/presenceSlice';
 import { selectConnection } from '../features/connection/connectionSlice';
 import { selectNotices } from '../features/notices/noticesSlice';
@@ -238,7 +238,7 @@ describe('socket middleware: epoch', () => {
     ]);
     socket.serverSend({ type: FrameType.Message, room: ROOM, epoch: 'e2', ...chatMessage(2) });
     expect(selectMessages(fake.store.getState(), ROOM).map((m) => m.seq)).toEqual([1, 2]);
-    expect(fake.store.getState().chat.rooms[ROOM]?.epoch).toBe('e2');
+    expect(selectResumePoint(fake.store.getState(), ROOM).epoch).toBe('e2');
   });
 });
 

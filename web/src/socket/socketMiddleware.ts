@@ -35,7 +35,12 @@ import {
   typingExpired,
   typingUpdated,
 } from '../features/chat/chatActions';
-import type { ChatState } from '../features/chat/chatSlice';
+import {
+  type MessagesState,
+  selectPendingMessages,
+  selectResumePoint,
+  selectUnsentMessage,
+} from '../features/messages/messagesSlice';
 import { TYPING_STALE_MS } from '../features/typing/typingSlice';
 import { type RoomAuthState, unauthorized } from '../features/roomAuth/roomAuthSlice';
 import {
@@ -75,7 +80,7 @@ export const defaultSocketDeps = (): SocketDeps => ({
 });
 
 interface SocketState {
-  chat: ChatState;
+  messages: MessagesState;
   roomAuth: RoomAuthState;
 }
 
@@ -137,7 +142,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
     /** Asks for the last messages, or for those after `after` of the room's epoch held. */
     function requestHistory(current: string, after: number | null) {
       historyAfter = after;
-      const epoch = api.getState().chat.rooms[current]?.epoch ?? null;
+      const { epoch } = selectResumePoint(api.getState(), current);
       if (after === null) send({ type: FrameType.History, count: HISTORY_REQUEST_COUNT });
       else if (epoch === null)
         send({ type: FrameType.History, count: HISTORY_REQUEST_COUNT, after });
@@ -151,11 +156,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
 
     /** Sends every pending message this connection has not sent yet. */
     function flushPending(current: string) {
-      const messages = api.getState().chat.rooms[current]?.messages ?? [];
-      for (const message of messages) {
-        if (message.status !== 'pending' || message.seq !== null || message.clientId === null) {
-          continue;
-        }
+      for (const message of selectPendingMessages(api.getState(), current)) {
         if (!sentOnConnection.has(message.clientId)) sendMessage(message.clientId, message.message);
       }
     }
@@ -177,7 +178,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
               }),
             );
             if (after !== null && frame.messages.length >= HISTORY_REQUEST_COUNT) {
-              requestHistory(current, api.getState().chat.rooms[current]?.lastSeq ?? after);
+              requestHistory(current, selectResumePoint(api.getState(), current).after ?? after);
               return;
             }
             synced = true;
@@ -295,7 +296,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
               () => send({ type: FrameType.Heartbeat }),
               PING_INTERVAL_MS,
             );
-            requestHistory(current, api.getState().chat.rooms[current]?.lastSeq ?? null);
+            requestHistory(current, selectResumePoint(api.getState(), current).after);
           },
           onMessage: (text) => {
             if (!isCurrent()) return;
@@ -347,9 +348,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
         sendTypingStopped();
       } else if (messageRetried.match(action)) {
         if (room !== action.payload.room) return result;
-        const message = api
-          .getState()
-          .chat.rooms[room]?.messages.find((m) => m.clientId === action.payload.clientId);
+        const message = selectUnsentMessage(api.getState(), room, action.payload.clientId);
         if (message) {
           sentOnConnection.delete(action.payload.clientId);
           sendMessage(action.payload.clientId, message.message);

@@ -3,7 +3,7 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react
 import Button from 'react-bootstrap/Button';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { messageRetried } from '../chat/chatActions';
-import { type Message, selectEarlierMissing, selectMessages } from '../chat/chatSlice';
+import { type Message, selectEarlierMissing, selectMessages } from '../messages/messagesSlice';
 import { selectParticipants } from '../presence/presenceSlice';
 import { BadgeIcon } from '../../components/BadgeIcon';
 import { linkify } from './linkify';

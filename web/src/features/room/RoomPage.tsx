@@ -10,7 +10,7 @@ import { Link, useParams } from 'react-router-dom';
 import { useRequestCredentialsMutation } from '../../api/roomsApi';
 import { useAppDispatch, useAppSelector, useAppStore } from '../../app/hooks';
 import { roomCreated, roomEntered, roomJoined, roomLeft } from '../chat/chatActions';
-import { selectChatRoom, selectMessages } from '../chat/chatSlice';
+import { selectMessages, selectRoomKnown } from '../messages/messagesSlice';
 import { selectActiveCount } from '../presence/presenceSlice';
 import { selectAuthError } from '../roomAuth/authErrorsSlice';
 import { selectRoomAuth } from '../roomAuth/roomAuthSlice';
@@ -70,7 +70,7 @@ function Room({ room }: { room: string }) {
   useUnreadTitle(room, senderName, messages);
 
   useEffect(() => {
-    if (selectChatRoom(store.getState(), room) === undefined) dispatch(roomCreated({ room }));
+    if (!selectRoomKnown(store.getState(), room)) dispatch(roomCreated({ room }));
     dispatch(roomEntered({ room }));
   }, [dispatch, room, store]);
 

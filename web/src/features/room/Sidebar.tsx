@@ -2,7 +2,7 @@ import { userNameKey } from '@taco/protocol';
 import Button from 'react-bootstrap/Button';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { roomCleared } from '../chat/chatActions';
-import { selectMessages } from '../chat/chatSlice';
+import { selectMessages } from '../messages/messagesSlice';
 import { selectIsConnected } from '../connection/connectionSlice';
 import { selectActiveCount, selectParticipants } from '../presence/presenceSlice';
 import { PresenceDot } from './PresenceDot';

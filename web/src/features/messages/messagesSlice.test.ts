@@ -8,8 +8,15 @@ import {
   roomCleared,
   roomCreated,
   roomEntered,
-} from './chatActions';
-import { selectMessages } from './chatSlice';
+} from '../chat/chatActions';
+import {
+  selectEarlierMissing,
+  selectMessages,
+  selectPendingMessages,
+  selectResumePoint,
+  selectRoomKnown,
+  selectUnsentMessage,
+} from './messagesSlice';
 
 const ROOM = 'teal-otter';
 const msg = (seq: number, sender = 'Bob', body = `m${seq}`) => ({
@@ -25,16 +32,13 @@ function setup() {
   return store;
 }
 
-describe('chat slice (spec §4 actions on chat state)', () => {
+describe('messages slice (spec §4 actions on chat state)', () => {
   it('create room adds an empty room if absent, and keeps an existing one', () => {
     const store = setup();
-    expect(store.getState().chat.rooms[ROOM]).toEqual({
-      name: ROOM,
-      messages: [],
-      lastSeq: null,
-      epoch: null,
-      earlierMissing: false,
-    });
+    expect(selectRoomKnown(store.getState(), ROOM)).toBe(true);
+    expect(selectMessages(store.getState(), ROOM)).toEqual([]);
+    expect(selectResumePoint(store.getState(), ROOM)).toEqual({ after: null, epoch: null });
+    expect(selectEarlierMissing(store.getState(), ROOM)).toBe(false);
     store.dispatch(messageReceived({ room: ROOM, message: msg(1), clientId: null, own: false }));
     store.dispatch(roomCreated({ room: ROOM }));
     expect(selectMessages(store.getState(), ROOM)).toHaveLength(1);
@@ -43,7 +47,7 @@ describe('chat slice (spec §4 actions on chat state)', () => {
   it('entering a room this device did not know adds it', () => {
     const store = setup();
     store.dispatch(roomEntered({ room: 'red-fox' }));
-    expect(store.getState().chat.rooms['red-fox']).toBeDefined();
+    expect(selectRoomKnown(store.getState(), 'red-fox')).toBe(true);
   });
 
   it('new message appends, marks own messages with id 0 and others with the sender name', () => {
@@ -57,7 +61,7 @@ describe('chat slice (spec §4 actions on chat state)', () => {
       ['Bob', 'm1', 'Bob', 1_700_000_001],
       [0, 'm2', 'Alice', 1_700_000_002],
     ]);
-    expect(store.getState().chat.rooms[ROOM]?.lastSeq).toBe(2);
+    expect(selectResumePoint(store.getState(), ROOM).after).toBe(2);
   });
 
   it('ignores a message it already has (same seq)', () => {
@@ -145,7 +149,7 @@ describe('chat slice (spec §4 actions on chat state)', () => {
       );
       const messages = selectMessages(store.getState(), ROOM);
       expect(messages.map((m) => m.id)).toEqual(['Bob', 0]);
-      expect(store.getState().chat.rooms[ROOM]?.lastSeq).toBe(2);
+      expect(selectResumePoint(store.getState(), ROOM).after).toBe(2);
     });
 
     it('a resume appends only what is new', () => {
@@ -164,7 +168,7 @@ describe('chat slice (spec §4 actions on chat state)', () => {
         historyReceived({ room: ROOM, messages: [msg(2), msg(3)], complete: true, after: 2, me }),
       );
       expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([1, 2, 3]);
-      expect(store.getState().chat.rooms[ROOM]?.earlierMissing).toBe(false);
+      expect(selectEarlierMissing(store.getState(), ROOM)).toBe(false);
     });
 
     it('complete:false replaces the list and flags that earlier messages are gone', () => {
@@ -183,7 +187,7 @@ describe('chat slice (spec §4 actions on chat state)', () => {
         historyReceived({ room: ROOM, messages: [msg(9)], complete: false, after: 2, me }),
       );
       expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([9]);
-      expect(store.getState().chat.rooms[ROOM]?.earlierMissing).toBe(true);
+      expect(selectEarlierMissing(store.getState(), ROOM)).toBe(true);
     });
 
     it('keeps live messages that arrived before the answer to the first request', () => {
@@ -199,7 +203,7 @@ describe('chat slice (spec §4 actions on chat state)', () => {
         }),
       );
       expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([3, 4, 5]);
-      expect(store.getState().chat.rooms[ROOM]?.lastSeq).toBe(5);
+      expect(selectResumePoint(store.getState(), ROOM).after).toBe(5);
     });
 
     it('puts a late resume answer before newer live messages', () => {
@@ -242,7 +246,7 @@ describe('chat slice (spec §4 actions on chat state)', () => {
       store.dispatch(messageReceived({ room: ROOM, message: msg(9), clientId: null, own: false }));
       store.dispatch(historyReceived({ room: ROOM, messages: [], complete: false, after: 2, me }));
       expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([9]);
-      expect(store.getState().chat.rooms[ROOM]?.lastSeq).toBe(9);
+      expect(selectResumePoint(store.getState(), ROOM).after).toBe(9);
     });
 
     it('reconciles an unconfirmed own message that history shows was stored', () => {
@@ -290,7 +294,7 @@ describe('chat slice (spec §4 actions on chat state)', () => {
           epoch: 'e1',
         }),
       );
-      expect(store.getState().chat.rooms[ROOM]).toMatchObject({ epoch: 'e1', lastSeq: 2 });
+      expect(selectResumePoint(store.getState(), ROOM)).toEqual({ epoch: 'e1', after: 2 });
       expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([1, 2]);
     });
 
@@ -319,9 +323,9 @@ describe('chat slice (spec §4 actions on chat state)', () => {
           epoch: 'e2',
         }),
       );
-      const room = store.getState().chat.rooms[ROOM];
-      expect(room).toMatchObject({ epoch: 'e2', lastSeq: 1, earlierMissing: true });
-      expect(room?.messages.map((m) => [m.seq, m.message])).toEqual([
+      expect(selectResumePoint(store.getState(), ROOM)).toEqual({ epoch: 'e2', after: 1 });
+      expect(selectEarlierMissing(store.getState(), ROOM)).toBe(true);
+      expect(selectMessages(store.getState(), ROOM).map((m) => [m.seq, m.message])).toEqual([
         [1, 'm1'],
         [null, 'mine'],
       ]);
@@ -342,8 +346,79 @@ describe('chat slice (spec §4 actions on chat state)', () => {
       store.dispatch(
         messageReceived({ room: ROOM, message: msg(1), clientId: null, own: false, epoch: 'e2' }),
       );
-      expect(store.getState().chat.rooms[ROOM]).toMatchObject({ epoch: 'e2', lastSeq: 1 });
+      expect(selectResumePoint(store.getState(), ROOM)).toEqual({ epoch: 'e2', after: 1 });
       expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([1]);
     });
+  });
+
+  describe('selectors', () => {
+    const send = (clientId: string, body = clientId) =>
+      messageSent({ room: ROOM, clientId, body, senderName: 'Alice', timestamp: 1 });
+
+    it('lists the pending own messages to send, in order, without the failed ones', () => {
+      const store = setup();
+      store.dispatch(send('c1'));
+      store.dispatch(send('c2'));
+      store.dispatch(send('c3'));
+      store.dispatch(messageFailed({ room: ROOM, clientId: 'c2' }));
+      expect(selectPendingMessages(store.getState(), ROOM).map((m) => m.clientId)).toEqual([
+        'c1',
+        'c3',
+      ]);
+      expect(selectUnsentMessage(store.getState(), ROOM, 'c2')).toMatchObject({
+        message: 'c2',
+        status: 'failed',
+      });
+      expect(selectUnsentMessage(store.getState(), ROOM, 'nope')).toBeUndefined();
+    });
+
+    it('gives the same feed while the room did not change, and an empty one for an unknown room', () => {
+      const store = setup();
+      store.dispatch(messageReceived({ room: ROOM, message: msg(1), clientId: null, own: false }));
+      const feed = selectMessages(store.getState(), ROOM);
+      store.dispatch(
+        messageReceived({ room: 'red-fox', message: msg(1), clientId: null, own: false }),
+      );
+      expect(selectMessages(store.getState(), ROOM)).toBe(feed);
+      expect(selectMessages(store.getState(), 'blue-owl')).toEqual([]);
+      expect(selectRoomKnown(store.getState(), 'blue-owl')).toBe(false);
+    });
+  });
+
+  it('keeps stored messages in seq order whatever order they arrive in', () => {
+    const store = setup();
+    for (const seq of [3, 1, 2]) {
+      store.dispatch(
+        messageReceived({ room: ROOM, message: msg(seq), clientId: null, own: false }),
+      );
+    }
+    expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([1, 2, 3]);
+    expect(selectResumePoint(store.getState(), ROOM).after).toBe(3);
+  });
+
+  it('a failure or retry of a message it does not hold changes nothing', () => {
+    const store = setup();
+    store.dispatch(
+      messageSent({ room: ROOM, clientId: 'c1', body: 'x', senderName: 'A', timestamp: 1 }),
+    );
+    const before = selectMessages(store.getState(), ROOM);
+    store.dispatch(messageFailed({ room: ROOM, clientId: 'c9' }));
+    store.dispatch(messageRetried({ room: ROOM, clientId: 'c1' }));
+    store.dispatch(messageRetried({ room: 'red-fox', clientId: 'c1' }));
+    expect(selectMessages(store.getState(), ROOM)).toEqual(before);
+  });
+
+  it('clear room also drops unsent messages, and keeps where history resumes', () => {
+    const store = setup();
+    store.dispatch(
+      messageReceived({ room: ROOM, message: msg(4), clientId: null, own: false, epoch: 'e1' }),
+    );
+    store.dispatch(
+      messageSent({ room: ROOM, clientId: 'c1', body: 'x', senderName: 'A', timestamp: 1 }),
+    );
+    store.dispatch(roomCleared({ room: ROOM, source: 'local' }));
+    expect(selectMessages(store.getState(), ROOM)).toEqual([]);
+    expect(selectPendingMessages(store.getState(), ROOM)).toEqual([]);
+    expect(selectResumePoint(store.getState(), ROOM)).toEqual({ after: 4, epoch: 'e1' });
   });
 });
