@@ -17,11 +17,8 @@ import { presenceSlice } from '../features/presence/presenceSlice';
 import { authErrorsSlice } from '../features/roomAuth/authErrorsSlice';
 import { roomAuthSlice } from '../features/roomAuth/roomAuthSlice';
 import { typingSlice } from '../features/typing/typingSlice';
-import {
-  createSocketMiddleware,
-  defaultSocketDeps,
-  type SocketDeps,
-} from '../socket/socketMiddleware';
+import { defaultSocketDeps, type SocketDeps } from '../socket/socketDeps';
+import { createSocketMiddleware } from '../socket/socketMiddleware';
 import { localStorageAdapter, makePersistConfig } from './persistence';
 
 export const rootReducer = combineReducers({

@@ -24,7 +24,7 @@ import { selectParticipants } from '../features/presence/presenceSlice';
 import { selectConnection } from '../features/connection/connectionSlice';
 import { selectNotices } from '../features/notices/noticesSlice';
 import { TYPING_STALE_MS } from '../features/typing/typingSlice';
-import type { SocketDeps } from './socketMiddleware';
+import type { SocketDeps } from './socketDeps';
 
 const ROOM = 'teal-otter';
 const EPOCH = 'e1';

@@ -67,9 +67,6 @@ export interface MessageSentPayload {
 /** The user sent a message: it shows at once, pending until the server echoes it. */
 export const messageSent = createAction<MessageSentPayload>('chat/messageSent');
 
-/** The server could not take a message; the user may retry it. */
-export const messageFailed = createAction<{ room: string; clientId: string }>('chat/messageFailed');
-
 /** The user retries a failed message. */
 export const messageRetried = createAction<{ room: string; clientId: string }>(
   'chat/messageRetried',
@@ -121,7 +118,16 @@ export const connectionLost = createAction<{
 /** The user (or the browser coming back online) asked to reconnect. */
 export const reconnectRequested = createAction<{ room: string }>('chat/reconnectRequested');
 
+export interface ErrorFrameReceivedPayload {
+  /** The room the socket is for. */
+  room: string;
+  code: string;
+  /** Human text, shown as a notice. */
+  message: string;
+  /** The own message the error answers: it was not stored, and the user may retry it. */
+  clientId: string | null;
+}
+
 /** The server answered a frame with an error frame (type 7). */
-export const errorFrameReceived = createAction<{ code: string; message: string }>(
-  'chat/errorFrameReceived',
-);
+export const errorFrameReceived =
+  createAction<ErrorFrameReceivedPayload>('chat/errorFrameReceived');

@@ -1,7 +1,7 @@
 import { makeStore } from '../../app/store';
 import {
   historyReceived,
-  messageFailed,
+  errorFrameReceived,
   messageReceived,
   messageRetried,
   messageSent,
@@ -19,6 +19,9 @@ import {
 } from './messagesSlice';
 
 const ROOM = 'teal-otter';
+/** The error frame answering a message the server did not store. */
+const notStored = (room: string, clientId: string) =>
+  errorFrameReceived({ room, code: 'unavailable', message: 'Not stored', clientId });
 const msg = (seq: number, sender = 'Bob', body = `m${seq}`) => ({
   sender,
   body,
@@ -119,7 +122,7 @@ describe('messages slice (spec §4 actions on chat state)', () => {
     store.dispatch(
       messageSent({ room: ROOM, clientId: 'c2', body: 'y', senderName: 'A', timestamp: 2 }),
     );
-    store.dispatch(messageFailed({ room: ROOM, clientId: 'c1' }));
+    store.dispatch(notStored(ROOM, 'c1'));
     expect(selectMessages(store.getState(), ROOM)[0]?.status).toBe('failed');
     store.dispatch(messageRetried({ room: ROOM, clientId: 'c1' }));
     expect(selectMessages(store.getState(), ROOM).map((m) => [m.message, m.status])).toEqual([
@@ -360,7 +363,7 @@ describe('messages slice (spec §4 actions on chat state)', () => {
       store.dispatch(send('c1'));
       store.dispatch(send('c2'));
       store.dispatch(send('c3'));
-      store.dispatch(messageFailed({ room: ROOM, clientId: 'c2' }));
+      store.dispatch(notStored(ROOM, 'c2'));
       expect(selectPendingMessages(store.getState(), ROOM).map((m) => m.clientId)).toEqual([
         'c1',
         'c3',
@@ -402,7 +405,10 @@ describe('messages slice (spec §4 actions on chat state)', () => {
       messageSent({ room: ROOM, clientId: 'c1', body: 'x', senderName: 'A', timestamp: 1 }),
     );
     const before = selectMessages(store.getState(), ROOM);
-    store.dispatch(messageFailed({ room: ROOM, clientId: 'c9' }));
+    store.dispatch(notStored(ROOM, 'c9'));
+    store.dispatch(
+      errorFrameReceived({ room: ROOM, code: 'rate_limited', message: 'Slow', clientId: null }),
+    );
     store.dispatch(messageRetried({ room: ROOM, clientId: 'c1' }));
     store.dispatch(messageRetried({ room: 'red-fox', clientId: 'c1' }));
     expect(selectMessages(store.getState(), ROOM)).toEqual(before);

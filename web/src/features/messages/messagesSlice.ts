@@ -8,8 +8,8 @@ import {
 import { type ChatMessage, userNameKey } from '@taco/protocol';
 import { roomsApi } from '../../api/roomsApi';
 import {
+  errorFrameReceived,
   historyReceived,
-  messageFailed,
   messageReceived,
   messageRetried,
   messageSent,
@@ -193,13 +193,11 @@ export const messagesSlice = createSlice({
           source: 'local',
         });
       })
-      .addCase(messageFailed, (state, action) => {
-        const unsent = state[action.payload.room]?.unsent;
-        if (unsent) {
-          unsentAdapter.updateOne(unsent, {
-            id: action.payload.clientId,
-            changes: { status: 'failed' },
-          });
+      .addCase(errorFrameReceived, (state, { payload: { room, clientId } }) => {
+        // An error naming an own message means the server did not store it.
+        const unsent = state[room]?.unsent;
+        if (unsent && clientId !== null) {
+          unsentAdapter.updateOne(unsent, { id: clientId, changes: { status: 'failed' } });
         }
       })
       .addCase(messageRetried, (state, action) => {
