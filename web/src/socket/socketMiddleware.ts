@@ -31,7 +31,11 @@ import {
   selectResumePoint,
   selectUnsentMessage,
 } from '../features/messages/messagesSlice';
-import { type RoomAuthState, unauthorized } from '../features/roomAuth/roomAuthSlice';
+import {
+  type RoomAuthState,
+  selectRoomAuth,
+  unauthorized,
+} from '../features/roomAuth/roomAuthSlice';
 import { TYPING_STALE_MS } from '../features/typing/typingSlice';
 import { frameAction } from './frameActions';
 import { Outbox, TypingSignal } from './outbox';
@@ -105,7 +109,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
     }
 
     function onFrame(room: string, frame: ServerFrame) {
-      const me = api.getState().roomAuth[room]?.senderName ?? '';
+      const me = selectRoomAuth(api.getState(), room)?.senderName ?? '';
       const action = frameAction(frame, { room, me, historyAfter, now: deps.now() });
       if (action === null) return;
       api.dispatch(action);
