@@ -1,3 +1,4 @@
+import type { ChatMessage } from '@taco/protocol';
 import { makeStore } from '../../app/store';
 import {
   historyReceived,
@@ -22,6 +23,20 @@ const ROOM = 'teal-otter';
 /** The error frame answering a message the server did not store. */
 const notStored = (room: string, clientId: string) =>
   errorFrameReceived({ room, code: 'unavailable', message: 'Not stored', clientId });
+/** A history answer to Alice: the first (after null) unless `after` is given. */
+function history(
+  messages: ChatMessage[],
+  { after = null, complete = true, epoch }: HistoryOptions = {},
+) {
+  return historyReceived({ room: ROOM, messages, complete, after, me: 'Alice', epoch });
+}
+
+interface HistoryOptions {
+  after?: number | null;
+  complete?: boolean;
+  epoch?: string;
+}
+
 const msg = (seq: number, sender = 'Bob', body = `m${seq}`) => ({
   sender,
   body,
@@ -141,15 +156,7 @@ describe('messages slice (spec §4 actions on chat state)', () => {
   describe('history', () => {
     it('the first batch replaces the list and tells own messages by name', () => {
       const store = setup();
-      store.dispatch(
-        historyReceived({
-          room: ROOM,
-          messages: [msg(1), msg(2, 'alice ')],
-          complete: true,
-          after: null,
-          me: 'Alice',
-        }),
-      );
+      store.dispatch(history([msg(1), msg(2, 'alice ')]));
       const messages = selectMessages(store.getState(), ROOM);
       expect(messages.map((m) => m.id)).toEqual(['Bob', 0]);
       expect(selectResumePoint(store.getState(), ROOM).after).toBe(2);
@@ -157,38 +164,16 @@ describe('messages slice (spec §4 actions on chat state)', () => {
 
     it('a resume appends only what is new', () => {
       const store = setup();
-      const me = 'Alice';
-      store.dispatch(
-        historyReceived({
-          room: ROOM,
-          messages: [msg(1), msg(2)],
-          complete: true,
-          after: null,
-          me,
-        }),
-      );
-      store.dispatch(
-        historyReceived({ room: ROOM, messages: [msg(2), msg(3)], complete: true, after: 2, me }),
-      );
+      store.dispatch(history([msg(1), msg(2)]));
+      store.dispatch(history([msg(2), msg(3)], { after: 2 }));
       expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([1, 2, 3]);
       expect(selectEarlierMissing(store.getState(), ROOM)).toBe(false);
     });
 
     it('complete:false replaces the list and flags that earlier messages are gone', () => {
       const store = setup();
-      const me = 'Alice';
-      store.dispatch(
-        historyReceived({
-          room: ROOM,
-          messages: [msg(1), msg(2)],
-          complete: true,
-          after: null,
-          me,
-        }),
-      );
-      store.dispatch(
-        historyReceived({ room: ROOM, messages: [msg(9)], complete: false, after: 2, me }),
-      );
+      store.dispatch(history([msg(1), msg(2)]));
+      store.dispatch(history([msg(9)], { after: 2, complete: false }));
       expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([9]);
       expect(selectEarlierMissing(store.getState(), ROOM)).toBe(true);
     });
@@ -196,58 +181,24 @@ describe('messages slice (spec §4 actions on chat state)', () => {
     it('keeps live messages that arrived before the answer to the first request', () => {
       const store = setup();
       store.dispatch(messageReceived({ room: ROOM, message: msg(5), clientId: null, own: false }));
-      store.dispatch(
-        historyReceived({
-          room: ROOM,
-          messages: [msg(3), msg(4)],
-          complete: true,
-          after: null,
-          me: 'Alice',
-        }),
-      );
+      store.dispatch(history([msg(3), msg(4)]));
       expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([3, 4, 5]);
       expect(selectResumePoint(store.getState(), ROOM).after).toBe(5);
     });
 
     it('puts a late resume answer before newer live messages', () => {
       const store = setup();
-      const me = 'Alice';
-      store.dispatch(
-        historyReceived({
-          room: ROOM,
-          messages: [msg(1), msg(2)],
-          complete: true,
-          after: null,
-          me,
-        }),
-      );
+      store.dispatch(history([msg(1), msg(2)]));
       store.dispatch(messageReceived({ room: ROOM, message: msg(5), clientId: null, own: false }));
-      store.dispatch(
-        historyReceived({
-          room: ROOM,
-          messages: [msg(3), msg(4), msg(5)],
-          complete: true,
-          after: 2,
-          me,
-        }),
-      );
+      store.dispatch(history([msg(3), msg(4), msg(5)], { after: 2 }));
       expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([1, 2, 3, 4, 5]);
     });
 
     it('a replacing answer keeps live messages newer than what it carries', () => {
       const store = setup();
-      const me = 'Alice';
-      store.dispatch(
-        historyReceived({
-          room: ROOM,
-          messages: [msg(1), msg(2)],
-          complete: true,
-          after: null,
-          me,
-        }),
-      );
+      store.dispatch(history([msg(1), msg(2)]));
       store.dispatch(messageReceived({ room: ROOM, message: msg(9), clientId: null, own: false }));
-      store.dispatch(historyReceived({ room: ROOM, messages: [], complete: false, after: 2, me }));
+      store.dispatch(history([], { after: 2, complete: false }));
       expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([9]);
       expect(selectResumePoint(store.getState(), ROOM).after).toBe(9);
     });
@@ -257,15 +208,7 @@ describe('messages slice (spec §4 actions on chat state)', () => {
       store.dispatch(
         messageSent({ room: ROOM, clientId: 'c1', body: 'hi', senderName: 'Alice', timestamp: 1 }),
       );
-      store.dispatch(
-        historyReceived({
-          room: ROOM,
-          messages: [msg(4, 'Alice', 'hi')],
-          complete: true,
-          after: 3,
-          me: 'Alice',
-        }),
-      );
+      store.dispatch(history([msg(4, 'Alice', 'hi')], { after: 3 }));
       expect(selectMessages(store.getState(), ROOM).map((m) => [m.seq, m.status])).toEqual([
         [4, 'sent'],
       ]);
@@ -277,55 +220,19 @@ describe('messages slice (spec §4 actions on chat state)', () => {
 
     it("keeps the room's epoch and appends a resume of the same epoch", () => {
       const store = setup();
-      store.dispatch(
-        historyReceived({
-          room: ROOM,
-          messages: [msg(1)],
-          complete: true,
-          after: null,
-          me,
-          epoch: 'e1',
-        }),
-      );
-      store.dispatch(
-        historyReceived({
-          room: ROOM,
-          messages: [msg(2)],
-          complete: true,
-          after: 1,
-          me,
-          epoch: 'e1',
-        }),
-      );
+      store.dispatch(history([msg(1)], { epoch: 'e1' }));
+      store.dispatch(history([msg(2)], { after: 1, epoch: 'e1' }));
       expect(selectResumePoint(store.getState(), ROOM)).toEqual({ epoch: 'e1', after: 2 });
       expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([1, 2]);
     });
 
     it('replaces the list when a resume answers with another epoch', () => {
       const store = setup();
-      store.dispatch(
-        historyReceived({
-          room: ROOM,
-          messages: [msg(7), msg(8)],
-          complete: true,
-          after: null,
-          me,
-          epoch: 'e1',
-        }),
-      );
+      store.dispatch(history([msg(7), msg(8)], { epoch: 'e1' }));
       store.dispatch(
         messageSent({ room: ROOM, clientId: 'c1', body: 'mine', senderName: me, timestamp: 1 }),
       );
-      store.dispatch(
-        historyReceived({
-          room: ROOM,
-          messages: [msg(1)],
-          complete: true,
-          after: 8,
-          me,
-          epoch: 'e2',
-        }),
-      );
+      store.dispatch(history([msg(1)], { after: 8, epoch: 'e2' }));
       expect(selectResumePoint(store.getState(), ROOM)).toEqual({ epoch: 'e2', after: 1 });
       expect(selectEarlierMissing(store.getState(), ROOM)).toBe(true);
       expect(selectMessages(store.getState(), ROOM).map((m) => [m.seq, m.message])).toEqual([
@@ -336,16 +243,7 @@ describe('messages slice (spec §4 actions on chat state)', () => {
 
     it('drops the old numbering when a live message carries another epoch', () => {
       const store = setup();
-      store.dispatch(
-        historyReceived({
-          room: ROOM,
-          messages: [msg(5)],
-          complete: true,
-          after: null,
-          me,
-          epoch: 'e1',
-        }),
-      );
+      store.dispatch(history([msg(5)], { epoch: 'e1' }));
       store.dispatch(
         messageReceived({ room: ROOM, message: msg(1), clientId: null, own: false, epoch: 'e2' }),
       );
