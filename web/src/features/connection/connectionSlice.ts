@@ -37,7 +37,7 @@ export const connectionSlice = createSlice({
   reducers: {},
   extraReducers: (builder) => {
     builder
-      .addCase(roomJoined, (state, action) => ({
+      .addCase(roomJoined, (_state, action) => ({
         room: action.payload.room,
         status: 'connecting',
         attempt: 0,
