@@ -1,5 +1,11 @@
 import { type Writable } from 'node:stream';
-import { CloseCode, encodeFrame, SEND_BUFFER_MAX_BYTES, type ServerFrame } from '@taco/protocol';
+import {
+  CloseCode,
+  CloseReason,
+  encodeFrame,
+  SEND_BUFFER_MAX_BYTES,
+  type ServerFrame,
+} from '@taco/protocol';
 import { WebSocket } from 'ws';
 import { TokenBucket } from '../common/token-bucket';
 import { type AppConfig } from '../config/app-config';
@@ -99,7 +105,7 @@ export class ChatConnection {
     // First, so that bytes the turn held back and has now sent are not taken for a backlog.
     turn?.hold(this.transport);
     if (this.socket.bufferedAmount > SEND_BUFFER_MAX_BYTES) {
-      this.close(CloseCode.TryAgainLater, 'Reading too slowly');
+      this.close(CloseCode.TryAgainLater, CloseReason.ReadingTooSlowly);
       return false;
     }
     this.transport.write(wire);

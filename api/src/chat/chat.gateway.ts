@@ -13,6 +13,7 @@ import {
   type ClientMessageFrame,
   type ClientTypingFrame,
   CloseCode,
+  CloseReason,
   encodeFrame,
   ErrorCode,
   errorFrame,
@@ -144,18 +145,20 @@ export class ChatGateway
         `refused room=${room ?? '-'} replica=${this.config.replicaId} code=${code} reason="${reason}"`,
       );
     };
-    if (this.health.isDraining) return refuse(CloseCode.Restart, 'Server restarting');
-    if (room === null) return refuse(CloseCode.Policy, 'Not a room socket');
+    if (this.health.isDraining) return refuse(CloseCode.Restart, CloseReason.Restarting);
+    if (room === null) return refuse(CloseCode.Policy, CloseReason.NotARoomSocket);
     if (!this.isOriginAllowed(request.headers.origin, request.headers.host)) {
-      return refuse(CloseCode.Policy, 'Origin not allowed');
+      return refuse(CloseCode.Policy, CloseReason.OriginNotAllowed);
     }
     const name = this.tokens.verify(url.searchParams.get('token'), room);
-    if (name === null) return refuse(CloseCode.Unauthorized, 'Unauthorized');
+    if (name === null) return refuse(CloseCode.Unauthorized, CloseReason.Unauthorized);
     const ip = this.clientIp.resolve(
       request.socket.remoteAddress,
       request.headers['x-forwarded-for'],
     );
-    if (!this.limiter.acquire(ip)) return refuse(CloseCode.TryAgainLater, 'Too many connections');
+    if (!this.limiter.acquire(ip)) {
+      return refuse(CloseCode.TryAgainLater, CloseReason.TooManyConnections);
+    }
 
     const connection = new ChatConnection(
       `${this.config.replicaId}:${++this.nextId}`,
@@ -178,7 +181,7 @@ export class ChatGateway
     connection.joined = this.join(connection);
     connection.joined.catch((error: unknown) => {
       this.logger.error(`Joining a room failed: ${String(error)}`);
-      connection.close(CloseCode.TryAgainLater, 'Storage unavailable');
+      connection.close(CloseCode.TryAgainLater, CloseReason.StorageUnavailable);
     });
   }
 
@@ -252,7 +255,7 @@ export class ChatGateway
   private rateLimited(connection: ChatConnection, clientId?: string): ErrorFrame {
     if (!connection.strike(this.clock.now())) {
       // Close after the replies already on their way, so the client sees why.
-      setImmediate(() => connection.close(CloseCode.RateLimited, 'Rate limit exceeded'));
+      setImmediate(() => connection.close(CloseCode.RateLimited, CloseReason.RateLimitExceeded));
     }
     return errorFrame(
       { code: ErrorCode.RateLimited, message: FrameErrorMessage.rateLimited },
@@ -355,7 +358,7 @@ export class ChatGateway
     const open = [...this.hub.connections()];
     if (open.length === 0) return;
     this.logger.log(`Draining ${open.length} connection(s)`);
-    for (const connection of open) connection.close(CloseCode.Restart, 'Server restarting');
+    for (const connection of open) connection.close(CloseCode.Restart, CloseReason.Restarting);
     const deadline = performance.now() + DRAIN_TIMEOUT_MS;
     while (this.hub.connections().size > 0 && performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 25));

@@ -3,6 +3,7 @@ import {
   ApiPath,
   type ClientFrame,
   CloseCode,
+  CloseReason,
   decideReconnect,
   decodeServerFrame,
   encodeFrame,
@@ -126,7 +127,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
       connection = null;
       open = false;
       synced = false;
-      if (closing) closing.close(CloseCode.Normal, 'Leaving the room');
+      if (closing) closing.close(CloseCode.Normal, CloseReason.LeavingRoom);
     }
 
     /** typing=false, when others may still see this user typing (typing frames are rate limited). */
