@@ -14,7 +14,6 @@ import {
   type ClientTypingFrame,
   CloseCode,
   CloseReason,
-  encodeFrame,
   ErrorCode,
   errorFrame,
   type ErrorFrame,
@@ -28,6 +27,7 @@ import {
 import { type WebSocket } from 'ws';
 import { ChatBus } from '../bus/chat-bus.port';
 import { PresenceStore } from '../bus/presence.port';
+import { presenceEvent, typingEvent } from '../bus/room-events';
 import { ClientIpResolver } from '../common/client-ip';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
@@ -209,10 +209,7 @@ export class ChatGateway
 
   private announce(connection: ChatConnection, connecting: boolean): Promise<void> {
     const { room, name } = connection;
-    return this.bus.publish(room, {
-      frame: encodeFrame({ type: FrameType.Presence, room, sender: name, connecting }),
-      except: name,
-    });
+    return this.bus.publish(room, presenceEvent(room, name, connecting, name));
   }
 
   async handleDisconnect(socket: WebSocket): Promise<void> {
@@ -308,10 +305,7 @@ export class ChatGateway
     if (!connection) return undefined;
     if (!connection.allowTyping(this.clock.now())) return this.rateLimited(connection);
     const { room, name } = connection;
-    await this.bus.publish(room, {
-      frame: encodeFrame({ type: FrameType.Typing, room, sender: name, typing: frame.typing }),
-      except: name,
-    });
+    await this.bus.publish(room, typingEvent(room, name, frame.typing));
     return undefined;
   }
 
