@@ -22,9 +22,8 @@ export type ConnectionLimits = Pick<
   | 'historyRequests'
   | 'historyWindowMs'
   | 'strikesBeforeClose'
+  | 'strikesForgivenPerSecond'
 >;
-
-const STRIKES_FORGIVEN_PER_SECOND = 1;
 
 /** One authenticated WebSocket in one room, with its own rate limits. */
 export class ChatConnection {
@@ -83,11 +82,8 @@ export class ChatConnection {
 
   /** Counts a rate-limited frame; false once the connection has had too many. */
   strike(now: number): boolean {
-    this.strikes ??= new TokenBucket(
-      this.limits.strikesBeforeClose,
-      STRIKES_FORGIVEN_PER_SECOND,
-      now,
-    );
+    const { strikesBeforeClose, strikesForgivenPerSecond } = this.limits;
+    this.strikes ??= new TokenBucket(strikesBeforeClose, strikesForgivenPerSecond, now);
     return this.strikes.take(now);
   }
 

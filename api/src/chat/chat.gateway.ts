@@ -14,15 +14,15 @@ import {
   type ClientTypingFrame,
   CloseCode,
   CloseReason,
-  ErrorCode,
   errorFrame,
   type ErrorFrame,
-  FrameErrorMessage,
   FrameType,
   type HeartbeatFrame,
   MISSED_PONGS_LIMIT,
   parseSocketPath,
+  RATE_LIMITED_ERROR,
   type ServerHistoryFrame,
+  UNAVAILABLE_ERROR,
 } from '@taco/protocol';
 import { type WebSocket } from 'ws';
 import { ChatBus } from '../bus/chat-bus.port';
@@ -43,8 +43,7 @@ const DRAIN_TIMEOUT_MS = 3000;
 /** Sockets pinged per turn of the event loop. */
 const PINGS_PER_TURN = 256;
 
-const unavailable = (clientId?: string): ErrorFrame =>
-  errorFrame({ code: ErrorCode.Unavailable, message: FrameErrorMessage.unavailable }, clientId);
+const unavailable = (clientId?: string): ErrorFrame => errorFrame(UNAVAILABLE_ERROR, clientId);
 const HEARTBEAT: HeartbeatFrame = { type: FrameType.Heartbeat };
 
 /**
@@ -152,10 +151,7 @@ export class ChatGateway
     }
     const name = this.tokens.verify(url.searchParams.get('token'), room);
     if (name === null) return refuse(CloseCode.Unauthorized, CloseReason.Unauthorized);
-    const ip = this.clientIp.resolve(
-      request.socket.remoteAddress,
-      request.headers['x-forwarded-for'],
-    );
+    const ip = this.clientIp.ofRequest(request);
     if (!this.limiter.acquire(ip)) {
       return refuse(CloseCode.TryAgainLater, CloseReason.TooManyConnections);
     }
@@ -254,10 +250,7 @@ export class ChatGateway
       // Close after the replies already on their way, so the client sees why.
       setImmediate(() => connection.close(CloseCode.RateLimited, CloseReason.RateLimitExceeded));
     }
-    return errorFrame(
-      { code: ErrorCode.RateLimited, message: FrameErrorMessage.rateLimited },
-      clientId,
-    );
+    return errorFrame(RATE_LIMITED_ERROR, clientId);
   }
 
   handleFrame(socket: WebSocket, frame: ClientFrame): FrameReply | Promise<FrameReply> {

@@ -8,12 +8,11 @@ import {
   decodeClientFrame,
   encodeFrame,
   errorFrame,
-  ErrorCode,
   FRAME_MAX_BYTES,
   type FrameError,
-  FrameErrorMessage,
   FrameType,
   parseSocketPath,
+  UNAVAILABLE_ERROR,
 } from '@taco/protocol';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import { HealthService } from '../health/health.service';
@@ -140,10 +139,7 @@ export class RoomWsAdapter extends WsAdapter {
     );
     this.reply(
       socket,
-      errorFrame(
-        { code: ErrorCode.Unavailable, message: FrameErrorMessage.unavailable },
-        frame.type === FrameType.Message ? frame.client_id : undefined,
-      ),
+      errorFrame(UNAVAILABLE_ERROR, frame.type === FrameType.Message ? frame.client_id : undefined),
     );
   }
 }

@@ -12,8 +12,8 @@ import {
   isHistoryFrame,
   PING_INTERVAL_MS,
   type ServerFrame,
+  isSameUserName,
   TYPING_THROTTLE_MS,
-  userNameKey,
 } from '@taco/protocol';
 import {
   type ChatState,
@@ -185,7 +185,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
             flushPending(current);
             return;
           }
-          const own = userNameKey(frame.sender) === userNameKey(me());
+          const own = isSameUserName(frame.sender, me());
           const clientId = frame.client_id ?? null;
           api.dispatch(
             messageReceived({
