@@ -25,10 +25,27 @@ export type ConnectionLimits = Pick<
   | 'strikesForgivenPerSecond'
 >;
 
+/** The connection of each open socket, for the listeners every socket shares. */
+const bySocket = new WeakMap<WebSocket, ChatConnection>();
+
+/** Shared by every socket (ws calls listeners with the socket as `this`): a pong came back. */
+function onPong(this: WebSocket): void {
+  const connection = bySocket.get(this);
+  if (connection) connection.missedPongs = 0;
+}
+
+/** Shared by every socket: keeps the close code for the connection's log line. */
+function onClose(this: WebSocket, code: number): void {
+  const connection = bySocket.get(this);
+  if (connection) connection.closeCode = code;
+}
+
 /** One authenticated WebSocket in one room, with its own rate limits. */
 export class ChatConnection {
   /** Resolves once the connection has joined its room; frames wait for it. */
   joined: Promise<void> = Promise.resolve();
+  /** True once `joined` has resolved: frames need not wait any more. */
+  inRoom = false;
   missedPongs = 0;
   /** The close code, once the socket has closed (for the connection's log line). */
   closeCode: number | undefined;
@@ -54,6 +71,24 @@ export class ChatConnection {
   ) {
     this.openedAt = now;
     this.messages = new TokenBucket(limits.messageBurst, limits.messagesPerSecond, now);
+    bySocket.set(socket, this);
+    socket.on('pong', onPong);
+    socket.on('close', onClose);
+  }
+
+  /** The connection a socket was admitted as, if it was. */
+  static of(socket: WebSocket): ChatConnection | undefined {
+    return bySocket.get(socket);
+  }
+
+  /** Waits until the connection is in its room (see `inRoom`); false if joining failed. */
+  async waitUntilInRoom(): Promise<boolean> {
+    try {
+      await this.joined;
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   get isOpen(): boolean {
@@ -108,8 +143,11 @@ export class ChatConnection {
     return true;
   }
 
-  send(frame: ServerFrame): void {
-    if (this.writeFrame(textFrame(encodeFrame(frame)))) this.metrics.framesOut.inc();
+  /** Sends one frame to this connection alone; returns whether it went out. */
+  send(frame: ServerFrame): boolean {
+    if (!this.writeFrame(textFrame(encodeFrame(frame)))) return false;
+    this.metrics.framesOut.inc();
+    return true;
   }
 
   ping(): void {
