@@ -3,6 +3,7 @@ import {
   ApiPath,
   type ClientFrame,
   CloseCode,
+  CloseReason,
   decideReconnect,
   decodeServerFrame,
   encodeFrame,
@@ -11,8 +12,8 @@ import {
   isHistoryFrame,
   PING_INTERVAL_MS,
   type ServerFrame,
+  isSameUserName,
   TYPING_THROTTLE_MS,
-  userNameKey,
 } from '@taco/protocol';
 import {
   type ChatState,
@@ -126,7 +127,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
       connection = null;
       open = false;
       synced = false;
-      if (closing) closing.close(CloseCode.Normal, 'Leaving the room');
+      if (closing) closing.close(CloseCode.Normal, CloseReason.LeavingRoom);
     }
 
     /** typing=false, when others may still see this user typing (typing frames are rate limited). */
@@ -184,7 +185,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
             flushPending(current);
             return;
           }
-          const own = userNameKey(frame.sender) === userNameKey(me());
+          const own = isSameUserName(frame.sender, me());
           const clientId = frame.client_id ?? null;
           api.dispatch(
             messageReceived({

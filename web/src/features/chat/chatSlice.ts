@@ -1,5 +1,5 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
-import { type ChatMessage, userNameKey } from '@taco/protocol';
+import { type ChatMessage, isSameUserName } from '@taco/protocol';
 import { errorReason, errorStatus } from '../../api/errorText';
 import { roomsApi } from '../../api/roomsApi';
 import { roomCreated, unauthorized } from '../roomAuth/roomAuthSlice';
@@ -306,7 +306,6 @@ export const chatSlice = createSlice({
     historyReceived(state, action: PayloadAction<HistoryReceivedPayload>) {
       const { messages, complete, after, me } = action.payload;
       const room = ensureRoom(state, action.payload.room);
-      const meKey = userNameKey(me);
       const epochChanged = adoptEpoch(room, action.payload.epoch);
       const replace = after === null || !complete || epochChanged;
       if (replace) {
@@ -322,7 +321,7 @@ export const chatSlice = createSlice({
       if (after !== null && !complete) room.earlierMissing = true;
       for (const item of messages) {
         if (isDuplicate(room, item)) continue;
-        const own = userNameKey(item.sender) === meKey;
+        const own = isSameUserName(item.sender, me);
         const pending = own ? takeUnconfirmed(room, item.body) : undefined;
         insertBySeq(room.messages, confirmedMessage(item, own, pending?.clientId ?? null));
         bumpSeq(room, item.seq);
