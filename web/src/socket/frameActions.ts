@@ -1,5 +1,5 @@
 import type { UnknownAction } from '@reduxjs/toolkit';
-import { FrameType, isHistoryFrame, type ServerFrame, userNameKey } from '@taco/protocol';
+import { FrameType, isHistoryFrame, isSameUserName, type ServerFrame } from '@taco/protocol';
 import {
   errorFrameReceived,
   historyReceived,
@@ -46,7 +46,7 @@ const frameTable: {
             seq: frame.seq,
           },
           clientId: frame.client_id ?? null,
-          own: userNameKey(frame.sender) === userNameKey(me),
+          own: isSameUserName(frame.sender, me),
           epoch: frame.epoch,
         }),
   [FrameType.Typing]: (frame, { room, now }) =>

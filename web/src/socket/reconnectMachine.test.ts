@@ -26,7 +26,7 @@ function setup(...randoms: number[]) {
   return { machine, connects };
 }
 
-describe('reconnect machine (DESIGN.md §3)', () => {
+describe('reconnect machine', () => {
   it('connects at once when started, from attempt 0', () => {
     const { machine, connects } = setup();
     expect(machine.phase).toBe('idle');

@@ -25,7 +25,7 @@ export interface ReconnectClock {
  */
 export type ReconnectPhase = 'idle' | 'connecting' | 'open' | 'waiting' | 'stopped';
 
-/** When to open the room's socket again: DESIGN.md §3, around `decideReconnect`. */
+/** When to open the room's socket again, around protocol's `decideReconnect`. */
 export interface ReconnectMachine {
   readonly phase: ReconnectPhase;
   /** Reconnect attempts since the socket last opened. */

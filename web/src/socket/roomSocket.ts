@@ -1,6 +1,7 @@
 import {
   type ClientFrame,
   CloseCode,
+  CloseReason,
   decodeServerFrame,
   encodeFrame,
   FrameType,
@@ -64,7 +65,7 @@ export class RoomSocket {
   close(): void {
     const connection = this.connection;
     this.stop();
-    connection?.close(CloseCode.Normal, 'Leaving the room');
+    connection?.close(CloseCode.Normal, CloseReason.LeavingRoom);
   }
 
   private onOpen() {

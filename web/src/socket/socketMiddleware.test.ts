@@ -103,7 +103,7 @@ describe('socket middleware: connection', () => {
   });
 });
 
-describe('socket middleware: reconnection (DESIGN.md §3)', () => {
+describe('socket middleware: reconnection', () => {
   it('retries 10 times, 5 s apart with jitter, then gives up', () => {
     const fake = setup({ random: () => 0 });
     fake.last().serverOpen();

@@ -5,7 +5,7 @@ import {
   type EntityState,
   isAnyOf,
 } from '@reduxjs/toolkit';
-import { type ChatMessage, userNameKey } from '@taco/protocol';
+import { type ChatMessage, isSameUserName } from '@taco/protocol';
 import { roomsApi } from '../../api/roomsApi';
 import {
   errorFrameReceived,
@@ -169,10 +169,9 @@ export const messagesSlice = createSlice({
           );
         }
         if (after !== null && !complete) room.earlierMissing = true;
-        const meKey = userNameKey(me);
         for (const item of messages) {
           if (room.stored.entities[item.seq]) continue;
-          const own = userNameKey(item.sender) === meKey;
+          const own = isSameUserName(item.sender, me);
           // An own message sent before a drop may be stored without its echo ever arriving.
           const unsent = own ? takeUnsent(room, item.body) : undefined;
           storedAdapter.addOne(room.stored, storedMessage(item, own, unsent?.clientId ?? null));

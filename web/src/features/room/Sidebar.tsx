@@ -1,4 +1,4 @@
-import { userNameKey } from '@taco/protocol';
+import { isSameUserName } from '@taco/protocol';
 import Button from 'react-bootstrap/Button';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { roomCleared } from '../chat/chatActions';
@@ -20,7 +20,6 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
   const hasMessages = useAppSelector((state) => selectMessages(state, room).length > 0);
   // Offline, nobody's presence is known, and a clear could not reach the others.
   const connected = useAppSelector((state) => selectIsConnected(state, room));
-  const meKey = userNameKey(me);
   const sorted = [...participants].sort(
     (a, b) => Number(b.active) - Number(a.active) || a.name.localeCompare(b.name),
   );
@@ -45,7 +44,7 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
             </span>
             <span className={`participant-name ${participant.active ? '' : 'text-body-secondary'}`}>
               {participant.name}
-              {userNameKey(participant.name) === meKey ? (
+              {isSameUserName(participant.name, me) ? (
                 <span className="participant-you"> (you)</span>
               ) : null}
             </span>

@@ -1,4 +1,4 @@
-import { userNameKey } from '@taco/protocol';
+import { isSameUserName } from '@taco/protocol';
 import { useEffect, useRef, useState } from 'react';
 import { PRODUCT_NAME } from '../../app/brand';
 import type { Message } from '../messages/messagesSlice';
@@ -16,9 +16,8 @@ export function useUnreadTitle(room: string, me: string, messages: Message[]) {
     const previous = seen.current;
     seen.current = keys;
     if (!previous || !document.hidden) return;
-    const meKey = userNameKey(me);
     const fresh = messages.filter(
-      (m) => !previous.has(m.key) && m.source === 'remote' && userNameKey(m.senderName) !== meKey,
+      (m) => !previous.has(m.key) && m.source === 'remote' && !isSameUserName(m.senderName, me),
     ).length;
     if (fresh > 0) setUnread((count) => count + fresh);
   }, [messages, me]);
