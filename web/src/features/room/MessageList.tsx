@@ -2,13 +2,9 @@ import { isSameUserName } from '@taco/protocol';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
-import {
-  type Message,
-  messageRetried,
-  selectEarlierMissing,
-  selectMessages,
-  selectParticipants,
-} from '../chat/chatSlice';
+import { messageRetried } from '../chat/chatActions';
+import { type Message, selectEarlierMissing, selectMessages } from '../messages/messagesSlice';
+import { selectParticipants } from '../presence/presenceSlice';
 import { BadgeIcon } from '../../components/BadgeIcon';
 import { linkify } from './linkify';
 

@@ -1,7 +1,7 @@
 import { isSameUserName } from '@taco/protocol';
 import { useEffect, useRef, useState } from 'react';
 import { PRODUCT_NAME } from '../../app/brand';
-import type { Message } from '../chat/chatSlice';
+import type { Message } from '../messages/messagesSlice';
 
 /**
  * Keeps the tab title as `{room} · Taco Chat`, prefixed with the number of messages from others
