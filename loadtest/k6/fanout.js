@@ -1,10 +1,10 @@
-// Fan-out: one or a few big rooms. MEMBERS members join each of ROOMS rooms (one VU each). A
-// barrier: nobody sends until the whole room is present (its presence frames name every member,
-// bounded by `joinTimeoutMs`). Then the first SENDERS members of each room send RATE messages per
-// second in total for HOLD seconds, at random phases; each sender's last message is marked. Every
-// member counts every message and stays until the last message of every sender arrived (bounded),
-// so each message is expected at every member: received = sent × members exactly, and any
-// shortfall is in chat_messages_lost.
+// Fan-out: one or a few big rooms. MEMBERS members join each of ROOMS rooms (one VU each), spread
+// over JOIN_SPREAD_MS. A barrier: nobody sends until the whole room is present (its presence
+// frames name every member; bounded by `joinTimeoutMs` from the start of the run). Then the first
+// SENDERS members of each room send RATE messages per second in total for HOLD seconds, at random
+// phases; each sender's last message is marked. Every member counts every message and stays until
+// the last message of every sender arrived (bounded), so each message is expected at every
+// member: received = sent × members exactly, and any shortfall is in chat_messages_lost.
 //
 // A member sends at most 2 messages per second (the api's default MESSAGES_PER_SECOND): a higher
 // RATE gets more senders, never faster ones.
@@ -35,6 +35,8 @@ const MEMBERS = envNumber('MEMBERS', F.members, { min: 2, integer: true });
 const RATE = envNumber('RATE', F.roomMessagesPerSecond, { min: 0.1 });
 const HOLD_S = envNumber('HOLD', F.holdSeconds, { min: 1 });
 const JOIN_TIMEOUT_MS = envNumber('JOIN_TIMEOUT_MS', F.joinTimeoutMs, { min: 1000 });
+/** Members arrive spread over this long, not all in the same millisecond. */
+const JOIN_SPREAD_MS = Math.min(JOIN_TIMEOUT_MS / 2, envNumber('JOIN_SPREAD_MS', F.joinSpreadMs));
 /** Enough senders that none sends faster than the api lets one connection send. */
 const SENDERS = Math.max(
   envNumber('SENDERS', F.senders, { min: 1, integer: true }),
@@ -100,8 +102,9 @@ export default async function (plan) {
   const index = __VU - 1;
   const room = plan.rooms[index % ROOMS];
   const memberNo = Math.floor(index / ROOMS);
+  await sleep(plan.startedAt + (JOIN_SPREAD_MS * memberNo) / MEMBERS - Date.now());
   const member = new Member(room, senderName(memberNo));
-  const joined = await member.join(JOIN_TIMEOUT_MS);
+  const joined = await member.join(plan.startedAt + JOIN_TIMEOUT_MS - Date.now());
   if (joined) {
     // The barrier: the whole room is here (bounded by the join deadline of the run).
     const full = await member.waitUntil(
