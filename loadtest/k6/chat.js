@@ -18,6 +18,7 @@ import {
   commonThresholds,
   durationSeconds,
   envNumber,
+  MAX_MEMBER_RATE,
   Member,
   newRunId,
   PROFILE,
@@ -28,7 +29,6 @@ import {
   sleep,
   TIMING,
 } from './lib.js';
-import { RATE_LIMITS } from './protocol.js';
 
 const C = PROFILE.chat;
 const VUS = envNumber('VUS', C.vus, { min: 1, integer: true });
@@ -39,8 +39,8 @@ const HOLD = __ENV.DURATION || C.hold;
 
 // A member sends one message per think time and one typing frame per message: far below the
 // api's per-connection limits (a burst of 10 messages, 2 per second; typing 2 per second).
-if (C.thinkTimeMs.min + C.typingBeforeSendMs < 1000 / RATE_LIMITS.messagesPerSecond) {
-  throw new Error('chat: think time + typing must be at least 500 ms per message');
+if (C.thinkTimeMs.min + C.typingBeforeSendMs < 1000 / MAX_MEMBER_RATE) {
+  throw new Error(`chat: think time + typing must be at least ${1000 / MAX_MEMBER_RATE} ms`);
 }
 
 /** The longest one session can take (every wait in it is bounded). */
@@ -105,7 +105,7 @@ export default async function (plan) {
       await sleep(between(C.thinkTimeMs.min, C.thinkTimeMs.max));
       member.typing(true);
       await sleep(C.typingBeforeSendMs);
-      member.sendMessage(i === MESSAGES);
+      await member.send(i === MESSAGES);
     }
   }
   checkSession('chat', await member.finish());

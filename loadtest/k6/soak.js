@@ -22,6 +22,7 @@ import {
   COMMON_OPTIONS,
   commonThresholds,
   envNumber,
+  MAX_MEMBER_RATE,
   Member,
   newRunId,
   PROFILE,
@@ -31,7 +32,6 @@ import {
   SLO,
   TIMING,
 } from './lib.js';
-import { RATE_LIMITS } from './protocol.js';
 
 const S = PROFILE.soak;
 const CONNECTIONS = envNumber('CONNECTIONS', S.connections, { min: 1, integer: true });
@@ -47,8 +47,8 @@ const HOLD_MS = 1000 * envNumber('HOLD', S.holdSeconds, { min: 1 });
 const HEARTBEAT_MS = envNumber('HEARTBEAT_MS', S.heartbeatMs, { min: 1000 });
 const MESSAGE_EVERY = S.messageEveryMs;
 const MAX_UNEXPECTED_CLOSES = envNumber('MAX_UNEXPECTED_CLOSES', 0, { integer: true });
-if (MESSAGE_EVERY.min < 1000 / RATE_LIMITS.messagesPerSecond) {
-  throw new Error('soak: messageEveryMs.min must be at least 500 ms');
+if (MESSAGE_EVERY.min < 1000 / MAX_MEMBER_RATE) {
+  throw new Error(`soak: messageEveryMs.min must be at least ${1000 / MAX_MEMBER_RATE} ms`);
 }
 
 const MAX_DURATION_S = Math.ceil(
@@ -103,7 +103,7 @@ async function connection(plan, index) {
       const next = Date.now() + between(MESSAGE_EVERY.min, MESSAGE_EVERY.max);
       if (next >= stopAt || member.gone) break;
       await sleep(next - Date.now());
-      member.sendMessage();
+      await member.send();
     }
     await sleep(stopAt - Date.now());
     clearInterval(heartbeats);

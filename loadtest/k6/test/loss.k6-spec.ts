@@ -1,15 +1,16 @@
 /**
  * chat_messages_lost is exact: against a stand-in server that withholds some live copies from one
- * member and makes one message vanish, fanout.js counts exactly those losses (no more: a loss is
- * never counted twice, and a message nobody stored is expected only at its sender), reports
- * received = stored × members − withheld copies, and fails its thresholds.
+ * member, makes one message vanish and refuses another, fanout.js counts exactly those losses (no
+ * more: a loss is never counted twice, a message nobody stored is expected only at its sender, and
+ * a refused message is an error frame, not a loss), reports received = stored × members − withheld
+ * copies, and fails its thresholds.
  */
 import { count, failedThresholds, findK6, runK6, tail } from './k6-runner';
 import { type LossyServer, startLossyServer } from './lossy-server';
 
 const MEMBERS = 8;
 const SENDERS = 2;
-/** 2 senders × 10 messages, 4 a second for 5 s. */
+/** 2 senders × 10 messages, 2 a second for 10 s. */
 const SENT = 20;
 
 describe('chat_messages_lost against a server that loses messages', () => {
@@ -23,6 +24,8 @@ describe('chat_messages_lost against a server that loses messages', () => {
       dropEvery: 4,
       swallowFrom: 'fan1',
       swallowNth: 3,
+      refuseFrom: 'fan0',
+      refuseNth: 4,
     });
   });
 
@@ -39,18 +42,20 @@ describe('chat_messages_lost against a server that loses messages', () => {
         PROFILE: 'smoke',
         MEMBERS: String(MEMBERS),
         SENDERS: String(SENDERS),
-        RATE: '4',
-        HOLD: '5',
+        RATE: '2',
+        HOLD: '10',
       },
       120_000,
     );
     const context = tail(result.output);
-    const { deliveries, swallowed } = server!.dropped;
-    // 19 messages stored (seq 1–19): fan5 missed seqs 4, 8, 12 and 16; one vanished whole.
-    expect({ stored: server!.stored(), deliveries, swallowed }).toEqual({
-      stored: SENT - 1,
+    const { deliveries, swallowed, refused } = server!.dropped;
+    // 18 messages stored (seq 1–18): fan5 missed seqs 4, 8, 12 and 16; one vanished whole; one
+    // was refused.
+    expect({ stored: server!.stored(), deliveries, swallowed, refused }).toEqual({
+      stored: SENT - 2,
       deliveries: 4,
       swallowed: 1,
+      refused: 1,
     });
     expect({ exitCode: result.code, context }).toEqual({ exitCode: 99, context });
     expect(count(result.metrics, 'chat_messages_sent')).toBe(SENT);
@@ -58,6 +63,12 @@ describe('chat_messages_lost against a server that loses messages', () => {
     expect(count(result.metrics, 'chat_messages_received')).toBe(
       server!.stored() * MEMBERS - deliveries,
     );
-    expect(failedThresholds(result.metrics)).toContain('chat_messages_lost: count==0');
+    expect(count(result.metrics, 'chat_error_frames{code:rate_limited}')).toBe(1);
+    expect(failedThresholds(result.metrics)).toEqual(
+      expect.arrayContaining([
+        'chat_messages_lost: count==0',
+        'chat_error_frames{code:rate_limited}: count==0',
+      ]),
+    );
   }, 130_000);
 });

@@ -8,6 +8,8 @@
  *   is not sent to the member named `dropTo` (it is stored, and everyone else gets it).
  * - `swallowFrom` / `swallowNth`: the `swallowNth` message of the member named `swallowFrom` is
  *   neither stored, delivered, echoed nor refused: it vanishes.
+ * - `refuseFrom` / `refuseNth`: that message is refused with a `rate_limited` error frame that,
+ *   like the api's today, does not carry the message's client_id. A refusal is not a loss.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
@@ -18,6 +20,8 @@ export interface LossPlan {
   dropEvery: number;
   swallowFrom: string;
   swallowNth: number;
+  refuseFrom: string;
+  refuseNth: number;
 }
 
 interface Stored {
@@ -36,7 +40,7 @@ interface Room {
 export interface LossyServer {
   url: string;
   /** Live copies withheld, and messages swallowed whole. */
-  readonly dropped: { deliveries: number; swallowed: number };
+  readonly dropped: { deliveries: number; swallowed: number; refused: number };
   /** Messages stored (each delivered to every member present, except what was dropped). */
   readonly stored: () => number;
   close(): Promise<void>;
@@ -49,7 +53,7 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
 
 export async function startLossyServer(plan: LossPlan): Promise<LossyServer> {
   const rooms = new Map<string, Room>();
-  const dropped = { deliveries: 0, swallowed: 0 };
+  const dropped = { deliveries: 0, swallowed: 0, refused: 0 };
   const sentBy = new Map<string, number>();
   const roomOf = (id: string): Room => {
     let room = rooms.get(id);
@@ -126,6 +130,10 @@ export async function startLossyServer(plan: LossPlan): Promise<LossyServer> {
         if (name === plan.swallowFrom && nth === plan.swallowNth) {
           dropped.swallowed += 1;
           return;
+        }
+        if (name === plan.refuseFrom && nth === plan.refuseNth) {
+          dropped.refused += 1;
+          return send(socket, { type: 7, code: 'rate_limited', message: 'Slow down' });
         }
         room.seq += 1;
         const stored: Stored = {
