@@ -3,20 +3,23 @@
 #   docker build -f infra/docker/api.Dockerfile -t taco-chat-api .
 
 # --- build: compile protocol and api (tsc -b follows the api's project reference) -------------
-FROM node:20-bookworm-slim AS build
+FROM node:20.20.2-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY protocol/package.json protocol/
 COPY api/package.json api/
 COPY web/package.json web/
-RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.base.json ./
-COPY protocol protocol
-COPY api api
+# The api's and protocol's dependencies and the root's tools (tsc); the web client's are not needed.
+RUN npm ci --workspace api --workspace protocol --include-workspace-root --no-audit --no-fund
+COPY tsconfig.base.json ./
+COPY protocol/tsconfig.build.json protocol/
+COPY protocol/src protocol/src
+COPY api/tsconfig.build.json api/
+COPY api/src api/src
 RUN npx tsc -b api/tsconfig.build.json
 
 # --- deps: production dependencies of the api and protocol workspaces only ---------------------
-FROM node:20-bookworm-slim AS deps
+FROM node:20.20.2-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY protocol/package.json protocol/
@@ -26,7 +29,7 @@ RUN npm ci --omit=dev --workspace api --workspace protocol --no-audit --no-fund 
  && mkdir -p api/node_modules protocol/node_modules
 
 # --- runtime ------------------------------------------------------------------------------------
-FROM node:20-bookworm-slim AS runtime
+FROM node:20.20.2-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=3000 \
     HOST=0.0.0.0 \
