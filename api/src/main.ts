@@ -7,6 +7,7 @@ import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
 import { type AppConfig } from './config/app-config';
 import { ConfigError, loadConfig } from './config/load-config';
+import { TokenSecret } from './rooms/token-secret';
 
 function readConfig(): AppConfig {
   try {
@@ -35,11 +36,16 @@ async function bootstrap(): Promise<void> {
 
   await app.listen(config.port, config.host);
   const { port } = app.getHttpServer().address() as AddressInfo;
-  if (config.jwtSecretGenerated) {
+  if (app.get(TokenSecret).source === 'boot') {
     logger.log('No JWT_SECRET set: tokens are signed with a secret made for this run');
   }
   if (config.webDist === null) logger.log('Serving the API only (no built web client)');
   logger.log(`Taco Chat is listening on http://localhost:${port}`);
 }
 
-void bootstrap();
+bootstrap().catch((error: unknown) => {
+  process.stderr.write(
+    `Taco Chat could not start: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  process.exit(1);
+});

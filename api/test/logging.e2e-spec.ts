@@ -59,4 +59,28 @@ describe('Logs', () => {
       await redis.dispose();
     }
   });
+
+  it('has one line per connection opened, refused and closed: room, replica, code, duration', async () => {
+    const logger = new CapturingLogger();
+    const app = await startTestApp({ replicaId: 'api-7' }, logger);
+    try {
+      const token = await app.token('line-room', 'Ann');
+      const ann = app.connect('line-room', token);
+      await ann.next((frame) => frame.type === FrameType.Presence);
+      await app.connect('line-room', `${token.slice(0, -4)}AAAA`).closed;
+      await ann.close();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const lines = logger.lines.filter((line) => / (opened|refused|closed) room=/.test(line));
+      expect(lines).toEqual([
+        expect.stringMatching(/^log opened room=line-room replica=api-7 connection=api-7:1 /),
+        expect.stringMatching(/^log refused room=line-room replica=api-7 code=4401 /),
+        expect.stringMatching(
+          /^log closed room=line-room replica=api-7 connection=api-7:1 code=1000 duration=\d+\.\ds /,
+        ),
+      ]);
+      expect(lines.join('\n')).not.toContain(token.split('.')[2]);
+    } finally {
+      await app.close();
+    }
+  });
 });

@@ -13,14 +13,7 @@ import { PresenceKeeper } from '../src/chat/presence-keeper.service';
 import { RedisServer } from './support/redis-server';
 import { isHistory, isPresence, isSingleMessage } from './support/frames';
 import { startTestApp, TEST_SECRET, type TestApp } from './support/test-app';
-
-async function until(check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+import { until } from './support/until';
 
 describe('Two replicas sharing Redis', () => {
   let redis: RedisServer;

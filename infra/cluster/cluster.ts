@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   cpSync,
@@ -92,7 +91,6 @@ export interface Cluster {
   /** http://127.0.0.1:port through nginx. */
   readonly url: string;
   readonly workDir: string;
-  readonly jwtSecret: string;
   readonly replicas: readonly ReplicaHandle[];
   readonly redis: RedisHandle | null;
   readonly nginx: NginxHandle;
@@ -222,14 +220,12 @@ async function launch(
     });
   };
 
-  const jwtSecret = randomBytes(48).toString('base64url');
   const replicas = replicaPorts.map((replicaPort, index) => {
     const id = `api-${index + 1}`;
     const env: NodeJS.ProcessEnv = {
       ...baseEnvironment(),
       PORT: String(replicaPort),
       HOST: '127.0.0.1',
-      JWT_SECRET: jwtSecret,
       REPLICA_ID: id,
       WEB_DIST: 'off',
       TRUST_PROXY: '127.0.0.1',
@@ -366,7 +362,6 @@ async function launch(
   return {
     url: `http://127.0.0.1:${port}`,
     workDir,
-    jwtSecret,
     replicas: replicaHandles,
     redis: redisHandle,
     nginx: {

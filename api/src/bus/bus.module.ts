@@ -53,7 +53,7 @@ const REDIS_BOOT_WAIT_MS = 5000;
       inject: [AppConfig, RedisConnections],
     },
   ],
-  exports: [ChatBus, PresenceStore],
+  exports: [ChatBus, PresenceStore, RedisConnections],
 })
 export class BusModule implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(BusModule.name);

@@ -25,6 +25,10 @@ export class ChatConnection {
   /** Resolves once the connection has joined its room; frames wait for it. */
   joined: Promise<void> = Promise.resolve();
   missedPongs = 0;
+  /** The close code, once the socket has closed (for the connection's log line). */
+  closeCode: number | undefined;
+  /** When the connection was accepted (ms). */
+  readonly openedAt: number;
   private readonly messages: TokenBucket;
   /** The other buckets are made on first use: most connections never need them. */
   private typing: TokenBucket | undefined;
@@ -43,6 +47,7 @@ export class ChatConnection {
     private readonly limits: ConnectionLimits,
     now: number,
   ) {
+    this.openedAt = now;
     this.messages = new TokenBucket(limits.messageBurst, limits.messagesPerSecond, now);
   }
 

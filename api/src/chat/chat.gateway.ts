@@ -62,10 +62,13 @@ export class ChatGateway
     BeforeApplicationShutdown
 {
   private readonly logger = new Logger(ChatGateway.name);
+  /** One line per connection opened, refused or closed: room, replica, code, duration; never a token. */
+  private readonly connectionLog = new Logger('Connection');
   private readonly connections = new WeakMap<WebSocket, ChatConnection>();
   private nextId = 0;
   /** Shared by every socket (ws calls it with the socket as `this`). */
   private readonly onPong: (this: WebSocket) => void;
+  private readonly onClose: (this: WebSocket, code: number) => void;
   private pinger: NodeJS.Timeout | undefined;
   private pinging = false;
 
@@ -85,6 +88,10 @@ export class ChatGateway
     this.onPong = function (this: WebSocket) {
       const connection = connections.get(this);
       if (connection) connection.missedPongs = 0;
+    };
+    this.onClose = function (this: WebSocket, code: number) {
+      const connection = connections.get(this);
+      if (connection) connection.closeCode = code;
     };
   }
 
@@ -128,13 +135,16 @@ export class ChatGateway
   }
 
   handleConnection(socket: WebSocket, request: IncomingMessage): void {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const room = parseSocketPath(url.pathname);
     const refuse = (code: number, reason: string) => {
       this.metrics.closes.inc(code);
       socket.close(code, reason);
+      this.connectionLog.log(
+        `refused room=${room ?? '-'} replica=${this.config.replicaId} code=${code} reason="${reason}"`,
+      );
     };
     if (this.health.isDraining) return refuse(CloseCode.Restart, 'Server restarting');
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    const room = parseSocketPath(url.pathname);
     if (room === null) return refuse(CloseCode.Policy, 'Not a room socket');
     if (!this.isOriginAllowed(request.headers.origin, request.headers.host)) {
       return refuse(CloseCode.Policy, 'Origin not allowed');
@@ -161,6 +171,10 @@ export class ChatGateway
     this.connections.set(socket, connection);
     this.metrics.connections.inc();
     socket.on('pong', this.onPong);
+    socket.on('close', this.onClose);
+    this.connectionLog.log(
+      `opened room=${room} replica=${this.config.replicaId} connection=${connection.id}`,
+    );
     connection.joined = this.join(connection);
     connection.joined.catch((error: unknown) => {
       this.logger.error(`Joining a room failed: ${String(error)}`);
@@ -204,6 +218,10 @@ export class ChatGateway
     this.connections.delete(socket);
     this.metrics.connections.dec();
     this.limiter.release(connection.ip);
+    const seconds = (this.clock.now() - connection.openedAt) / 1000;
+    this.connectionLog.log(
+      `closed room=${connection.room} replica=${this.config.replicaId} connection=${connection.id} code=${connection.closeCode ?? '-'} duration=${seconds.toFixed(1)}s`,
+    );
     try {
       await connection.joined;
     } catch {

@@ -9,9 +9,11 @@ export class AppConfig {
   host: string;
   /** Unset: the embedded, in-memory driver. */
   redisUrl: string | undefined;
-  jwtSecret: string;
-  /** Whether the secret was generated for this boot (embedded mode only). */
-  jwtSecretGenerated: boolean;
+  /**
+   * The operator's token secret. Unset: the embedded server makes one per boot, and replicas
+   * sharing Redis agree on one kept there (see `TokenSecret`).
+   */
+  jwtSecret: string | undefined;
   tokenTtlSeconds: number;
   historyMax: number;
   roomTtlSeconds: number;

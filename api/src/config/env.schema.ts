@@ -42,13 +42,24 @@ export function isAddressOrCidr(item: string): boolean {
   return Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
-@ValidatorConstraint({ name: 'addressList' })
-class AddressListConstraint implements ValidatorConstraintInterface {
+const HOST_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const HOST_NAME = new RegExp(`^${HOST_LABEL}(?:\\.${HOST_LABEL})*$`);
+
+/** A DNS host name such as `nginx` or `lb-1.internal` (not an address written wrongly). */
+export function isHostName(item: string): boolean {
+  return item.length <= 253 && HOST_NAME.test(item) && !/^[\d.]+$/.test(item);
+}
+
+@ValidatorConstraint({ name: 'proxyList' })
+class ProxyListConstraint implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
-    return typeof value === 'string' && splitList(value).every(isAddressOrCidr);
+    return (
+      typeof value === 'string' &&
+      splitList(value).every((item) => isAddressOrCidr(item) || isHostName(item))
+    );
   }
   defaultMessage(): string {
-    return '$property must be a comma-separated list of IP addresses or CIDRs (got "$value")';
+    return '$property must be a comma-separated list of IP addresses, CIDRs or host names (got "$value")';
   }
 }
 
@@ -117,7 +128,7 @@ export class EnvironmentVariables {
   ALLOWED_ORIGINS?: string;
 
   @IsOptional()
-  @Validate(AddressListConstraint)
+  @Validate(ProxyListConstraint)
   TRUST_PROXY?: string;
 
   @IsOptional()

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,7 +27,8 @@ const NUMERIC_KEYS = new Set<string>([
   'HISTORY_REQUESTS_PER_10S',
 ]);
 
-const MIN_SECRET_BYTES = 32;
+/** The shortest `JWT_SECRET` accepted: HS256 wants a key at least as long as its hash. */
+export const MIN_SECRET_BYTES = 32;
 const DISABLED = new Set(['off', 'false', 'none', '0']);
 
 /** Where `npm run build` puts the web client, seen from api/dist/config or api/src/config. */
@@ -71,15 +71,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   );
 
   const redisUrl = vars.REDIS_URL;
-  let jwtSecret = vars.JWT_SECRET;
+  const jwtSecret = vars.JWT_SECRET;
   if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret) < MIN_SECRET_BYTES) {
     problems.push(`JWT_SECRET must be at least ${MIN_SECRET_BYTES} bytes long`);
   }
-  if (redisUrl !== undefined && jwtSecret === undefined) {
-    problems.push('JWT_SECRET is required when REDIS_URL is set, so every replica signs alike');
-  }
-  const jwtSecretGenerated = jwtSecret === undefined;
-  jwtSecret ??= randomBytes(MIN_SECRET_BYTES).toString('base64url');
   const dist = webDist(vars.WEB_DIST, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -92,7 +87,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     host: vars.HOST ?? '0.0.0.0',
     redisUrl,
     jwtSecret,
-    jwtSecretGenerated,
     tokenTtlSeconds: seconds(vars.TOKEN_TTL, '24h'),
     historyMax: vars.HISTORY_MAX ?? 1000,
     roomTtlSeconds: seconds(vars.ROOM_TTL, '7d'),

@@ -1,4 +1,3 @@
-import { createSecretKey } from 'node:crypto';
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { AppConfig } from '../config/app-config';
@@ -7,21 +6,20 @@ import { CredentialsThrottleGuard } from './credentials-throttle.guard';
 import { RoomTokenService } from './room-token.service';
 import { RoomsController } from './rooms.controller';
 import { RoomsService } from './rooms.service';
+import { TokenSecret } from './token-secret';
+import { TokenSecretModule } from './token-secret.module';
 
 @Module({
   imports: [
+    TokenSecretModule,
     JwtModule.registerAsync({
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => {
-        // A ready secret key: given a string, jsonwebtoken first tries (and fails) to parse it as
-        // a PEM key on every sign and verify, which costs two exceptions per token.
-        const key = createSecretKey(Buffer.from(config.jwtSecret));
-        return {
-          secretOrKeyProvider: () => key,
-          signOptions: { algorithm: 'HS256', expiresIn: config.tokenTtlSeconds },
-          verifyOptions: { algorithms: ['HS256'] },
-        };
-      },
+      imports: [TokenSecretModule],
+      inject: [AppConfig, TokenSecret],
+      useFactory: (config: AppConfig, secret: TokenSecret) => ({
+        secretOrKeyProvider: () => secret.key,
+        signOptions: { algorithm: 'HS256', expiresIn: config.tokenTtlSeconds },
+        verifyOptions: { algorithms: ['HS256'] },
+      }),
     }),
   ],
   controllers: [RoomsController],

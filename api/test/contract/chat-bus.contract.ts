@@ -1,5 +1,6 @@
 import { decodeServerFrame, FrameType, type ServerFrame } from '@taco/protocol';
 import { type ChatBus, type RoomEvent } from '../../src/bus/chat-bus.port';
+import { until } from '../support/until';
 
 export interface BusUnderTest {
   bus: ChatBus;
@@ -25,14 +26,6 @@ function recorder(bus: ChatBus): Delivered[] {
     seen.push({ room, event: { ...event, frame: text }, frame: decoded.frame });
   });
   return seen;
-}
-
-async function until(check: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 /**

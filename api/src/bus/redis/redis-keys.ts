@@ -17,3 +17,9 @@ const CHANNEL = /^chat:\{(.+)\}$/s;
 export function roomOfChannel(channel: string): string | null {
   return CHANNEL.exec(channel)?.[1] ?? null;
 }
+
+/** Keys shared by every replica rather than kept per room. */
+export const SHARED_KEYS = {
+  /** The token secret the replicas agreed on when the operator set none (see `TokenSecret`). */
+  jwtSecret: 'taco:jwt-secret',
+} as const;
