@@ -30,13 +30,7 @@ import {
   rejoin,
   type TestClient,
 } from '../test/support/chat';
-import {
-  ComposeProject,
-  type ContainerState,
-  docker,
-  freeTacoNet,
-  uniqueProjectName,
-} from './compose';
+import { ComposeProject, type ContainerState, docker, uniqueProjectName } from './compose';
 
 /** The test process is one client address: raise every per-IP and per-connection limit. */
 const LIMITS = {
@@ -232,7 +226,6 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
     const variables = {
       ...LIMITS,
       TACO_PORT: String(port),
-      TACO_NET: await freeTacoNet(),
       // No secret: the replicas must agree on the one generated in Redis.
       JWT_SECRET: '',
       LOG_LEVEL: 'info',
@@ -241,7 +234,6 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
     baseUrl = `http://127.0.0.1:${port}`;
     figures.project = project;
     figures.compose = stack.command.join(' ');
-    figures.network = `${variables.TACO_NET}.0/24`;
 
     const startedAt = Date.now();
     await stack.run(['up', '-d', '--build'], { timeoutMs: 480_000 });
