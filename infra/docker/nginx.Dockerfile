@@ -31,6 +31,6 @@ RUN rm -f /etc/nginx/conf.d/default.conf
 COPY --from=build /app/nginx.conf /etc/nginx/nginx.conf
 COPY --from=build /app/web/dist /usr/share/nginx/html
 EXPOSE 80
-HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
+HEALTHCHECK --interval=5s --timeout=5s --start-period=10s --retries=3 \
   CMD wget -q -O /dev/null http://127.0.0.1/ || exit 1
 CMD ["nginx", "-g", "daemon off;"]
