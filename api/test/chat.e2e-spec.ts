@@ -58,6 +58,7 @@ describe('Chat socket', () => {
       body: 'hello Bob',
       timestamp: expect.any(Number),
       seq: 1,
+      epoch: expect.any(String),
       client_id: 'c-1',
     });
     expect(theirs).toEqual(own);
@@ -142,7 +143,7 @@ describe('Chat socket', () => {
     const room = newRoom();
     const ann = await t.join(room, 'Ann');
     const bob = await t.join(room, 'Bob');
-    await say(ann, 'one');
+    const { epoch } = await say(ann, 'one');
     await say(ann, 'two');
     bob.send({ type: FrameType.Clear });
     const cleared: ServerClearedFrame = { type: FrameType.Clear, room, sender: 'Bob' };
@@ -152,11 +153,12 @@ describe('Chat socket', () => {
     expect(await ann.next(isHistory)).toEqual({
       type: FrameType.Message,
       room,
+      epoch,
       messages: [],
       complete: true,
     });
-    // seq never goes back after a clear
-    expect((await say(ann, 'three')).seq).toBe(3);
+    // seq never goes back after a clear, nor does the epoch change
+    expect(await say(ann, 'three')).toMatchObject({ seq: 3, epoch });
   });
 
   describe('history', () => {
@@ -218,6 +220,50 @@ describe('Chat socket', () => {
         await small.close();
       }
     });
+
+    it('answers a request naming another epoch with the last messages, complete:false', async () => {
+      const room = newRoom();
+      const ann = await t.join(room, 'Ann');
+      for (let i = 1; i <= 4; i++) await say(ann, `m${i}`);
+      ann.send({ type: FrameType.History, count: 2, after: 1, epoch: 'an-old-epoch' });
+      const page = await ann.next<ServerHistoryFrame>(isHistory);
+      expect(page).toMatchObject({ complete: false, epoch: expect.any(String) });
+      expect(page.epoch).not.toBe('an-old-epoch');
+      expect(page.messages.map((m) => m.seq)).toEqual([3, 4]);
+      ann.send({ type: FrameType.History, count: 2, after: 1, epoch: page.epoch });
+      expect(await ann.next(isHistory)).toMatchObject({
+        complete: true,
+        messages: [{ seq: 2 }, { seq: 3 }],
+      });
+    });
+  });
+
+  it('starts a new epoch after an embedded restart, and says so to a client resuming', async () => {
+    const first = await startTestApp();
+    let epoch: string;
+    try {
+      const ann = await first.join('restart-room', 'Ann');
+      epoch = (await say(ann, 'before the restart')).epoch;
+    } finally {
+      await first.close();
+    }
+    const second = await startTestApp();
+    try {
+      const ann = await second.join('restart-room', 'Ann');
+      ann.send({ type: FrameType.History, count: 10, after: 1, epoch });
+      const page = await ann.next<ServerHistoryFrame>(isHistory);
+      expect(page).toEqual({
+        type: FrameType.Message,
+        room: 'restart-room',
+        epoch: expect.any(String),
+        messages: [],
+        complete: false,
+      });
+      expect(page.epoch).not.toBe(epoch);
+      expect(await say(ann, 'after the restart')).toMatchObject({ seq: 1, epoch: page.epoch });
+    } finally {
+      await second.close();
+    }
   });
 
   it('answers a heartbeat with a heartbeat', async () => {
@@ -264,6 +310,18 @@ describe('Chat socket', () => {
     });
 
     it.each([
+      ['an empty message', { type: FrameType.Message, body: '  ', client_id: 'c-9' }],
+      [
+        'a body over the limit',
+        { type: FrameType.Message, body: 'x'.repeat(4001), client_id: 'c-9' },
+      ],
+    ])('answers %s with the client_id it carried', async (_label, frame) => {
+      const ann = await t.join(newRoom(), 'Ann');
+      ann.send(frame);
+      expect(await ann.nextOfType(FrameType.Error)).toMatchObject({ client_id: 'c-9' });
+    });
+
+    it.each([
       [
         'throws',
         () => {
@@ -279,11 +337,12 @@ describe('Chat socket', () => {
         const gateway = t.app.get(ChatGateway);
         const handleFrame = jest.spyOn(gateway, 'handleFrame').mockImplementationOnce(fail);
         try {
-          ann.send({ type: FrameType.Message, body: 'lost to a bug' });
+          ann.send({ type: FrameType.Message, body: 'lost to a bug', client_id: 'c-bug' });
           expect(await ann.next<ErrorFrame>(isError(ErrorCode.Unavailable))).toEqual({
             type: FrameType.Error,
             code: ErrorCode.Unavailable,
             message: expect.any(String),
+            client_id: 'c-bug',
           });
           expect((await say(ann, 'next one works')).body).toBe('next one works');
         } finally {
@@ -392,9 +451,12 @@ describe('Chat socket', () => {
       const app = await startTestApp({ messageBurst: 3, messagesPerSecond: 1 });
       try {
         const ann = await app.join('teal-otter', 'Ann');
-        for (let i = 1; i <= 4; i++) ann.send({ type: FrameType.Message, body: `m${i}` });
+        for (let i = 1; i <= 4; i++) {
+          ann.send({ type: FrameType.Message, body: `m${i}`, client_id: `c-${i}` });
+        }
         expect(await ann.next(isError(ErrorCode.RateLimited))).toMatchObject({
           type: FrameType.Error,
+          client_id: 'c-4',
         });
         const frames = (await ann.drain(50)).filter(isSingleMessage) as ServerMessageFrame[];
         expect(frames.map((f) => f.body)).toEqual(['m1', 'm2', 'm3']);

@@ -98,6 +98,13 @@ describe('decodeClientFrame', () => {
       });
     });
 
+    test('5 history with after and epoch', () => {
+      expect(decode({ type: 5, count: 100, after: 42, epoch: 'k3x9' })).toStrictEqual({
+        ok: true,
+        frame: { type: 5, count: 100, after: 42, epoch: 'k3x9' },
+      });
+    });
+
     test('5 history with after 0', () => {
       expect(decode({ type: 5, count: 1, after: 0 })).toStrictEqual({
         ok: true,
@@ -287,6 +294,28 @@ describe('decodeClientFrame', () => {
       expect(errorOf(decode({ type: 1, body: ' ', client_id: 5 })).code).toBe('empty_message');
     });
 
+    test.each<[string, unknown, string]>([
+      ['an empty body', ' ', 'empty_message'],
+      ['a body over the limit', 'a'.repeat(4001), 'too_long'],
+      ['a body that is not a string', 5, 'bad_frame'],
+    ])("%s is answered with the frame's valid client_id", (_label, body, code) => {
+      expect(errorOf(decode({ type: 1, body, client_id: 'c-7' }))).toEqual({
+        code,
+        message: expect.any(String),
+        client_id: 'c-7',
+      });
+    });
+
+    test('an invalid client_id is never echoed', () => {
+      expect(errorOf(decode({ type: 1, body: ' ', client_id: 'c'.repeat(65) }))).not.toHaveProperty(
+        'client_id',
+      );
+      expect(errorOf(decode({ type: 1, body: 'hi', client_id: 'c'.repeat(65) }))).toEqual({
+        code: 'too_long',
+        message: FrameErrorMessage.clientIdTooLong,
+      });
+    });
+
     test('4000 characters is accepted, 4001 is too long', () => {
       expect(frameOf(decode({ type: 1, body: 'a'.repeat(4000) }))).toStrictEqual({
         type: 1,
@@ -467,6 +496,31 @@ describe('decodeClientFrame', () => {
       });
     });
 
+    test.each<[string, unknown]>([
+      ['a number', 5],
+      ['true', true],
+      ['an object', { id: 'x' }],
+      ['65 characters', 'e'.repeat(65)],
+    ])('epoch %s is a bad frame', (_label, epoch) => {
+      expect(errorOf(decode({ type: 5, count: 10, after: 3, epoch }))).toEqual({
+        code: 'bad_frame',
+        message: FrameErrorMessage.epoch,
+      });
+    });
+
+    test('epoch: null is treated as absent; 64 characters are accepted', () => {
+      expect(frameOf(decode({ type: 5, count: 10, epoch: null }))).toStrictEqual({
+        type: 5,
+        count: 10,
+      });
+      const epoch = 'e'.repeat(64);
+      expect(frameOf(decode({ type: 5, count: 10, epoch }))).toStrictEqual({
+        type: 5,
+        count: 10,
+        epoch,
+      });
+    });
+
     test('a bad count is reported before a bad after', () => {
       expect(errorOf(decode({ type: 5, count: 0, after: -1 })).message).toBe(
         FrameErrorMessage.count,
@@ -557,6 +611,7 @@ describe('decodeClientFrame', () => {
         typing: fc.oneof(fc.boolean(), fc.jsonValue()),
         count: fc.oneof(fc.integer({ min: -5, max: 505 }), fc.double(), fc.jsonValue()),
         after: fc.oneof(fc.integer({ min: -5, max: 1000 }), fc.constant(null), fc.jsonValue()),
+        epoch: fc.oneof(fc.string({ unit: anyCodePoint, maxLength: 70 }), fc.jsonValue()),
         sender: fc.string(),
       },
       { requiredKeys: [] },
@@ -577,7 +632,7 @@ describe('decodeClientFrame', () => {
       1: ['type', 'body', 'client_id'],
       2: ['type', 'typing'],
       4: ['type'],
-      5: ['type', 'count', 'after'],
+      5: ['type', 'count', 'after', 'epoch'],
       6: ['type'],
     };
 
@@ -614,6 +669,10 @@ describe('decodeClientFrame', () => {
           }
           if ('after' in frame && !(Number.isSafeInteger(frame.after) && frame.after! >= 0)) {
             return `bad after ${frame.after}`;
+          }
+          if ('epoch' in frame) {
+            if (typeof frame.epoch !== 'string') return 'epoch is not a string';
+            if ([...frame.epoch].length > 64) return 'epoch too long';
           }
           return null;
         default:
@@ -676,6 +735,7 @@ describe('encodeFrame', () => {
     { type: 4 },
     { type: 5, count: 100 },
     { type: 5, count: 500, after: 17 },
+    { type: 5, count: 500, after: 17, epoch: 'k3x9' },
     { type: 6 },
   ];
 
@@ -692,7 +752,15 @@ describe('encodeFrame', () => {
   });
 
   const serverFrames: ServerFrame[] = [
-    { type: 1, room: 'teal-otter', sender: 'alice', body: 'hi', timestamp: 1700000000.5, seq: 1 },
+    {
+      type: 1,
+      room: 'teal-otter',
+      sender: 'alice',
+      body: 'hi',
+      timestamp: 1700000000.5,
+      seq: 1,
+      epoch: 'k3x9',
+    },
     {
       type: 1,
       room: 'teal-otter',
@@ -700,18 +768,20 @@ describe('encodeFrame', () => {
       body: 'hi',
       timestamp: 1700000000,
       seq: 2,
+      epoch: 'k3x9',
       client_id: 'c1',
     },
     {
       type: 1,
       room: 'teal-otter',
+      epoch: 'k3x9',
       messages: [
         { sender: 'alice', body: 'one', timestamp: 1, seq: 1 },
         { sender: 'bob', body: 'two', timestamp: 2.25, seq: 2 },
       ],
       complete: true,
     },
-    { type: 1, room: 'teal-otter', messages: [], complete: false },
+    { type: 1, room: 'teal-otter', epoch: 'k3x9', messages: [], complete: false },
     { type: 2, room: 'teal-otter', sender: 'alice', typing: true },
     { type: 3, room: 'teal-otter', sender: 'alice', connecting: false },
     { type: 4, room: 'teal-otter', sender: 'alice' },
@@ -740,6 +810,25 @@ describe('errorFrame', () => {
     expect(decodeServerFrame(text)).toStrictEqual({
       ok: true,
       frame: { type: 7, code: 'bad_frame', message: FrameErrorMessage.notJson },
+    });
+  });
+
+  test('carries the client_id of the frame it answers', () => {
+    expect(errorFrame({ code: 'rate_limited', message: 'slow' }, 'c-1')).toStrictEqual({
+      type: 7,
+      code: 'rate_limited',
+      message: 'slow',
+      client_id: 'c-1',
+    });
+    const error = errorOf(decodeClientFrame('{"type":1,"body":"","client_id":"c-2"}'));
+    expect(decodeServerFrame(encodeFrame(errorFrame(error)))).toStrictEqual({
+      ok: true,
+      frame: {
+        type: 7,
+        code: 'empty_message',
+        message: 'Messages cannot be empty',
+        client_id: 'c-2',
+      },
     });
   });
 
@@ -775,10 +864,12 @@ describe('decodeServerFrame', () => {
     body: 'hi',
     timestamp: 1700000000.25,
     seq: 7,
+    epoch: 'k3x9',
   };
   const history = {
     type: 1,
     room: 'teal-otter',
+    epoch: 'k3x9',
     messages: [{ sender: 'alice', body: 'hi', timestamp: 1, seq: 1 }],
     complete: true,
   };
@@ -804,7 +895,7 @@ describe('decodeServerFrame', () => {
     });
 
     test('1 history, empty and incomplete', () => {
-      const empty = { type: 1, room: 'r', messages: [], complete: false };
+      const empty = { type: 1, room: 'r', epoch: 'e', messages: [], complete: false };
       expect(frameOf(decodeServer(empty))).toStrictEqual(empty);
     });
 
@@ -848,6 +939,10 @@ describe('decodeServerFrame', () => {
       ['message with a string seq', { ...message, seq: '7' }],
       ['message with a numeric client_id', { ...message, client_id: 5 }],
       ['message with a null client_id', { ...message, client_id: null }],
+      ['message without epoch', { ...message, epoch: undefined }],
+      ['message with a numeric epoch', { ...message, epoch: 7 }],
+      ['history without epoch', { ...history, epoch: undefined }],
+      ['history with a null epoch', { ...history, epoch: null }],
       ['history without room', { ...history, room: undefined }],
       [
         'history with an entry missing seq',
@@ -876,6 +971,7 @@ describe('decodeServerFrame', () => {
       ['error without code', { type: 7, message: 'x' }],
       ['error without message', { type: 7, code: 'bad_frame' }],
       ['error with a numeric code', { type: 7, code: 400, message: 'x' }],
+      ['error with a numeric client_id', { type: 7, code: 'too_long', message: 'x', client_id: 1 }],
       ['type 5, which a server never sends', { type: 5, count: 1 }],
       ['an unknown type', { type: 99 }],
       ['a string type', { ...message, type: '1' }],

@@ -1,12 +1,21 @@
 import { ErrorCode, FrameType } from './frame-types';
-import type { ChatMessage, ClientFrame, ErrorFrame, ServerFrame } from './frames';
-import { CLIENT_ID_MAX_LENGTH, HISTORY_COUNT_MAX, MESSAGE_MAX_LENGTH } from './limits';
+import type {
+  ChatMessage,
+  ClientFrame,
+  ClientHistoryFrame,
+  ErrorFrame,
+  ServerFrame,
+} from './frames';
+import {
+  CLIENT_ID_MAX_LENGTH,
+  EPOCH_MAX_LENGTH,
+  HISTORY_COUNT_MAX,
+  MESSAGE_MAX_LENGTH,
+} from './limits';
 import { codePointLength } from './validation';
 
-export interface FrameError {
-  code: ErrorCode;
-  message: string;
-}
+/** An error frame without its type: what to answer a frame with. */
+export type FrameError = Omit<ErrorFrame, 'type'>;
 
 export type DecodeResult<T> = { ok: true; frame: T } | { ok: false; error: FrameError };
 
@@ -25,12 +34,20 @@ export const FrameErrorMessage = {
   typing: "Field 'typing' must be true or false",
   count: `Field 'count' must be a whole number from 1 to ${HISTORY_COUNT_MAX}`,
   after: "Field 'after' must be a whole number of 0 or more",
+  epoch: `Field 'epoch' must be a string of at most ${EPOCH_MAX_LENGTH} characters`,
   rateLimited: 'You are sending too fast; please slow down',
   unavailable: 'The server could not store that; please try again',
 } as const;
 
-function fail(code: ErrorCode, message: string): { ok: false; error: FrameError } {
-  return { ok: false, error: { code, message } };
+function fail(
+  code: ErrorCode,
+  message: string,
+  clientId?: string,
+): { ok: false; error: FrameError } {
+  return {
+    ok: false,
+    error: clientId === undefined ? { code, message } : { code, message, client_id: clientId },
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -68,19 +85,35 @@ export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
   }
   switch (type) {
     case FrameType.Message: {
-      if (typeof raw.body !== 'string') return fail(ErrorCode.BadFrame, FrameErrorMessage.body);
-      const body = raw.body.trim();
-      if (body.length === 0) return fail(ErrorCode.EmptyMessage, FrameErrorMessage.emptyMessage);
-      if (body.length > MESSAGE_MAX_LENGTH && codePointLength(body) > MESSAGE_MAX_LENGTH) {
-        return fail(ErrorCode.TooLong, FrameErrorMessage.bodyTooLong);
-      }
+      // A valid client_id rides on any error about the rest of the frame, so the client knows
+      // which of its messages was refused.
       const clientId = raw.client_id;
-      if (clientId === undefined) return { ok: true, frame: { type, body } };
-      if (typeof clientId !== 'string') return fail(ErrorCode.BadFrame, FrameErrorMessage.clientId);
-      if (codePointLength(clientId) > CLIENT_ID_MAX_LENGTH) {
-        return fail(ErrorCode.TooLong, FrameErrorMessage.clientIdTooLong);
+      let echo: string | undefined;
+      let clientIdError: FrameError | undefined;
+      if (clientId !== undefined) {
+        if (typeof clientId !== 'string') {
+          clientIdError = { code: ErrorCode.BadFrame, message: FrameErrorMessage.clientId };
+        } else if (codePointLength(clientId) > CLIENT_ID_MAX_LENGTH) {
+          clientIdError = { code: ErrorCode.TooLong, message: FrameErrorMessage.clientIdTooLong };
+        } else {
+          echo = clientId;
+        }
       }
-      return { ok: true, frame: { type, body, client_id: clientId } };
+      if (typeof raw.body !== 'string') {
+        return fail(ErrorCode.BadFrame, FrameErrorMessage.body, echo);
+      }
+      const body = raw.body.trim();
+      if (body.length === 0) {
+        return fail(ErrorCode.EmptyMessage, FrameErrorMessage.emptyMessage, echo);
+      }
+      if (body.length > MESSAGE_MAX_LENGTH && codePointLength(body) > MESSAGE_MAX_LENGTH) {
+        return fail(ErrorCode.TooLong, FrameErrorMessage.bodyTooLong, echo);
+      }
+      if (clientIdError) return { ok: false, error: clientIdError };
+      return {
+        ok: true,
+        frame: echo === undefined ? { type, body } : { type, body, client_id: echo },
+      };
     }
     case FrameType.Typing:
       if (typeof raw.typing !== 'boolean')
@@ -89,13 +122,22 @@ export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
     case FrameType.Clear:
       return { ok: true, frame: { type } };
     case FrameType.History: {
-      const { count, after } = raw;
+      const { count, after, epoch } = raw;
       if (!isWholeNumber(count) || count < 1 || count > HISTORY_COUNT_MAX) {
         return fail(ErrorCode.BadFrame, FrameErrorMessage.count);
       }
-      if (after === undefined || after === null) return { ok: true, frame: { type, count } };
-      if (!isWholeNumber(after)) return fail(ErrorCode.BadFrame, FrameErrorMessage.after);
-      return { ok: true, frame: { type, count, after } };
+      const frame: ClientHistoryFrame = { type, count };
+      if (after !== undefined && after !== null) {
+        if (!isWholeNumber(after)) return fail(ErrorCode.BadFrame, FrameErrorMessage.after);
+        frame.after = after;
+      }
+      if (epoch !== undefined && epoch !== null) {
+        if (typeof epoch !== 'string' || codePointLength(epoch) > EPOCH_MAX_LENGTH) {
+          return fail(ErrorCode.BadFrame, FrameErrorMessage.epoch);
+        }
+        frame.epoch = epoch;
+      }
+      return { ok: true, frame };
     }
     case FrameType.Heartbeat:
       return { ok: true, frame: { type } };
@@ -110,8 +152,17 @@ export const BINARY_FRAME_ERROR: FrameError = {
   message: FrameErrorMessage.binary,
 };
 
-export function errorFrame(error: FrameError): ErrorFrame {
-  return { type: FrameType.Error, code: error.code, message: error.message };
+/**
+ * The error frame for an error; `clientId` (or the error's own `client_id`) is the valid
+ * `client_id` of the frame it answers, if that frame carried one.
+ */
+export function errorFrame(
+  error: FrameError,
+  clientId: string | undefined = error.client_id,
+): ErrorFrame {
+  return clientId === undefined
+    ? { type: FrameType.Error, code: error.code, message: error.message }
+    : { type: FrameType.Error, code: error.code, message: error.message, client_id: clientId };
 }
 
 /** Serializes any frame. The one place frames become text. */
@@ -147,6 +198,7 @@ export function decodeServerFrame(text: string): DecodeResult<ServerFrame> {
       if (Array.isArray(raw.messages)) {
         if (
           !isString(raw.room) ||
+          !isString(raw.epoch) ||
           typeof raw.complete !== 'boolean' ||
           !raw.messages.every(isChatMessage)
         ) {
@@ -154,7 +206,7 @@ export function decodeServerFrame(text: string): DecodeResult<ServerFrame> {
         }
         return { ok: true, frame: raw as unknown as ServerFrame };
       }
-      if (!isString(raw.room) || !isChatMessage(raw)) return bad;
+      if (!isString(raw.room) || !isString(raw.epoch) || !isChatMessage(raw)) return bad;
       if (raw.client_id !== undefined && !isString(raw.client_id)) return bad;
       return { ok: true, frame: raw as unknown as ServerFrame };
     case FrameType.Typing:
@@ -173,6 +225,7 @@ export function decodeServerFrame(text: string): DecodeResult<ServerFrame> {
       return { ok: true, frame: { type: FrameType.Heartbeat } };
     case FrameType.Error:
       if (!isString(raw.code) || !isString(raw.message)) return bad;
+      if (raw.client_id !== undefined && !isString(raw.client_id)) return bad;
       return { ok: true, frame: raw as unknown as ServerFrame };
     default:
       return bad;

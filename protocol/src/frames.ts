@@ -22,6 +22,11 @@ export interface ClientHistoryFrame {
   count: number;
   /** Only messages whose `seq` is greater than this. */
   after?: number;
+  /**
+   * The epoch `after` belongs to. When it is not the room's current epoch, `after` is ignored and
+   * the answer is the last `count` messages, `complete: false`.
+   */
+  epoch?: string;
 }
 
 export interface HeartbeatFrame {
@@ -46,17 +51,26 @@ export interface ChatMessage {
 export interface ServerMessageFrame extends ChatMessage {
   type: typeof FrameType.Message;
   room: string;
+  /** The room's epoch: `seq` counts within it (see `ServerHistoryFrame.epoch`). */
+  epoch: string;
   client_id?: string;
 }
 
 export interface ServerHistoryFrame {
   type: typeof FrameType.Message;
   room: string;
+  /**
+   * The room's epoch: a short opaque string that changes whenever the room's `seq` starts again
+   * (the embedded server restarted, storage lost the room, the room expired and was made anew).
+   * A client compares `(epoch, seq)`, never `seq` alone.
+   */
+  epoch: string;
   /** Oldest first. */
   messages: ChatMessage[];
   /**
    * False when the request named `after` and some message past it is no longer stored
-   * (trimmed or cleared): the client replaces its list instead of appending.
+   * (trimmed or cleared), or named an epoch that is not the room's: the client replaces its
+   * list instead of appending.
    */
   complete: boolean;
 }
@@ -86,6 +100,8 @@ export interface ErrorFrame {
   type: typeof FrameType.Error;
   code: ErrorCode;
   message: string;
+  /** The `client_id` of the message frame this answers, when it carried a valid one. */
+  client_id?: string;
 }
 
 export type ServerFrame =

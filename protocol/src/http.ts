@@ -69,13 +69,3 @@ export interface ApiErrorBody {
 export const NAME_TAKEN_MESSAGE = 'That name is already taken in this room';
 export const RATE_LIMITED_MESSAGE = 'Too many requests; please try again shortly';
 export const STORAGE_UNAVAILABLE_MESSAGE = 'Chat is briefly unavailable; please try again';
-
-/** Claims of a room token (JWT, HS256). */
-export interface RoomTokenClaims {
-  /** The trimmed user name. */
-  sub: string;
-  /** The room id. */
-  aud: string;
-  iat: number;
-  exp: number;
-}

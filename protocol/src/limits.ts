@@ -11,6 +11,8 @@ export const USER_NAME_MAX_LENGTH = 32;
 export const MESSAGE_MAX_LENGTH = 4000;
 /** Maximum `client_id` length, in code points. */
 export const CLIENT_ID_MAX_LENGTH = 64;
+/** Maximum `epoch` length a history request may carry, in code points. */
+export const EPOCH_MAX_LENGTH = 64;
 /** Largest frame a server accepts, in bytes; larger closes with 1009. */
 export const FRAME_MAX_BYTES = 16 * 1024;
 /** Bytes waiting to be sent to one connection before it is closed with 1013. */
@@ -39,21 +41,6 @@ export const MISSED_PONGS_LIMIT = 2;
 
 /** A typing=true frame is sent at most once per this interval (leading edge). */
 export const TYPING_THROTTLE_MS = 2000;
-/** A typing indicator with no refresh for this long is considered stale. */
-export const TYPING_STALE_MS = 6000;
-
-/** How long the "link copied" toast stays. */
-export const TOAST_DELAY_MS = 3000;
-/** The message input is focused on load and again after this delay. */
-export const INPUT_FOCUS_DELAY_MS = 500;
-/** Modal and backdrop transitions. */
-export const MODAL_TRANSITION_MS = 300;
-export const BACKDROP_TRANSITION_MS = 150;
-
-/** Persisted client state: key prefix, root key and restore time-out. */
-export const PERSIST_KEY_PREFIX = 'persist:';
-export const PERSIST_ROOT_KEY = 'root';
-export const PERSIST_TIMEOUT_MS = 5000;
 
 /** A participant whose replica stops refreshing is reported gone within this time. */
 export const PRESENCE_TTL_MS = 30_000;

@@ -7,8 +7,13 @@ import {
 } from '@taco/protocol';
 
 /** The live frame of a stored message; `client_id` rides along when the sender gave one. */
-export function messageFrame(room: string, message: ChatMessage, clientId?: string): string {
-  const frame: ServerMessageFrame = { type: FrameType.Message, room, ...message };
+export function messageFrame(
+  room: string,
+  message: ChatMessage,
+  epoch: string,
+  clientId?: string,
+): string {
+  const frame: ServerMessageFrame = { type: FrameType.Message, room, ...message, epoch };
   if (clientId !== undefined) frame.client_id = clientId;
   return encodeFrame(frame);
 }

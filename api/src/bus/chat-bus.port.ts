@@ -9,16 +9,28 @@ export interface MessageDraft {
   clientId?: string;
 }
 
+/** A stored message and the epoch its `seq` belongs to. */
+export interface StoredMessage extends ChatMessage {
+  epoch: string;
+}
+
 export interface HistoryQuery {
   count: number;
   /** Only messages whose `seq` is greater. */
   after?: number;
+  /** The epoch `after` belongs to; when it is not the room's, `after` is ignored. */
+  epoch?: string;
 }
 
 export interface HistoryPage {
+  /** The room's epoch (made now if the room had none). */
+  epoch: string;
   /** Oldest first. */
   messages: ChatMessage[];
-  /** False when `after` was given and a message past it is no longer stored. */
+  /**
+   * False when `after` was given and a message past it is no longer stored, or when the query's
+   * epoch is not the room's.
+   */
   complete: boolean;
 }
 
@@ -40,10 +52,14 @@ export type DeliveryListener = (room: string, event: RoomEvent) => void;
  * the publisher included, through the listener set with `onDelivery`.
  */
 export abstract class ChatBus {
-  /** Assigns the next `seq`, stores the message, trims history and publishes it: one atomic step. */
-  abstract append(room: string, draft: MessageDraft): Promise<ChatMessage>;
+  /**
+   * Assigns the next `seq`, stores the message, trims history and publishes it: one atomic step.
+   * A room whose `seq` starts (again) gets a new epoch in the same step.
+   */
+  abstract append(room: string, draft: MessageDraft): Promise<StoredMessage>;
   /** Empties the room's history and publishes the cleared frame: one atomic step. */
   abstract clear(room: string, sender: string): Promise<void>;
+  /** The room's history; a room with no `seq` yet starts one, and its epoch, here. */
   abstract history(room: string, query: HistoryQuery): Promise<HistoryPage>;
   /** Publishes a frame that is not stored (typing, presence). */
   abstract publish(room: string, event: RoomEvent): Promise<void>;

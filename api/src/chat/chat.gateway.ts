@@ -42,8 +42,8 @@ const DRAIN_TIMEOUT_MS = 3000;
 /** Sockets pinged per turn of the event loop. */
 const PINGS_PER_TURN = 256;
 
-const unavailable = (): ErrorFrame =>
-  errorFrame({ code: ErrorCode.Unavailable, message: FrameErrorMessage.unavailable });
+const unavailable = (clientId?: string): ErrorFrame =>
+  errorFrame({ code: ErrorCode.Unavailable, message: FrameErrorMessage.unavailable }, clientId);
 const HEARTBEAT: HeartbeatFrame = { type: FrameType.Heartbeat };
 
 /**
@@ -249,12 +249,15 @@ export class ChatGateway
   }
 
   /** Answers a rate-limited frame, and closes a connection that keeps pushing. */
-  private rateLimited(connection: ChatConnection): ErrorFrame {
+  private rateLimited(connection: ChatConnection, clientId?: string): ErrorFrame {
     if (!connection.strike(this.clock.now())) {
       // Close after the replies already on their way, so the client sees why.
       setImmediate(() => connection.close(CloseCode.RateLimited, 'Rate limit exceeded'));
     }
-    return errorFrame({ code: ErrorCode.RateLimited, message: FrameErrorMessage.rateLimited });
+    return errorFrame(
+      { code: ErrorCode.RateLimited, message: FrameErrorMessage.rateLimited },
+      clientId,
+    );
   }
 
   handleFrame(socket: WebSocket, frame: ClientFrame): FrameReply | Promise<FrameReply> {
@@ -279,7 +282,7 @@ export class ChatGateway
     const connection = await this.joined(socket);
     if (!connection) return undefined;
     const now = this.clock.now();
-    if (!connection.allowMessage(now)) return this.rateLimited(connection);
+    if (!connection.allowMessage(now)) return this.rateLimited(connection, frame.client_id);
     try {
       await this.bus.append(connection.room, {
         sender: connection.name,
@@ -290,7 +293,7 @@ export class ChatGateway
       return undefined;
     } catch (error) {
       this.logger.error(`Storing a message failed: ${String(error)}`);
-      return unavailable();
+      return unavailable(frame.client_id);
     }
   }
 
@@ -333,6 +336,7 @@ export class ChatGateway
       const page = await this.bus.history(connection.room, {
         count: frame.count,
         after: frame.after,
+        epoch: frame.epoch,
       });
       return { type: FrameType.Message, room: connection.room, ...page };
     } catch (error) {

@@ -4,6 +4,7 @@ import { type INestApplicationContext, Logger } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
 import {
   BINARY_FRAME_ERROR,
+  type ClientFrame,
   decodeClientFrame,
   encodeFrame,
   errorFrame,
@@ -101,17 +102,18 @@ export class RoomWsAdapter extends WsAdapter {
     const frames = (this.frames ??= this.app.get<RoomFrameHandler>(RoomFrameHandler, {
       strict: false,
     }));
+    const frame = decoded.frame;
     let answer: FrameReply | Promise<FrameReply>;
     try {
-      answer = frames.handleFrame(socket, decoded.frame);
+      answer = frames.handleFrame(socket, frame);
     } catch (error) {
-      this.failed(socket, error);
+      this.failed(socket, frame, error);
       return;
     }
     if (answer instanceof Promise) {
       answer.then(
-        (frame) => this.reply(socket, frame),
-        (error: unknown) => this.failed(socket, error),
+        (reply) => this.reply(socket, reply),
+        (error: unknown) => this.failed(socket, frame, error),
       );
     } else {
       this.reply(socket, answer);
@@ -131,12 +133,18 @@ export class RoomWsAdapter extends WsAdapter {
   }
 
   /** A handler that throws: the sender is told the server could not do it; everyone else carries on. */
-  private failed(socket: WebSocket, error: unknown): void {
+  private failed(socket: WebSocket, frame: ClientFrame, error: unknown): void {
     this.log.error(
       `A frame handler failed: ${error instanceof Error ? error.message : String(error)}`,
       error instanceof Error ? error.stack : undefined,
     );
-    this.refuse(socket, { code: ErrorCode.Unavailable, message: FrameErrorMessage.unavailable });
+    this.reply(
+      socket,
+      errorFrame(
+        { code: ErrorCode.Unavailable, message: FrameErrorMessage.unavailable },
+        frame.type === FrameType.Message ? frame.client_id : undefined,
+      ),
+    );
   }
 }
 

@@ -1,6 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { type RoomTokenClaims, validateUserName } from '@taco/protocol';
+import { validateUserName } from '@taco/protocol';
+
+/** Claims of a room token (JWT, HS256). */
+export interface RoomTokenClaims {
+  /** The trimmed user name. */
+  sub: string;
+  /** The room id. */
+  aud: string;
+  iat: number;
+  exp: number;
+}
 
 /** Signs and checks room tokens: HS256 only, `sub` the user name, `aud` the room id. */
 @Injectable()

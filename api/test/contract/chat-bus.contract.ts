@@ -1,4 +1,9 @@
-import { decodeServerFrame, FrameType, type ServerFrame } from '@taco/protocol';
+import {
+  decodeServerFrame,
+  FrameType,
+  type ServerFrame,
+  type ServerMessageFrame,
+} from '@taco/protocol';
 import { type ChatBus, type RoomEvent } from '../../src/bus/chat-bus.port';
 import { until } from '../support/until';
 
@@ -7,6 +12,8 @@ export interface BusUnderTest {
   /** A second replica's view of the same storage (the same object for a single-process driver). */
   peer?: ChatBus;
   historyMax: number;
+  /** Makes the room's stored data go away as it would by expiry (or by storage losing it). */
+  expireRoom(room: string): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -60,12 +67,18 @@ export function describeChatBusContract(driver: string, create: () => Promise<Bu
       const second = await bus.append(room, draft('b'));
       const elsewhere = await bus.append(`${room}-other`, draft('c'));
       expect([first.seq, second.seq, elsewhere.seq]).toEqual([1, 2, 1]);
-      expect(first).toEqual({ sender: 'Ann', body: 'a', timestamp: 1_800_000_000.5, seq: 1 });
+      expect(first).toEqual({
+        sender: 'Ann',
+        body: 'a',
+        timestamp: 1_800_000_000.5,
+        seq: 1,
+        epoch: expect.any(String),
+      });
     });
 
     it('delivers appended messages to a subscribed room only, with client_id, in order', async () => {
       await bus.subscribe(room);
-      await bus.append(room, draft('one', 'c-1'));
+      const { epoch } = await bus.append(room, draft('one', 'c-1'));
       await bus.append(room, draft('two'));
       await bus.append(`${room}-unsubscribed`, draft('not delivered'));
       await until(() => seen.length >= 2);
@@ -78,6 +91,7 @@ export function describeChatBusContract(driver: string, create: () => Promise<Bu
           body: 'one',
           timestamp: 1_800_000_000.5,
           seq: 1,
+          epoch,
           client_id: 'c-1',
         },
         {
@@ -87,6 +101,7 @@ export function describeChatBusContract(driver: string, create: () => Promise<Bu
           body: 'two',
           timestamp: 1_800_000_000.5,
           seq: 2,
+          epoch,
         },
       ]);
       await new Promise((resolve) => setTimeout(resolve, 30));
@@ -116,6 +131,7 @@ export function describeChatBusContract(driver: string, create: () => Promise<Bu
       for (const body of ['a', 'b', 'c', 'd']) await bus.append(room, draft(body));
       const page = await bus.history(room, { count: 2 });
       expect(page).toEqual({
+        epoch: expect.any(String),
         complete: true,
         messages: [
           { sender: 'Ann', body: 'c', timestamp: 1_800_000_000.5, seq: 3 },
@@ -123,6 +139,7 @@ export function describeChatBusContract(driver: string, create: () => Promise<Bu
         ],
       });
       expect(await bus.history(`${room}-empty`, { count: 5 })).toEqual({
+        epoch: expect.any(String),
         messages: [],
         complete: true,
       });
@@ -135,6 +152,7 @@ export function describeChatBusContract(driver: string, create: () => Promise<Bu
       ]);
       expect(await bus.history(room, { count: 2, after: 3 })).toMatchObject({ complete: true });
       expect(await bus.history(room, { count: 2, after: 4 })).toEqual({
+        epoch: expect.any(String),
         messages: [],
         complete: true,
       });
@@ -155,8 +173,13 @@ export function describeChatBusContract(driver: string, create: () => Promise<Bu
       await bus.clear(room, 'Bob');
       await until(() => seen.length === 3);
       expect(seen[2]?.frame).toEqual({ type: FrameType.Clear, room, sender: 'Bob' });
-      expect(await bus.history(room, { count: 10 })).toEqual({ messages: [], complete: true });
+      expect(await bus.history(room, { count: 10 })).toEqual({
+        epoch: expect.any(String),
+        messages: [],
+        complete: true,
+      });
       expect(await bus.history(room, { count: 10, after: 1 })).toEqual({
+        epoch: expect.any(String),
         messages: [],
         complete: false,
       });
@@ -179,6 +202,59 @@ export function describeChatBusContract(driver: string, create: () => Promise<Bu
       expect(delivered).toEqual([...delivered].sort((a, b) => a - b));
       const stored = (await bus.history(room, { count: 100 })).messages.map((m) => m.seq);
       expect(stored.slice(-subject.historyMax)).toEqual(delivered.slice(-subject.historyMax));
+    });
+
+    describe('epoch', () => {
+      it('is one short string for every message and page of a room, the first reader included', async () => {
+        await bus.subscribe(room);
+        const first = await bus.history(room, { count: 10 });
+        expect(first.epoch).toMatch(/^[\x21-\x7e]{1,64}$/);
+        const appended = [await bus.append(room, draft('a')), await bus.append(room, draft('b'))];
+        await bus.clear(room, 'Bob');
+        appended.push(await bus.append(room, draft('c')));
+        expect(appended.map((m) => [m.seq, m.epoch])).toEqual([
+          [1, first.epoch],
+          [2, first.epoch],
+          [3, first.epoch],
+        ]);
+        await until(() => seen.length === 4);
+        const live = seen
+          .map((d) => d.frame)
+          .filter((frame): frame is ServerMessageFrame => frame.type === FrameType.Message);
+        expect(live.map((frame) => frame.epoch)).toEqual([first.epoch, first.epoch, first.epoch]);
+        expect((await bus.history(room, { count: 10, after: 2 })).epoch).toBe(first.epoch);
+        expect((await bus.append(`${room}-other`, draft('x'))).epoch).not.toBe(first.epoch);
+      });
+
+      it('starts again, with seq, when the room expires or its data is lost', async () => {
+        await bus.append(room, draft('a'));
+        const before = await bus.append(room, draft('b'));
+        await subject.expireRoom(room);
+        const page = await bus.history(room, { count: 10, after: 2, epoch: before.epoch });
+        expect(page).toEqual({ epoch: expect.any(String), messages: [], complete: false });
+        expect(page.epoch).not.toBe(before.epoch);
+        expect(await bus.append(room, draft('c'))).toMatchObject({ seq: 1, epoch: page.epoch });
+      });
+
+      it('answers a request naming another epoch with the last messages, complete:false', async () => {
+        for (const body of ['a', 'b', 'c']) await bus.append(room, draft(body));
+        const { epoch } = await bus.history(room, { count: 1 });
+        const stale = await bus.history(room, { count: 2, after: 1, epoch: 'not-the-room-s' });
+        expect(stale).toEqual({ epoch, messages: expect.any(Array), complete: false });
+        expect(stale.messages.map((m) => m.body)).toEqual(['b', 'c']);
+        expect(await bus.history(room, { count: 2, after: 2, epoch: 'stale' })).toMatchObject({
+          complete: false,
+          messages: [{ seq: 2 }, { seq: 3 }],
+        });
+        expect(await bus.history(room, { count: 5, after: 2, epoch })).toMatchObject({
+          complete: true,
+          messages: [{ seq: 3 }],
+        });
+        expect(await bus.history(room, { count: 1, epoch: 'stale' })).toMatchObject({
+          complete: false,
+          messages: [{ seq: 3 }],
+        });
+      });
     });
 
     it('is ready', async () => {

@@ -5,13 +5,26 @@ import { describePresenceContract } from './presence.contract';
 
 const HISTORY_MAX = 5;
 
-describeChatBusContract('memory', () =>
-  Promise.resolve({
-    bus: new MemoryChatBus({ historyMax: HISTORY_MAX, roomTtlMs: 60_000, now: () => Date.now() }),
+const ROOM_TTL_MS = 60_000;
+
+describeChatBusContract('memory', () => {
+  let later = 0;
+  const bus = new MemoryChatBus({
     historyMax: HISTORY_MAX,
+    roomTtlMs: ROOM_TTL_MS,
+    now: () => Date.now() + later,
+  });
+  return Promise.resolve({
+    bus,
+    historyMax: HISTORY_MAX,
+    expireRoom: async (room: string) => {
+      await bus.unsubscribe(room);
+      later += ROOM_TTL_MS + 1;
+      bus.sweep();
+    },
     dispose: () => Promise.resolve(),
-  }),
-);
+  });
+});
 
 describePresenceContract('memory', () =>
   Promise.resolve({ store: new MemoryPresenceStore(), dispose: () => Promise.resolve() }),

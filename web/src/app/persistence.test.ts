@@ -1,8 +1,14 @@
-import { PERSIST_KEY_PREFIX, PERSIST_ROOT_KEY, PERSIST_TIMEOUT_MS } from '@taco/protocol';
 import { persistStore } from 'redux-persist';
 import { memoryStorage } from '../../test/memoryStorage';
 import { roomCreated } from '../features/roomAuth/roomAuthSlice';
-import { makePersistConfig, PERSIST_VERSION, versionNumber } from './persistence';
+import {
+  makePersistConfig,
+  PERSIST_KEY_PREFIX,
+  PERSIST_ROOT_KEY,
+  PERSIST_TIMEOUT_MS,
+  PERSIST_VERSION,
+  versionNumber,
+} from './persistence';
 import { makeStore } from './store';
 
 const KEY = `${PERSIST_KEY_PREFIX}${PERSIST_ROOT_KEY}`;

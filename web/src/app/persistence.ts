@@ -1,7 +1,11 @@
-import { PERSIST_ROOT_KEY, PERSIST_TIMEOUT_MS } from '@taco/protocol';
 import type { PersistConfig, PersistedState, Storage } from 'redux-persist';
 import { type RoomAuthState, withRejectionsReset } from '../features/roomAuth/roomAuthSlice';
 import { config } from '../app/config';
+
+/** Persisted client state: redux-persist's key prefix, the root key and the restore time-out. */
+export const PERSIST_KEY_PREFIX = 'persist:';
+export const PERSIST_ROOT_KEY = 'root';
+export const PERSIST_TIMEOUT_MS = 5000;
 
 /** redux-persist versions are numbers: the build version, hashed. */
 export function versionNumber(buildVersion: string): number {

@@ -6,7 +6,6 @@ import {
   PING_INTERVAL_MS,
   RECONNECT_ATTEMPTS,
   RECONNECT_INTERVAL_MS,
-  TYPING_STALE_MS,
   TYPING_THROTTLE_MS,
 } from '@taco/protocol';
 import { fakeSocketDeps } from '../../test/fakeSocket';
@@ -21,10 +20,12 @@ import {
   roomLeft,
   selectMessages,
   selectParticipants,
+  TYPING_STALE_MS,
 } from '../features/chat/chatSlice';
 import type { SocketDeps } from './socketMiddleware';
 
 const ROOM = 'teal-otter';
+const EPOCH = 'e1';
 const ME = 'Alice';
 const auth = {
   [ROOM]: { roomID: ROOM, senderName: ME, token: 'tok en', authenticated: true, rejectionCount: 0 },
@@ -47,7 +48,13 @@ function setup(overrides: Partial<SocketDeps> = {}) {
 function openAndSync(fake: ReturnType<typeof setup>, history = [chatMessage(1)]) {
   const socket = fake.last();
   socket.serverOpen();
-  socket.serverSend({ type: FrameType.Message, room: ROOM, messages: history, complete: true });
+  socket.serverSend({
+    type: FrameType.Message,
+    room: ROOM,
+    epoch: EPOCH,
+    messages: history,
+    complete: true,
+  });
   socket.sent.length = 0;
   return socket;
 }
@@ -174,23 +181,62 @@ describe('socket middleware: reconnection (DESIGN.md §3)', () => {
     const socket = fake.last();
     socket.serverOpen();
     expect(socket.sent).toEqual([
-      { type: FrameType.History, count: HISTORY_REQUEST_COUNT, after: 2 },
+      { type: FrameType.History, count: HISTORY_REQUEST_COUNT, after: 2, epoch: EPOCH },
     ]);
     const full = Array.from({ length: HISTORY_REQUEST_COUNT }, (_, i) => chatMessage(i + 3));
-    socket.serverSend({ type: FrameType.Message, room: ROOM, messages: full, complete: true });
+    socket.serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      epoch: EPOCH,
+      messages: full,
+      complete: true,
+    });
     expect(socket.sent[1]).toEqual({
       type: FrameType.History,
       count: HISTORY_REQUEST_COUNT,
       after: HISTORY_REQUEST_COUNT + 2,
+      epoch: EPOCH,
     });
     socket.serverSend({
       type: FrameType.Message,
       room: ROOM,
+      epoch: EPOCH,
       messages: [chatMessage(HISTORY_REQUEST_COUNT + 3)],
       complete: true,
     });
     const seqs = selectMessages(fake.store.getState(), ROOM).map((m) => m.seq);
     expect(seqs).toEqual(Array.from({ length: HISTORY_REQUEST_COUNT + 3 }, (_, i) => i + 1));
+  });
+});
+
+it('lets a typing indicator outlive the pause between two typing frames', () => {
+  expect(TYPING_STALE_MS).toBeGreaterThan(TYPING_THROTTLE_MS);
+});
+
+describe('socket middleware: epoch', () => {
+  it('resumes with the epoch of its seq, and replaces the list when the room started again', () => {
+    const fake = setup();
+    openAndSync(fake, [chatMessage(1), chatMessage(2)]);
+    fake.last().serverClose(CloseCode.Restart);
+    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS);
+    const socket = fake.last();
+    socket.serverOpen();
+    expect(socket.sent).toEqual([
+      { type: FrameType.History, count: HISTORY_REQUEST_COUNT, after: 2, epoch: EPOCH },
+    ]);
+    socket.serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      epoch: 'e2',
+      messages: [chatMessage(1, 'Bob', 'new numbering')],
+      complete: false,
+    });
+    expect(selectMessages(fake.store.getState(), ROOM).map((m) => [m.seq, m.message])).toEqual([
+      [1, 'new numbering'],
+    ]);
+    socket.serverSend({ type: FrameType.Message, room: ROOM, epoch: 'e2', ...chatMessage(2) });
+    expect(selectMessages(fake.store.getState(), ROOM).map((m) => m.seq)).toEqual([1, 2]);
+    expect(fake.store.getState().chat.rooms[ROOM]?.epoch).toBe('e2');
   });
 });
 
@@ -203,7 +249,7 @@ describe('socket middleware: frames in', () => {
     expect(selectParticipants(fake.store.getState(), ROOM)).toEqual([
       { name: 'Bob', active: true, typing: true, lastTypingTime: Date.now() },
     ]);
-    socket.serverSend({ type: FrameType.Message, room: ROOM, ...chatMessage(2) });
+    socket.serverSend({ type: FrameType.Message, room: ROOM, epoch: EPOCH, ...chatMessage(2) });
     expect(selectMessages(fake.store.getState(), ROOM)).toHaveLength(2);
     socket.serverSend({ type: FrameType.Clear, room: ROOM, sender: 'Bob' });
     expect(selectMessages(fake.store.getState(), ROOM)).toEqual([]);
@@ -221,8 +267,18 @@ describe('socket middleware: frames in', () => {
     const fake = setup();
     const socket = openAndSync(fake, [chatMessage(1), chatMessage(2)]);
     expect(fake.notifications).toEqual([]);
-    socket.serverSend({ type: FrameType.Message, room: ROOM, ...chatMessage(3, 'Bob', 'hey') });
-    socket.serverSend({ type: FrameType.Message, room: ROOM, ...chatMessage(4, ME, 'mine') });
+    socket.serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      epoch: EPOCH,
+      ...chatMessage(3, 'Bob', 'hey'),
+    });
+    socket.serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      epoch: EPOCH,
+      ...chatMessage(4, ME, 'mine'),
+    });
     expect(fake.notifications).toEqual([['Bob', 'hey']]);
   });
 
@@ -236,21 +292,39 @@ describe('socket middleware: frames in', () => {
     error.mockRestore();
   });
 
-  it('shows error frames as notices and fails the message the server could not store', () => {
+  it('shows error frames as notices and fails exactly the message the error names', () => {
     const fake = setup();
     const socket = openAndSync(fake);
-    fake.store.dispatch(
-      messageSent({ room: ROOM, clientId: 'c1', body: 'hi', senderName: ME, timestamp: 1 }),
-    );
+    for (const clientId of ['c0', 'c1']) {
+      fake.store.dispatch(
+        messageSent({ room: ROOM, clientId, body: 'hi', senderName: ME, timestamp: 1 }),
+      );
+    }
+    socket.serverSend({
+      type: FrameType.Error,
+      code: ErrorCode.RateLimited,
+      message: 'You are sending too fast; please slow down',
+    });
+    expect(selectMessages(fake.store.getState(), ROOM).map((m) => m.status)).toEqual([
+      'sent',
+      'pending',
+      'pending',
+    ]);
     socket.serverSend({
       type: FrameType.Error,
       code: ErrorCode.Unavailable,
       message: 'The server could not store that; please try again',
+      client_id: 'c1',
     });
     expect(fake.store.getState().chat.notices.map((n) => n.text)).toEqual([
+      'You are sending too fast; please slow down',
       'The server could not store that; please try again',
     ]);
-    expect(selectMessages(fake.store.getState(), ROOM)[1]?.status).toBe('failed');
+    expect(selectMessages(fake.store.getState(), ROOM).map((m) => m.status)).toEqual([
+      'sent',
+      'pending',
+      'failed',
+    ]);
     socket.sent.length = 0;
     fake.store.dispatch(messageRetried({ room: ROOM, clientId: 'c1' }));
     expect(socket.sent).toEqual([{ type: FrameType.Message, body: 'hi', client_id: 'c1' }]);
@@ -273,6 +347,7 @@ describe('socket middleware: frames out', () => {
     socket.serverSend({
       type: FrameType.Message,
       room: ROOM,
+      epoch: EPOCH,
       ...chatMessage(2, ME, 'hello'),
       client_id: 'c1',
     });
@@ -295,9 +370,15 @@ describe('socket middleware: frames out', () => {
     const socket = fake.last();
     socket.serverOpen();
     expect(socket.sent).toEqual([
-      { type: FrameType.History, count: HISTORY_REQUEST_COUNT, after: 1 },
+      { type: FrameType.History, count: HISTORY_REQUEST_COUNT, after: 1, epoch: EPOCH },
     ]);
-    socket.serverSend({ type: FrameType.Message, room: ROOM, messages: [], complete: true });
+    socket.serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      epoch: EPOCH,
+      messages: [],
+      complete: true,
+    });
     expect(socket.sent[1]).toEqual({ type: FrameType.Message, body: 'offline', client_id: 'c9' });
   });
 
@@ -315,6 +396,7 @@ describe('socket middleware: frames out', () => {
     socket.serverSend({
       type: FrameType.Message,
       room: ROOM,
+      epoch: EPOCH,
       messages: [chatMessage(2, ME, 'sent?')],
       complete: true,
     });

@@ -6,13 +6,11 @@ import {
   decideReconnect,
   decodeServerFrame,
   encodeFrame,
-  ErrorCode,
   FrameType,
   HISTORY_REQUEST_COUNT,
   isHistoryFrame,
   PING_INTERVAL_MS,
   type ServerFrame,
-  TYPING_STALE_MS,
   TYPING_THROTTLE_MS,
   userNameKey,
 } from '@taco/protocol';
@@ -35,6 +33,7 @@ import {
   roomCleared,
   roomJoined,
   roomLeft,
+  TYPING_STALE_MS,
   typingExpired,
   typingUpdated,
 } from '../features/chat/chatSlice';
@@ -80,9 +79,6 @@ interface SocketState {
   roomAuth: RoomAuthState;
 }
 
-/** Error frames that mean a message was not stored. */
-const MESSAGE_NOT_TAKEN: readonly string[] = [ErrorCode.Unavailable, ErrorCode.RateLimited];
-
 /**
  * Owns the one WebSocket of the tab: opens it when a room is joined, turns frames into actions
  * and actions into frames, sends heartbeats, and reconnects by `decideReconnect`.
@@ -102,9 +98,8 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
     let synced = false;
     /** `after` of the history request waiting for its answer (`null`: the last messages). */
     let historyAfter: number | null = null;
-    /** Client ids sent on this connection, and those still waiting for their echo. */
+    /** Client ids sent on this connection. */
     const sentOnConnection = new Set<string>();
-    let inFlight: string[] = [];
     let lastTypingSentAt = Number.NEGATIVE_INFINITY;
     /** The last typing frame sent said `true`: others see this user typing. */
     let typingShown = false;
@@ -139,19 +134,19 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
       if (typingShown && send({ type: FrameType.Typing, typing: false })) typingShown = false;
     }
 
-    function requestHistory(after: number | null) {
+    /** Asks for the last messages, or for those after `after` of the room's epoch held. */
+    function requestHistory(current: string, after: number | null) {
       historyAfter = after;
-      send(
-        after === null
-          ? { type: FrameType.History, count: HISTORY_REQUEST_COUNT }
-          : { type: FrameType.History, count: HISTORY_REQUEST_COUNT, after },
-      );
+      const epoch = api.getState().chat.rooms[current]?.epoch ?? null;
+      if (after === null) send({ type: FrameType.History, count: HISTORY_REQUEST_COUNT });
+      else if (epoch === null)
+        send({ type: FrameType.History, count: HISTORY_REQUEST_COUNT, after });
+      else send({ type: FrameType.History, count: HISTORY_REQUEST_COUNT, after, epoch });
     }
 
     function sendMessage(clientId: string, body: string) {
       if (!synced || !send({ type: FrameType.Message, body, client_id: clientId })) return;
       sentOnConnection.add(clientId);
-      inFlight.push(clientId);
     }
 
     /** Sends every pending message this connection has not sent yet. */
@@ -178,10 +173,11 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
                 complete: frame.complete,
                 after,
                 me: me(),
+                epoch: frame.epoch,
               }),
             );
             if (after !== null && frame.messages.length >= HISTORY_REQUEST_COUNT) {
-              requestHistory(api.getState().chat.rooms[current]?.lastSeq ?? after);
+              requestHistory(current, api.getState().chat.rooms[current]?.lastSeq ?? after);
               return;
             }
             synced = true;
@@ -190,7 +186,6 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
           }
           const own = userNameKey(frame.sender) === userNameKey(me());
           const clientId = frame.client_id ?? null;
-          if (clientId !== null) inFlight = inFlight.filter((id) => id !== clientId);
           api.dispatch(
             messageReceived({
               room: current,
@@ -202,6 +197,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
               },
               clientId,
               own,
+              epoch: frame.epoch,
             }),
           );
           if (!own) deps.notify(frame.sender, frame.body);
@@ -236,10 +232,9 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
           return;
         case FrameType.Error: {
           api.dispatch(errorFrameReceived({ code: frame.code, message: frame.message }));
-          const failed = inFlight[0];
-          if (MESSAGE_NOT_TAKEN.includes(frame.code) && failed !== undefined) {
-            inFlight = inFlight.slice(1);
-            api.dispatch(messageFailed({ room: current, clientId: failed }));
+          // An error answering a message names it by its client_id: that message was not stored.
+          if (frame.client_id !== undefined) {
+            api.dispatch(messageFailed({ room: current, clientId: frame.client_id }));
           }
           return;
         }
@@ -287,7 +282,6 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
       open = false;
       synced = false;
       sentOnConnection.clear();
-      inFlight = [];
       typingShown = false;
       api.dispatch(reconnectStarted({ room: current, attempt: attempts }));
       try {
@@ -301,7 +295,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
               () => send({ type: FrameType.Heartbeat }),
               PING_INTERVAL_MS,
             );
-            requestHistory(api.getState().chat.rooms[current]?.lastSeq ?? null);
+            requestHistory(current, api.getState().chat.rooms[current]?.lastSeq ?? null);
           },
           onMessage: (text) => {
             if (!isCurrent()) return;

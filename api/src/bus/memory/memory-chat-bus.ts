@@ -7,9 +7,13 @@ import {
   type HistoryQuery,
   type MessageDraft,
   type RoomEvent,
+  type StoredMessage,
 } from '../chat-bus.port';
+import { newEpoch } from '../epoch';
 
 interface RoomLog {
+  /** Made with the room: a room forgotten and made anew (or a restarted process) has another. */
+  epoch: string;
   /** The last `seq` assigned; survives clears and trims so `seq` never goes back. */
   seq: number;
   messages: ChatMessage[];
@@ -35,7 +39,7 @@ export class MemoryChatBus extends ChatBus {
   private log(room: string): RoomLog {
     let log = this.rooms.get(room);
     if (!log) {
-      log = { seq: 0, messages: [], touchedAt: this.options.now() };
+      log = { epoch: newEpoch(), seq: 0, messages: [], touchedAt: this.options.now() };
       this.rooms.set(room, log);
     }
     return log;
@@ -45,7 +49,7 @@ export class MemoryChatBus extends ChatBus {
     if (this.subscribed.has(room)) this.listener(room, event);
   }
 
-  append(room: string, draft: MessageDraft): Promise<ChatMessage> {
+  append(room: string, draft: MessageDraft): Promise<StoredMessage> {
     const log = this.log(room);
     log.seq += 1;
     log.touchedAt = this.options.now();
@@ -59,8 +63,8 @@ export class MemoryChatBus extends ChatBus {
     if (log.messages.length > this.options.historyMax) {
       log.messages.splice(0, log.messages.length - this.options.historyMax);
     }
-    this.deliver(room, { frame: messageFrame(room, message, draft.clientId) });
-    return Promise.resolve(message);
+    this.deliver(room, { frame: messageFrame(room, message, log.epoch, draft.clientId) });
+    return Promise.resolve({ ...message, epoch: log.epoch });
   }
 
   clear(room: string, sender: string): Promise<void> {
@@ -74,21 +78,19 @@ export class MemoryChatBus extends ChatBus {
   }
 
   history(room: string, query: HistoryQuery): Promise<HistoryPage> {
-    const log = this.rooms.get(room);
-    const messages = log?.messages ?? [];
-    const lastSeq = log?.seq ?? 0;
-    if (query.after === undefined) {
-      return Promise.resolve({ messages: messages.slice(-query.count), complete: true });
-    }
+    // Reading starts the room, so the epoch a first reader gets is the one its messages carry.
+    const { epoch, messages, seq: lastSeq } = this.log(room);
+    const last = (complete: boolean) =>
+      Promise.resolve({ epoch, messages: messages.slice(-query.count), complete });
     const after = query.after;
-    if (after > lastSeq) {
-      // The client knows a `seq` this room never reached: the room was lost (restart, expiry).
-      return Promise.resolve({ messages: messages.slice(-query.count), complete: false });
-    }
+    if (query.epoch !== undefined && query.epoch !== epoch) return last(false);
+    if (after === undefined) return last(true);
+    // The client knows a `seq` this room never reached: the room was lost (restart, expiry).
+    if (after > lastSeq) return last(false);
     const start = messages.findIndex((message) => message.seq > after);
     const page = start === -1 ? [] : messages.slice(start, start + query.count);
     const oldestStored = messages[0]?.seq ?? lastSeq + 1;
-    return Promise.resolve({ messages: page, complete: after + 1 >= oldestStored });
+    return Promise.resolve({ epoch, messages: page, complete: after + 1 >= oldestStored });
   }
 
   publish(room: string, event: RoomEvent): Promise<void> {

@@ -27,6 +27,7 @@ describe('room keys', () => {
     expect(roomKeys('teal-otter')).toEqual({
       log: 'chat:{teal-otter}:log',
       seq: 'chat:{teal-otter}:seq',
+      epoch: 'chat:{teal-otter}:epoch',
       presence: 'chat:{teal-otter}:presence',
       channel: 'chat:{teal-otter}',
     });

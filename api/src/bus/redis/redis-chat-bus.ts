@@ -7,7 +7,9 @@ import {
   type HistoryQuery,
   type MessageDraft,
   type RoomEvent,
+  type StoredMessage,
 } from '../chat-bus.port';
+import { newEpoch } from '../epoch';
 import { decodeEnvelope, encodeEnvelope } from './envelope';
 import { LuaScript } from './lua-script';
 import { type RedisConnections, SUBSCRIBE_TIMEOUT_MS, withTimeout } from './redis-connections';
@@ -19,15 +21,22 @@ export interface RedisChatBusOptions {
   roomTtlSeconds: number;
 }
 
-/** A `seq` the server never assigns, marking where the script puts the real one. */
-const SEQ_MARK = '"seq":-1';
+/** A `seq` the server never assigns and an empty epoch, marking where the script puts the real ones. */
 const PLACEHOLDER_SEQ = -1;
+const PLACEHOLDER_EPOCH = '';
+const SEQ_FIELD = '"seq":';
+/** In a stored message: the `seq`. */
+const SEQ_MARK = `${SEQ_FIELD}${PLACEHOLDER_SEQ}`;
+/** In a frame: the `seq` and the `epoch` after it. */
+const SEQ_EPOCH_MARK = `${SEQ_MARK},"epoch":${JSON.stringify(PLACEHOLDER_EPOCH)}`;
 
-/** The JSON around a message's `seq`: [before the number, after it]. */
-function splitAtSeq(json: string): [string, string] {
-  const at = json.lastIndexOf(SEQ_MARK);
-  const cut = at + SEQ_MARK.length - 2;
-  return [json.slice(0, cut), json.slice(cut + 2)];
+/**
+ * The JSON around a mark that starts with `"seq":`: [up to the number, after the mark]. A string
+ * value cannot hold the mark (its quotes would be escaped), and the field comes after them anyway.
+ */
+function splitAt(json: string, mark: string): [string, string] {
+  const at = json.lastIndexOf(mark);
+  return [json.slice(0, at + SEQ_FIELD.length), json.slice(at + mark.length)];
 }
 
 const append = new LuaScript(APPEND_SCRIPT);
@@ -53,7 +62,7 @@ export class RedisChatBus extends ChatBus {
     });
   }
 
-  async append(room: string, draft: MessageDraft): Promise<ChatMessage> {
+  async append(room: string, draft: MessageDraft): Promise<StoredMessage> {
     const keys = roomKeys(room);
     const message: ChatMessage = {
       sender: draft.sender,
@@ -61,11 +70,14 @@ export class RedisChatBus extends ChatBus {
       timestamp: draft.timestamp,
       seq: PLACEHOLDER_SEQ,
     };
-    const [storedHead, storedTail] = splitAtSeq(JSON.stringify(message));
-    const [frameHead, frameTail] = splitAtSeq(messageFrame(room, message, draft.clientId));
-    const seq = await append.run(
+    const [storedHead, storedTail] = splitAt(JSON.stringify(message), SEQ_MARK);
+    const [frameHead, frameTail] = splitAt(
+      messageFrame(room, message, PLACEHOLDER_EPOCH, draft.clientId),
+      SEQ_EPOCH_MARK,
+    );
+    const [seq, epoch] = (await append.run(
       this.redis.coalesced(),
-      [keys.seq, keys.log],
+      [keys.seq, keys.log, keys.epoch],
       [
         storedHead,
         storedTail,
@@ -74,30 +86,32 @@ export class RedisChatBus extends ChatBus {
         this.options.historyMax,
         this.options.roomTtlSeconds,
         keys.channel,
+        newEpoch(),
       ],
-    );
-    return { ...message, seq: Number(seq) };
+    )) as [number, string];
+    return { ...message, seq, epoch };
   }
 
   async clear(room: string, sender: string): Promise<void> {
     const keys = roomKeys(room);
     await clear.run(
       this.redis.coalesced(),
-      [keys.seq, keys.log],
+      [keys.seq, keys.log, keys.epoch],
       [clearedFrame(room, sender), keys.channel, this.options.roomTtlSeconds],
     );
   }
 
   async history(room: string, query: HistoryQuery): Promise<HistoryPage> {
     const keys = roomKeys(room);
-    const [complete, entries] = (await history.run(
+    const [complete, entries, epoch] = (await history.run(
       this.redis.coalesced(),
-      [keys.seq, keys.log],
-      [query.count, query.after ?? ''],
-    )) as [number, string[]];
+      [keys.seq, keys.log, keys.epoch],
+      [query.count, query.after ?? '', query.epoch ?? '', newEpoch(), this.options.roomTtlSeconds],
+    )) as [number, string[], string];
     return {
-      complete: complete === 1,
+      epoch,
       messages: entries.map((entry) => JSON.parse(entry) as ChatMessage),
+      complete: complete === 1,
     };
   }
 

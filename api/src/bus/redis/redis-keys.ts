@@ -6,6 +6,7 @@ export function roomKeys(room: string) {
   return {
     log: `chat:{${room}}:log`,
     seq: `chat:{${room}}:seq`,
+    epoch: `chat:{${room}}:epoch`,
     presence: `chat:{${room}}:presence`,
     channel: `chat:{${room}}`,
   } as const;

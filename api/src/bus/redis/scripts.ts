@@ -4,47 +4,83 @@
  */
 
 /**
- * Append. KEYS: seq, log. ARGV: stored head, stored tail, frame head, frame tail, history max,
- * TTL seconds, channel. The heads and tails are the JSON of the message around its `seq`.
+ * Shared by the scripts that need the room's epoch (KEYS: seq, log, epoch). The epoch belongs to
+ * the seq key: whenever the seq key is missing (a new room, an expired one, data Redis lost), the
+ * room's sequence starts again, so it gets a new epoch (the candidate `new_epoch`) and drops any
+ * stored message left from the old sequence; a missing epoch alone also gets a new one. Whatever
+ * it makes expires after `ttl` seconds, like the room's other keys. Returns the room's epoch, and
+ * whether the seq key is missing (the caller starts it).
  */
-export const APPEND_SCRIPT = `
+const EPOCH_PRELUDE = `
+local function room_epoch(new_epoch, ttl)
+  local epoch = redis.call('GET', KEYS[3])
+  local started = redis.call('EXISTS', KEYS[1]) == 0
+  if started then
+    redis.call('DEL', KEYS[2])
+    epoch = false
+  end
+  if not epoch then
+    epoch = new_epoch
+    redis.call('SET', KEYS[3], epoch, 'EX', ttl)
+  end
+  return epoch, started
+end
+`;
+
+/**
+ * Append. KEYS: seq, log, epoch. ARGV: stored head, stored tail, frame head, frame tail, history
+ * max, TTL seconds, channel, epoch candidate. The stored head and tail are the JSON of the message
+ * around its `seq`; the frame head and tail are the frame's JSON around its `seq` and `epoch`
+ * (the script writes \`<seq>,"epoch":"<epoch>"\` between them). Returns {seq, epoch}.
+ */
+export const APPEND_SCRIPT = `${EPOCH_PRELUDE}
+local epoch = room_epoch(ARGV[8], ARGV[6])
 local seq = redis.call('INCR', KEYS[1])
 redis.call('RPUSH', KEYS[2], ARGV[1] .. seq .. ARGV[2])
 redis.call('LTRIM', KEYS[2], -tonumber(ARGV[5]), -1)
 redis.call('EXPIRE', KEYS[1], ARGV[6])
 redis.call('EXPIRE', KEYS[2], ARGV[6])
-redis.call('PUBLISH', ARGV[7], '\\n' .. ARGV[3] .. seq .. ARGV[4])
-return seq
+redis.call('EXPIRE', KEYS[3], ARGV[6])
+redis.call('PUBLISH', ARGV[7], '\\n' .. ARGV[3] .. seq .. ',"epoch":"' .. epoch .. '"' .. ARGV[4])
+return {seq, epoch}
 `;
 
-/** Clear. KEYS: seq, log. ARGV: cleared frame, channel, TTL seconds. `seq` is kept. */
+/** Clear. KEYS: seq, log, epoch. ARGV: cleared frame, channel, TTL seconds. `seq` and epoch are kept. */
 export const CLEAR_SCRIPT = `
 redis.call('DEL', KEYS[2])
 if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('EXPIRE', KEYS[1], ARGV[3])
+  redis.call('EXPIRE', KEYS[3], ARGV[3])
 end
 redis.call('PUBLISH', ARGV[2], '\\n' .. ARGV[1])
 return 1
 `;
 
 /**
- * History. KEYS: seq, log. ARGV: count, after ('' for none). Returns {complete, entries}.
+ * History. KEYS: seq, log, epoch. ARGV: count, after ('' for none), the asker's epoch ('' for
+ * none), epoch candidate, TTL seconds. Returns {complete, entries, epoch}. A room with no seq
+ * starts one here (at 0), so the epoch a first reader gets is the one its messages will carry.
  * The log always holds a contiguous run of seqs ending at the room's last seq.
  */
-export const HISTORY_SCRIPT = `
+export const HISTORY_SCRIPT = `${EPOCH_PRELUDE}
 local count = tonumber(ARGV[1])
-local last = tonumber(redis.call('GET', KEYS[1]) or '0')
-if ARGV[2] == '' then
-  return {1, redis.call('LRANGE', KEYS[2], -count, -1)}
+local epoch, started = room_epoch(ARGV[4], ARGV[5])
+if started then redis.call('SET', KEYS[1], 0, 'EX', ARGV[5]) end
+if ARGV[3] ~= '' and ARGV[3] ~= epoch then
+  return {0, redis.call('LRANGE', KEYS[2], -count, -1), epoch}
 end
+if ARGV[2] == '' then
+  return {1, redis.call('LRANGE', KEYS[2], -count, -1), epoch}
+end
+local last = tonumber(redis.call('GET', KEYS[1]))
 local after = tonumber(ARGV[2])
 if after > last then
-  return {0, redis.call('LRANGE', KEYS[2], -count, -1)}
+  return {0, redis.call('LRANGE', KEYS[2], -count, -1), epoch}
 end
 local length = redis.call('LLEN', KEYS[2])
 if length == 0 then
-  if after >= last then return {1, {}} end
-  return {0, {}}
+  if after >= last then return {1, {}, epoch} end
+  return {0, {}, epoch}
 end
 local oldest = last - length + 1
 local start = after + 1 - oldest
@@ -53,7 +89,7 @@ if start < 0 then
   start = 0
   complete = 0
 end
-return {complete, redis.call('LRANGE', KEYS[2], start, start + count - 1)}
+return {complete, redis.call('LRANGE', KEYS[2], start, start + count - 1), epoch}
 `;
 
 /** Shared by the presence scripts: Redis's own clock, so replicas never disagree on time. */

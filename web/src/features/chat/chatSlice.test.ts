@@ -1,4 +1,3 @@
-import { TYPING_STALE_MS } from '@taco/protocol';
 import { makeStore } from '../../app/store';
 import { unauthorized } from '../roomAuth/roomAuthSlice';
 import {
@@ -17,6 +16,7 @@ import {
   selectParticipants,
   senderNameSet,
   SESSION_EXPIRED_MESSAGE,
+  TYPING_STALE_MS,
   typingExpired,
   typingUpdated,
 } from './chatSlice';
@@ -43,6 +43,7 @@ describe('chat slice (spec §4 actions on chat state)', () => {
       messages: [],
       participants: [],
       lastSeq: null,
+      epoch: null,
       earlierMissing: false,
     });
     store.dispatch(messageReceived({ room: ROOM, message: msg(1), clientId: null, own: false }));
@@ -312,6 +313,88 @@ describe('chat slice (spec §4 actions on chat state)', () => {
       expect(selectMessages(store.getState(), ROOM).map((m) => [m.seq, m.status])).toEqual([
         [4, 'sent'],
       ]);
+    });
+  });
+
+  describe('epoch', () => {
+    const me = 'Alice';
+
+    it("keeps the room's epoch and appends a resume of the same epoch", () => {
+      const store = setup();
+      store.dispatch(
+        historyReceived({
+          room: ROOM,
+          messages: [msg(1)],
+          complete: true,
+          after: null,
+          me,
+          epoch: 'e1',
+        }),
+      );
+      store.dispatch(
+        historyReceived({
+          room: ROOM,
+          messages: [msg(2)],
+          complete: true,
+          after: 1,
+          me,
+          epoch: 'e1',
+        }),
+      );
+      expect(store.getState().chat.rooms[ROOM]).toMatchObject({ epoch: 'e1', lastSeq: 2 });
+      expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([1, 2]);
+    });
+
+    it('replaces the list when a resume answers with another epoch', () => {
+      const store = setup();
+      store.dispatch(
+        historyReceived({
+          room: ROOM,
+          messages: [msg(7), msg(8)],
+          complete: true,
+          after: null,
+          me,
+          epoch: 'e1',
+        }),
+      );
+      store.dispatch(
+        messageSent({ room: ROOM, clientId: 'c1', body: 'mine', senderName: me, timestamp: 1 }),
+      );
+      store.dispatch(
+        historyReceived({
+          room: ROOM,
+          messages: [msg(1)],
+          complete: true,
+          after: 8,
+          me,
+          epoch: 'e2',
+        }),
+      );
+      const room = store.getState().chat.rooms[ROOM];
+      expect(room).toMatchObject({ epoch: 'e2', lastSeq: 1, earlierMissing: true });
+      expect(room?.messages.map((m) => [m.seq, m.message])).toEqual([
+        [1, 'm1'],
+        [null, 'mine'],
+      ]);
+    });
+
+    it('drops the old numbering when a live message carries another epoch', () => {
+      const store = setup();
+      store.dispatch(
+        historyReceived({
+          room: ROOM,
+          messages: [msg(5)],
+          complete: true,
+          after: null,
+          me,
+          epoch: 'e1',
+        }),
+      );
+      store.dispatch(
+        messageReceived({ room: ROOM, message: msg(1), clientId: null, own: false, epoch: 'e2' }),
+      );
+      expect(store.getState().chat.rooms[ROOM]).toMatchObject({ epoch: 'e2', lastSeq: 1 });
+      expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([1]);
     });
   });
 

@@ -1,10 +1,13 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
-import { type ChatMessage, TYPING_STALE_MS, userNameKey } from '@taco/protocol';
+import { type ChatMessage, userNameKey } from '@taco/protocol';
 import { errorReason, errorStatus } from '../../api/errorText';
 import { roomsApi } from '../../api/roomsApi';
 import { roomCreated, unauthorized } from '../roomAuth/roomAuthSlice';
 
 export { roomCreated };
+
+/** A typing indicator with no refresh for this long is considered stale. */
+export const TYPING_STALE_MS = 6000;
 
 export type MessageStatus = 'pending' | 'sent' | 'failed';
 
@@ -37,6 +40,8 @@ export interface ChatRoom {
   participants: Participant[];
   /** The highest `seq` seen in this room, to resume history after a reconnect. */
   lastSeq: number | null;
+  /** The room's epoch that `lastSeq` and the messages' `seq`s belong to. */
+  epoch: string | null;
   /** Earlier messages were trimmed or cleared while this client was away. */
   earlierMissing: boolean;
 }
@@ -93,7 +98,14 @@ export const SESSION_EXPIRED_MESSAGE =
   'Your session for this room has expired. Please choose your username again.';
 
 function emptyRoom(name: string): ChatRoom {
-  return { name, messages: [], participants: [], lastSeq: null, earlierMissing: false };
+  return {
+    name,
+    messages: [],
+    participants: [],
+    lastSeq: null,
+    epoch: null,
+    earlierMissing: false,
+  };
 }
 
 function ensureRoom(state: ChatState, room: string): ChatRoom {
@@ -147,6 +159,23 @@ function isDuplicate(room: ChatRoom, message: ChatMessage): boolean {
   );
 }
 
+/**
+ * Takes the room's epoch from a frame. A different one means the room's `seq` started again:
+ * the confirmed messages held belong to the old numbering and go, like after `complete: false`.
+ * Returns whether it changed.
+ */
+function adoptEpoch(room: ChatRoom, epoch: string | undefined): boolean {
+  if (epoch === undefined || room.epoch === epoch) return false;
+  const changed = room.epoch !== null;
+  room.epoch = epoch;
+  if (changed) {
+    room.messages = room.messages.filter((m) => m.seq === null);
+    room.lastSeq = null;
+    room.earlierMissing = true;
+  }
+  return changed;
+}
+
 function addNotice(state: ChatState, text: string) {
   state.notices.push({ id: state.nextNoticeId, text });
   state.nextNoticeId += 1;
@@ -168,6 +197,8 @@ export interface MessageReceivedPayload {
   message: ChatMessage;
   clientId: string | null;
   own: boolean;
+  /** The room's epoch the frame carried. */
+  epoch?: string;
 }
 
 export interface HistoryReceivedPayload {
@@ -178,6 +209,8 @@ export interface HistoryReceivedPayload {
   after: number | null;
   /** The current user's name in the room, to tell own messages. */
   me: string;
+  /** The room's epoch the answer carried; another than the one held replaces the list. */
+  epoch?: string;
 }
 
 export const chatSlice = createSlice({
@@ -258,6 +291,7 @@ export const chatSlice = createSlice({
     messageReceived(state, action: PayloadAction<MessageReceivedPayload>) {
       const { message, clientId, own } = action.payload;
       const room = ensureRoom(state, action.payload.room);
+      adoptEpoch(room, action.payload.epoch);
       if (isDuplicate(room, message)) return;
       if (clientId !== null) {
         const index = room.messages.findIndex((m) => m.clientId === clientId && m.seq === null);
@@ -273,7 +307,8 @@ export const chatSlice = createSlice({
       const { messages, complete, after, me } = action.payload;
       const room = ensureRoom(state, action.payload.room);
       const meKey = userNameKey(me);
-      const replace = after === null || !complete;
+      const epochChanged = adoptEpoch(room, action.payload.epoch);
+      const replace = after === null || !complete || epochChanged;
       if (replace) {
         // Live messages that arrived after the request was sent are newer than the answer: keep
         // them, and drop everything the answer replaces.

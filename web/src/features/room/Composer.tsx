@@ -1,15 +1,13 @@
 import { nanoid } from '@reduxjs/toolkit';
-import {
-  codePointLength,
-  FrameErrorMessage,
-  INPUT_FOCUS_DELAY_MS,
-  MESSAGE_MAX_LENGTH,
-} from '@taco/protocol';
+import { codePointLength, FrameErrorMessage, MESSAGE_MAX_LENGTH } from '@taco/protocol';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import { useAppDispatch } from '../../app/hooks';
 import { draftEdited, messageSent } from '../chat/chatSlice';
+
+/** The message input is focused on load and again after this delay. */
+export const INPUT_FOCUS_DELAY_MS = 500;
 
 /** The message input and send button. */
 export function Composer({ room, me }: { room: string; me: string }) {

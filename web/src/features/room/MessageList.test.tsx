@@ -5,6 +5,7 @@ import { messageSent, roomJoined, typingUpdated } from '../chat/chatSlice';
 import { MessageList } from './MessageList';
 
 const ROOM = 'teal-otter';
+const EPOCH = 'e1';
 
 function setup() {
   const rendered = renderApp({
@@ -25,9 +26,13 @@ function setup() {
   act(() => {
     rendered.store.dispatch(roomJoined({ room: ROOM, token: 't' }));
     rendered.fake.last().serverOpen();
-    rendered.fake
-      .last()
-      .serverSend({ type: FrameType.Message, room: ROOM, messages: [], complete: true });
+    rendered.fake.last().serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      epoch: EPOCH,
+      messages: [],
+      complete: true,
+    });
   });
   return rendered;
 }
@@ -54,6 +59,7 @@ describe('MessageList', () => {
         type: FrameType.Error,
         code: ErrorCode.Unavailable,
         message: 'The server could not store that; please try again',
+        client_id: 'c1',
       });
     });
     const item = within(screen.getByRole('log')).getByRole('listitem');

@@ -3,9 +3,7 @@ import {
   CloseCode,
   FrameType,
   HISTORY_REQUEST_COUNT,
-  INPUT_FOCUS_DELAY_MS,
   NAME_TAKEN_MESSAGE,
-  TOAST_DELAY_MS,
 } from '@taco/protocol';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
@@ -13,6 +11,8 @@ import { renderApp } from '../../../test/render';
 import { API, server } from '../../../test/server';
 import type { RootState } from '../../app/store';
 import { SESSION_EXPIRED_MESSAGE } from '../chat/chatSlice';
+import { INPUT_FOCUS_DELAY_MS } from './Composer';
+import { TOAST_DELAY_MS } from './RoomPage';
 import { SHARE_COPIED_MESSAGE } from './share';
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -20,6 +20,7 @@ afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
 const ROOM = 'teal-otter';
+const EPOCH = 'e1';
 const authenticated = (name = 'Alice', token = 'tok'): Partial<RootState> => ({
   roomAuth: {
     [ROOM]: { roomID: ROOM, senderName: name, token, authenticated: true, rejectionCount: 0 },
@@ -41,6 +42,7 @@ function openRoom(options: Parameters<typeof renderApp>[0] = {}) {
     socket.serverSend({
       type: FrameType.Message,
       room: ROOM,
+      epoch: EPOCH,
       messages: [chatMessage(1, 'Bob', 'Hi Alice'), chatMessage(2, 'Alice', 'Hi Bob')],
       complete: true,
     });
@@ -232,6 +234,7 @@ describe('Room page: chat', () => {
       socket.serverSend({
         type: FrameType.Message,
         room: ROOM,
+        epoch: EPOCH,
         ...chatMessage(3, 'Bob', 'see https://example.com/a?b=1. <img src=x onerror=alert(1)>'),
       }),
     );
@@ -286,6 +289,7 @@ describe('Room page: chat', () => {
         fake.last().serverSend({
           type: FrameType.Message,
           room: ROOM,
+          epoch: EPOCH,
           messages: [chatMessage(50, 'Bob', 'later')],
           complete: false,
         });
@@ -352,9 +356,24 @@ describe('Room page: timers', () => {
     const { socket } = openRoom({ fakeTimers: true });
     const hidden = jest.spyOn(document, 'hidden', 'get').mockReturnValue(true);
     act(() => {
-      socket.serverSend({ type: FrameType.Message, room: ROOM, ...chatMessage(3, 'Bob', 'a') });
-      socket.serverSend({ type: FrameType.Message, room: ROOM, ...chatMessage(4, 'Bob', 'b') });
-      socket.serverSend({ type: FrameType.Message, room: ROOM, ...chatMessage(5, 'Alice', 'c') });
+      socket.serverSend({
+        type: FrameType.Message,
+        room: ROOM,
+        epoch: EPOCH,
+        ...chatMessage(3, 'Bob', 'a'),
+      });
+      socket.serverSend({
+        type: FrameType.Message,
+        room: ROOM,
+        epoch: EPOCH,
+        ...chatMessage(4, 'Bob', 'b'),
+      });
+      socket.serverSend({
+        type: FrameType.Message,
+        room: ROOM,
+        epoch: EPOCH,
+        ...chatMessage(5, 'Alice', 'c'),
+      });
     });
     expect(document.title).toBe(`(2) ${ROOM} · Taco Chat`);
     hidden.mockReturnValue(false);
@@ -373,7 +392,12 @@ describe('Room page: scrolling', () => {
     Object.defineProperty(feed, 'scrollHeight', { configurable: true, value: 2000 });
     Object.defineProperty(feed, 'clientHeight', { configurable: true, value: 500 });
     act(() =>
-      socket.serverSend({ type: FrameType.Message, room: ROOM, ...chatMessage(3, 'Bob', 'x') }),
+      socket.serverSend({
+        type: FrameType.Message,
+        room: ROOM,
+        epoch: EPOCH,
+        ...chatMessage(3, 'Bob', 'x'),
+      }),
     );
     expect(feed.scrollTop).toBe(2000);
     feed.scrollTop = 100;
@@ -381,7 +405,12 @@ describe('Room page: scrolling', () => {
       feed.dispatchEvent(new Event('scroll'));
     });
     act(() =>
-      socket.serverSend({ type: FrameType.Message, room: ROOM, ...chatMessage(4, 'Bob', 'y') }),
+      socket.serverSend({
+        type: FrameType.Message,
+        room: ROOM,
+        epoch: EPOCH,
+        ...chatMessage(4, 'Bob', 'y'),
+      }),
     );
     expect(feed.scrollTop).toBe(100);
     const jump = screen.getByRole('button', { name: /1 new message/ });

@@ -1,4 +1,4 @@
-import { TOAST_DELAY_MS, validateRoomName, WebRoute } from '@taco/protocol';
+import { validateRoomName, WebRoute } from '@taco/protocol';
 import { useEffect, useState } from 'react';
 import Alert from 'react-bootstrap/Alert';
 import Button from 'react-bootstrap/Button';
@@ -28,6 +28,9 @@ import { SHARE_COPIED_MESSAGE, shareRoom } from './share';
 import { Sidebar } from './Sidebar';
 import { UsernameModal } from './UsernameModal';
 import { useUnreadTitle } from './useUnreadTitle';
+
+/** How long the "link copied" toast stays. */
+export const TOAST_DELAY_MS = 3000;
 
 /** `/r/:room_id`: a chat room, behind the username modal until authenticated. */
 export function RoomPage() {
