@@ -340,7 +340,7 @@ export class Member {
     /** Seqs delivered live on any socket, and seqs fetched after a reconnect. */
     this.live = new Set();
     this.fetched = new Set();
-    /** Own messages sent and not yet echoed, refused or found stored: client_id → seq or 0. */
+    /** Own messages sent and not yet echoed, refused or fetched: client_id → send time. */
     this.pending = new Map();
     this.ownSeqs = new Set();
     this.sentCount = 0;
@@ -399,7 +399,12 @@ export class Member {
         res = { status: 0, error: String(error), headers: {} };
       }
       if (res.status === 200) {
-        const token = res.json('token');
+        let token = null;
+        try {
+          token = res.json('token');
+        } catch {
+          // Not JSON: counted as a failure below.
+        }
         if (typeof token === 'string') return token;
       }
       metrics.credentialFailures.add(1, { status: String(res.status) });
