@@ -4,23 +4,33 @@
 #   docker build -f infra/docker/nginx.Dockerfile -t taco-chat-nginx .
 
 # --- build: the web client, and nginx.conf rendered from infra/nginx/nginx.conf.template -------
-FROM node:20-bookworm-slim AS build
+# Only what nginx serves goes in: protocol and web sources, and the config renderer (which reads
+# the api's security headers from their one definition). The api itself is never built here.
+FROM node:20.20.2-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY protocol/package.json protocol/
 COPY api/package.json api/
 COPY web/package.json web/
-RUN npm ci --no-audit --no-fund
-COPY . .
-RUN npm run build \
+# The web client's dependencies (vite, react…) and the root's tools (tsx); not the api's.
+RUN npm ci --workspace web --workspace protocol --include-workspace-root --no-audit --no-fund
+COPY tsconfig.base.json ./
+COPY protocol/tsconfig.build.json protocol/
+COPY protocol/src protocol/src
+COPY web/index.html web/vite.config.ts web/tsconfig.json web/
+COPY web/public web/public
+COPY web/src web/src
+COPY api/src/common/security-headers.ts api/src/common/
+COPY infra/nginx infra/nginx
+RUN npm run build -w web \
  && npx tsx infra/nginx/render-nginx-config.ts --out /app/nginx.conf
 
 # --- runtime: nginx ≥ 1.27.3 for `server … resolve` (replicas follow `docker compose --scale`) --
-FROM nginx:1.27-alpine
+FROM nginx:1.27.5-alpine
 RUN rm -f /etc/nginx/conf.d/default.conf
 COPY --from=build /app/nginx.conf /etc/nginx/nginx.conf
 COPY --from=build /app/web/dist /usr/share/nginx/html
 EXPOSE 80
-HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+HEALTHCHECK --interval=5s --timeout=5s --start-period=10s --retries=3 \
   CMD wget -q -O /dev/null http://127.0.0.1/ || exit 1
 CMD ["nginx", "-g", "daemon off;"]

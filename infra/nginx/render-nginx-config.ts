@@ -134,7 +134,7 @@ export function renderNginxConfig(options: NginxConfigOptions): string {
   return rendered.join('\n');
 }
 
-/** The config baked into infra/docker/nginx.Dockerfile (nginx:1.27-alpine, compose network). */
+/** The config baked into infra/docker/nginx.Dockerfile (nginx:1.27.5-alpine, compose network). */
 export function dockerNginxConfig(): string {
   return renderNginxConfig({
     listen: '80',

@@ -1,0 +1,145 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../cluster/cluster';
+
+export const COMPOSE_FILE = join(REPO_ROOT, 'docker-compose.yml');
+
+export interface RunResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+export interface RunOptions {
+  timeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+  /** Resolve with the exit code instead of throwing when the command fails. */
+  allowFailure?: boolean;
+}
+
+/** Runs a command (no shell), bounded by `timeoutMs`; throws with its output when it fails. */
+export function runCommand(
+  command: string,
+  args: string[],
+  { timeoutMs = 60_000, env, allowFailure = false }: RunOptions = {},
+): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      command,
+      args,
+      { cwd: REPO_ROOT, env, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 256 << 20 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        if (error && !allowFailure) {
+          const timedOut = error.killed ? ` (killed after ${timeoutMs} ms)` : '';
+          reject(
+            new Error(
+              `${command} ${args.join(' ')} failed${timedOut}: exit ${code}\n${stderr.slice(-4000)}\n${stdout.slice(-4000)}`,
+            ),
+          );
+          return;
+        }
+        resolve({ stdout, stderr, code });
+      },
+    );
+  });
+}
+
+/** `docker …` */
+export function docker(args: string[], options?: RunOptions): Promise<RunResult> {
+  return runCommand('docker', args, options);
+}
+
+/**
+ * The compose command: `TACO_COMPOSE` when set (e.g. `docker compose`), else Debian's
+ * `docker-compose` 1.29 when it is on the PATH, else `docker compose` (v2).
+ */
+export function composeCommand(): string[] {
+  const chosen = process.env.TACO_COMPOSE?.trim();
+  if (chosen) return chosen.split(/\s+/);
+  try {
+    execFileSync('docker-compose', ['version'], { stdio: 'ignore', timeout: 15_000 });
+    return ['docker-compose'];
+  } catch {
+    return ['docker', 'compose'];
+  }
+}
+
+export interface ContainerState {
+  id: string;
+  name: string;
+  status: string;
+  /** `healthy`, `starting`, `unhealthy`, or '' for a container without a health check. */
+  health: string;
+  address: string;
+}
+
+/** One compose project of the repository's docker-compose.yml. */
+export class ComposeProject {
+  readonly command = composeCommand();
+
+  constructor(
+    readonly project: string,
+    /** Variables for compose (interpolated into the file); the caller's environment otherwise. */
+    readonly variables: Record<string, string>,
+  ) {}
+
+  get env(): NodeJS.ProcessEnv {
+    return { ...process.env, ...this.variables };
+  }
+
+  /** `<compose> -f docker-compose.yml -p <project> …args` */
+  run(args: string[], options: RunOptions = {}): Promise<RunResult> {
+    const [command = 'docker-compose', ...prefix] = this.command;
+    return runCommand(command, [...prefix, '-f', COMPOSE_FILE, '-p', this.project, ...args], {
+      ...options,
+      env: { ...this.env, ...options.env },
+    });
+  }
+
+  /** Container ids of a service (`ps -q`), running or not. */
+  async ids(service: string): Promise<string[]> {
+    const { stdout } = await this.run(['ps', '-q', service], { timeoutMs: 30_000 });
+    return stdout.split('\n').filter((line) => line.trim().length > 0);
+  }
+
+  /** State of a service's containers, running ones first. */
+  async containers(service: string): Promise<ContainerState[]> {
+    const ids = await this.ids(service);
+    if (ids.length === 0) return [];
+    const format =
+      '{{.Id}}|{{.Name}}|{{.State.Status}}|{{if .State.Health}}{{.State.Health.Status}}{{end}}|' +
+      '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}';
+    const { stdout } = await docker(['inspect', '--format', format, ...ids], {
+      timeoutMs: 30_000,
+      allowFailure: true,
+    });
+    return stdout
+      .split('\n')
+      .filter((line) => line.includes('|'))
+      .map((line) => {
+        const [id = '', name = '', status = '', health = '', address = ''] = line.split('|');
+        return { id, name: name.replace(/^\//, ''), status, health, address };
+      })
+      .sort((a, b) => Number(b.status === 'running') - Number(a.status === 'running'));
+  }
+
+  /** Running containers of a service. */
+  async running(service: string): Promise<ContainerState[]> {
+    return (await this.containers(service)).filter((container) => container.status === 'running');
+  }
+
+  /** `logs --no-color <services…>` as text. */
+  async logs(...services: string[]): Promise<string> {
+    const { stdout, stderr } = await this.run(['logs', '--no-color', ...services], {
+      timeoutMs: 60_000,
+    });
+    return stdout + stderr;
+  }
+}
+
+/** A compose project name no other run uses: `taco-ci-<pid>-<random>`. */
+export function uniqueProjectName(prefix = 'taco-ci'): string {
+  return `${prefix}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
