@@ -350,11 +350,13 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
     const drainedState = (await compose().running('api')).find((c) => c.id.startsWith(drained));
     if (!drainedState) throw new Error(`${drained} is not running`);
     const tracked: Tracked[] = [];
-    for (let i = 0; i < 9 && !tracked.some((t) => t.container === drainedState.id); i++) {
+    // Clients until one is on the replica to drain and one (the watcher) on another.
+    const onDrained = (t: Tracked) => t.container === drainedState.id;
+    for (let i = 0; i < 12 && !(tracked.some(onDrained) && !tracked.every(onDrained)); i++) {
       tracked.push(await connectTracked(room, `mover ${i}`));
     }
-    const movers = tracked.filter((t) => t.container === drainedState.id);
-    const watcher = tracked.find((t) => t.container !== drainedState.id);
+    const movers = tracked.filter(onDrained);
+    const watcher = tracked.find((t) => !onDrained(t));
     if (!watcher || movers.length === 0) throw new Error('no client on the drained replica');
 
     // Every seq each mover sees, live or resumed from history.
@@ -435,23 +437,26 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
     // nginx re-resolves `api` every 5 s; least_conn then prefers the empty new replicas.
     const tracked: Tracked[] = [];
     await waitFor(
-      'a client on a new replica',
+      'a client on a new replica and one on an old one',
       async () => {
         tracked.push(await connectTracked(room, `guest ${tracked.length}`));
-        return tracked.some((t) => !old.has(t.container));
+        return (
+          tracked.some((t) => !old.has(t.container)) && tracked.some((t) => old.has(t.container))
+        );
       },
       { timeoutMs: 30_000, intervalMs: 500 },
     );
     const fresh = tracked.find((t) => !old.has(t.container));
     const veteran = tracked.find((t) => old.has(t.container));
-    expect(fresh).toBeDefined();
-    fresh?.client.send({ type: FrameType.Message, body: 'from a new replica', client_id: 'n1' });
+    if (!fresh || !veteran) throw new Error('no client on a new replica or on an old one');
+    figures.clientsToReachANewReplica = tracked.length;
+    fresh.client.send({ type: FrameType.Message, body: 'from a new replica', client_id: 'n1' });
     for (const t of tracked) {
       expect(await t.client.next(isLive, 5000)).toMatchObject({ body: 'from a new replica' });
     }
-    if (veteran) {
-      veteran.client.send({ type: FrameType.Message, body: 'to the new one', client_id: 'n2' });
-      expect(await fresh?.client.next(isLive, 5000)).toMatchObject({ body: 'to the new one' });
+    veteran.client.send({ type: FrameType.Message, body: 'to the new one', client_id: 'n2' });
+    for (const t of tracked) {
+      expect(await t.client.next(isLive, 5000)).toMatchObject({ body: 'to the new one' });
     }
 
     await compose().run(['up', '-d', '--scale', `api=${REPLICAS}`, '--no-recreate'], {
