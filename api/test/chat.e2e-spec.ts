@@ -1,5 +1,6 @@
 import {
   CloseCode,
+  CloseReason,
   ErrorCode,
   type ErrorFrame,
   FRAME_MAX_BYTES,
@@ -368,7 +369,7 @@ describe('Chat socket', () => {
         const client = t.connect(room, token);
         expect(await client.closed).toEqual({
           code: CloseCode.Unauthorized,
-          reason: 'Unauthorized',
+          reason: CloseReason.Unauthorized,
         });
       }
     });

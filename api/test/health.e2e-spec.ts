@@ -1,4 +1,4 @@
-import { ApiPath } from '@taco/protocol';
+import { ApiPath, DRAINING_MESSAGE } from '@taco/protocol';
 import { HealthService } from '../src/health/health.service';
 import { startTestApp, type TestApp } from './support/test-app';
 
@@ -39,7 +39,7 @@ describe('Health and metrics', () => {
     t.app.get(HealthService).startDraining();
     const ready = await fetch(`${t.baseUrl}${ApiPath.healthReady}`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toMatchObject({ statusCode: 503, message: 'Draining' });
+    expect(await ready.json()).toMatchObject({ statusCode: 503, message: DRAINING_MESSAGE });
     expect((await fetch(`${t.baseUrl}${ApiPath.healthLive}`)).status).toBe(200);
   });
 

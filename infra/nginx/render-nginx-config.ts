@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type ApiErrorBody, RESTARTING_MESSAGE } from '@taco/protocol';
 import { type Request, type Response } from 'express';
 import { securityHeaders } from '../../api/src/common/security-headers';
 
@@ -57,6 +58,20 @@ export function apiSecurityHeaders(): [string, string][] {
   return headers;
 }
 
+/** What nginx answers on `/api/` when no replica does: the api's own error shape. */
+export const API_UNAVAILABLE_BODY: ApiErrorBody = {
+  statusCode: 503,
+  error: 'Service Unavailable',
+  message: RESTARTING_MESSAGE,
+};
+
+/** JSON for a single-quoted nginx string. */
+function singleQuotedJson(value: unknown): string {
+  const json = JSON.stringify(value);
+  if (/['\\$]/.test(json)) throw new Error(`Cannot put ${json} in a single-quoted nginx string`);
+  return json;
+}
+
 function quote(value: string): string {
   if (/["\\$]/.test(value)) throw new Error(`Cannot put ${value} in an nginx string`);
   return `"${value}"`;
@@ -93,6 +108,7 @@ export function renderNginxConfig(options: NginxConfigOptions): string {
     UPSTREAM_ZONE: options.resolver === undefined ? '' : `${INDENT}zone taco_api 64k;`,
     UPSTREAM_SERVERS: servers.join('\n'),
     MAX_FAILS: String(MAX_FAILS),
+    API_UNAVAILABLE_BODY: singleQuotedJson(API_UNAVAILABLE_BODY),
     FAIL_TIMEOUT,
     PROXY_HEADERS: PROXY_HEADERS.map(
       ([name, value]) => `${LOCATION_INDENT}proxy_set_header ${name} ${value};`,

@@ -24,7 +24,7 @@ const ENV = {
   LOG_LEVEL: 'warn',
 };
 
-/** Presence must report a dead replica's participants gone within 30 s (DESIGN.md §4). */
+/** Presence must report a dead replica's participants gone within 30 s (RELIABILITY.md). */
 const PRESENCE_EXPIRY_MS = 30_000;
 
 const key = (message: { seq: number; sender: string; body: string }) =>

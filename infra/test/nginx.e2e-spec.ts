@@ -9,6 +9,7 @@ import { nginxUser } from '../cluster/cluster';
 import { findExecutable, ManagedProcess } from '../cluster/managed-process';
 import { freePorts, httpStatus, waitFor } from '../cluster/wait';
 import {
+  API_UNAVAILABLE_BODY,
   apiSecurityHeaders,
   dockerNginxConfig,
   renderNginxConfig,
@@ -148,7 +149,7 @@ describe('nginx config', () => {
     });
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('5');
-    expect(await response.json()).toMatchObject({ statusCode: 503, error: 'Service Unavailable' });
+    expect(await response.json()).toEqual(API_UNAVAILABLE_BODY);
   });
 
   it('serves the client for its routes with the api security headers and no-cache', async () => {

@@ -1,115 +1,113 @@
-// Realistic chat: every session asks for credentials over HTTP, joins its room, reads history,
-// types, sends a few messages with think time in between, and leaves. Every member measures how
-// long each message took from its sender's send to its own screen (the send time rides in the
-// body) and counts messages it missed (gaps in the room's seq, own messages never echoed).
+// Realistic chat. setup() plans rooms of `roomSize.min`–`roomSize.max` members (5–20 by default)
+// and seats the VUs in them round-robin. Each iteration of a VU is one session of one person:
+// credentials over HTTP, the socket, the room's history, a short wait for company, then
+// `messagesPerSession` times: think, type (frame 2), send; then it waits for its own messages to
+// come back, reads the room's last seq and leaves. Every member measures delivery latency from the
+// send time in each body and accounts exactly for the messages of everyone in the room while it
+// was there (see Member in lib.js), so it checks that it receives the other members' messages,
+// not only its own echo. Ramping VUs; the ramp-down lets every session finish.
 //
-//   k6 run -e BASE_URL=http://127.0.0.1:8080 loadtest/k6/chat.js
+//   k6 run -e BASE_URL=http://127.0.0.1:8080 -e PROFILE=smoke loadtest/k6/chat.js
 //   docker compose --profile loadtest run --rm k6 run /scripts/k6/chat.js
-/* global __ENV, __VU, __ITER, open */
-import { Counter, Rate, Trend } from 'k6/metrics';
-import { setTimeout } from 'k6/timers';
-import { WebSocket } from 'k6/websockets';
+/* global __ENV, __VU, __ITER */
 import {
+  assertReady,
   between,
-  credentials,
-  probeBody,
-  probeSentAt,
-  RUN_ID,
-  seqTracker,
-  socketUrl,
+  checkSession,
+  COMMON_OPTIONS,
+  commonThresholds,
+  durationSeconds,
+  envNumber,
+  MAX_MEMBER_RATE,
+  Member,
+  newRunId,
+  PROFILE,
+  PROFILE_NAME,
+  roomName,
+  roomSizes,
+  roundRobin,
+  sleep,
+  TIMING,
 } from './lib.js';
-import { FrameType, HISTORY_REQUEST_COUNT } from './protocol.js';
 
-const W = JSON.parse(open('../workloads/workloads.json'));
-const C = W.chat;
-const VUS = Number(__ENV.VUS || C.vus);
+const C = PROFILE.chat;
+const VUS = envNumber('VUS', C.vus, { min: 1, integer: true });
+const ROOM_MIN = envNumber('ROOM_MIN', C.roomSize.min, { min: 1, integer: true });
+const ROOM_MAX = Math.max(ROOM_MIN, envNumber('ROOM_MAX', C.roomSize.max, { integer: true }));
+const MESSAGES = envNumber('MESSAGES', C.messagesPerSession, { min: 1, integer: true });
+const HOLD = __ENV.DURATION || C.hold;
+
+// A member sends one message per think time and one typing frame per message: far below the
+// api's per-connection limits (a burst of 10 messages, 2 per second; typing 2 per second).
+if (C.thinkTimeMs.min + C.typingBeforeSendMs < 1000 / MAX_MEMBER_RATE) {
+  throw new Error(`chat: think time + typing must be at least ${1000 / MAX_MEMBER_RATE} ms`);
+}
+
+/** The longest one session can take (every wait in it is bounded). */
+const SESSION_MAX_MS =
+  TIMING.joinTimeoutMs +
+  C.companyWaitMs +
+  MESSAGES * (C.thinkTimeMs.max + C.typingBeforeSendMs) +
+  2 * TIMING.drainMs +
+  2 * TIMING.replyTimeoutMs +
+  TIMING.settleMs +
+  2000 +
+  C.pauseBetweenSessionsMs.max;
+const GRACE = `${Math.ceil(SESSION_MAX_MS / 1000) + 5}s`;
 
 export const options = {
+  ...COMMON_OPTIONS,
   scenarios: {
     chat: {
       executor: 'ramping-vus',
       startVUs: 0,
       stages: [
-        { duration: '30s', target: VUS },
-        { duration: __ENV.DURATION || C.duration, target: VUS },
-        { duration: '30s', target: 0 },
+        { duration: C.rampUp, target: VUS },
+        { duration: HOLD, target: VUS },
+        { duration: C.rampDown, target: 0 },
       ],
-      gracefulRampDown: '60s',
+      // Longer than one session: a VU asked to stop finishes its session first.
+      gracefulRampDown: GRACE,
+      gracefulStop: GRACE,
     },
   },
-  thresholds: {
-    delivery_latency: [`p(95)<${W.slo.p95Ms}`, `p(99)<${W.slo.p99Ms}`],
-    messages_lost: [{ threshold: 'count==0', abortOnFail: false }],
-    message_delivered: ['rate>0.999'],
-    checks: ['rate>0.99'],
-  },
+  thresholds: commonThresholds({
+    'chat_messages_received{from:others}': ['count>0'],
+  }),
 };
 
-const deliveryLatency = new Trend('delivery_latency', true);
-const messagesLost = new Counter('messages_lost');
-const messagesSent = new Counter('messages_sent');
-const messageDelivered = new Rate('message_delivered');
-const errorFrames = new Counter('error_frames');
+durationSeconds(HOLD); // a bad -e DURATION stops the run here, not halfway
 
-export default function () {
-  const room = `${RUN_ID}-chat-${Math.floor((__VU - 1) / C.membersPerRoom)}`;
-  const name = `u${__VU}-${__ITER}`;
-  const token = credentials(room, name);
-  if (!token) return;
+export function setup() {
+  assertReady();
+  const runId = newRunId();
+  const sizes = roomSizes(VUS, ROOM_MIN, ROOM_MAX);
+  const plan = {
+    runId,
+    profile: PROFILE_NAME,
+    rooms: sizes.map((size, index) => ({ name: roomName(runId, 'chat', index), size })),
+    seats: roundRobin(sizes),
+  };
+  console.log(
+    `chat ${PROFILE_NAME}: run ${runId}, ${VUS} VUs in ${sizes.length} rooms of ` +
+      `${sizes.join(', ')}, ${MESSAGES} messages a session`,
+  );
+  return plan;
+}
 
-  const ws = new WebSocket(socketUrl(room, token));
-  const seqs = seqTracker();
-  const pending = new Set();
-  let sent = 0;
-
-  const sendNext = () => {
-    if (sent >= C.messagesPerSession) {
-      // Give the last echo time to come back, then leave.
-      setTimeout(() => {
-        for (let i = 0; i < pending.size; i += 1) messageDelivered.add(false);
-        messagesLost.add(pending.size + seqs.lost());
-        ws.close();
-      }, 2000);
-      return;
+export default async function (plan) {
+  const room = plan.rooms[plan.seats[(__VU - 1) % plan.seats.length]];
+  const member = new Member(room.name, `vu${__VU}-${__ITER}`);
+  if (await member.join()) {
+    // People drift in: wait (bounded) until the room's other members are here.
+    await member.waitUntil(() => member.roster.size >= room.size, C.companyWaitMs);
+    for (let i = 1; i <= MESSAGES && !member.gone; i += 1) {
+      await sleep(between(C.thinkTimeMs.min, C.thinkTimeMs.max));
+      member.typing(true);
+      await sleep(C.typingBeforeSendMs);
+      await member.send(i === MESSAGES);
     }
-    ws.send(JSON.stringify({ type: FrameType.Typing, typing: true }));
-    setTimeout(() => {
-      sent += 1;
-      const clientId = `${name}-${sent}`;
-      pending.add(clientId);
-      messagesSent.add(1);
-      ws.send(
-        JSON.stringify({
-          type: FrameType.Message,
-          body: probeBody(sent, W.message.bodyBytes),
-          client_id: clientId,
-        }),
-      );
-      setTimeout(sendNext, between(C.thinkTimeMs.min, C.thinkTimeMs.max));
-    }, C.typingBeforeSendMs);
-  };
-
-  ws.onopen = () => {
-    ws.send(JSON.stringify({ type: FrameType.History, count: HISTORY_REQUEST_COUNT }));
-    setTimeout(sendNext, between(C.thinkTimeMs.min, C.thinkTimeMs.max));
-  };
-
-  ws.onmessage = (event) => {
-    const frame = JSON.parse(event.data);
-    if (frame.type === FrameType.Error) {
-      errorFrames.add(1, { code: frame.code });
-      return;
-    }
-    if (frame.type !== FrameType.Message || Array.isArray(frame.messages)) return;
-    seqs.see(frame.seq);
-    const sentAt = probeSentAt(frame.body);
-    if (sentAt !== null) deliveryLatency.add(Date.now() - sentAt);
-    if (frame.client_id !== undefined && pending.delete(frame.client_id)) {
-      messageDelivered.add(true);
-    }
-  };
-
-  ws.onerror = () => {
-    errorFrames.add(1, { code: 'socket' });
-  };
+  }
+  checkSession('chat', await member.finish());
+  await sleep(between(C.pauseBetweenSessionsMs.min, C.pauseBetweenSessionsMs.max));
 }

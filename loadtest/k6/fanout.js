@@ -1,98 +1,135 @@
-// Fan-out: big rooms. MEMBERS members join each of ROOMS rooms; SENDERS of each room send RATE
-// messages per second in total for HOLD seconds; every member measures delivery latency and
-// counts gaps in the room's seq. Shares its sizes with the bench (workloads.json → fanout).
+// Fan-out: one or a few big rooms. MEMBERS members join each of ROOMS rooms (one VU each), spread
+// over JOIN_SPREAD_MS. A barrier: nobody sends until the whole room is present (its presence
+// frames name every member; bounded by `joinTimeoutMs` from the start of the run). Then the first
+// SENDERS members of each room send RATE messages per second in total for HOLD seconds, at random
+// phases; each sender's last message is marked. Every member counts every message and stays until
+// the last message of every sender arrived (bounded), so each message is expected at every
+// member: received = sent × members exactly, and any shortfall is in chat_messages_lost.
 //
-//   k6 run -e BASE_URL=http://127.0.0.1:8080 -e RATE=40 loadtest/k6/fanout.js
-/* global __ENV, __VU, open */
-import { Counter, Trend } from 'k6/metrics';
-import { clearInterval, setInterval, setTimeout } from 'k6/timers';
-import { WebSocket } from 'k6/websockets';
-import { credentials, probeBody, probeSentAt, RUN_ID, seqTracker, socketUrl } from './lib.js';
-import { FrameType } from './protocol.js';
+// A sender sends at most 1.6 messages per second (80 % of the api's default MESSAGES_PER_SECOND,
+// and never two within 500 ms): a higher RATE gets more senders, never faster ones.
+//
+//   k6 run -e BASE_URL=http://127.0.0.1:8080 -e PROFILE=smoke loadtest/k6/fanout.js
+//   k6 run -e BASE_URL=http://127.0.0.1:8080 -e MEMBERS=500 -e RATE=80 loadtest/k6/fanout.js
+/* global __VU */
+import { Counter } from 'k6/metrics';
+import {
+  assertReady,
+  checkSession,
+  COMMON_OPTIONS,
+  commonThresholds,
+  envNumber,
+  MAX_MEMBER_RATE,
+  Member,
+  newRunId,
+  PROFILE,
+  PROFILE_NAME,
+  roomName,
+  sleep,
+  TIMING,
+} from './lib.js';
 
-const W = JSON.parse(open('../workloads/workloads.json'));
-const F = W.fanout;
-const ROOMS = Number(__ENV.ROOMS || F.rooms);
-const MEMBERS = Number(__ENV.MEMBERS || F.members);
-const SENDERS = Number(__ENV.SENDERS || F.senders);
-const RATE = Number(__ENV.RATE || F.roomMessagesPerSecond[2]);
-const HOLD_S = Number(__ENV.HOLD || 60);
-/** Senders wait this long so every member has joined before the first message. */
-const JOIN_MS = Number(__ENV.JOIN_MS || 15000);
+const F = PROFILE.fanout;
+const ROOMS = envNumber('ROOMS', F.rooms, { min: 1, integer: true });
+const MEMBERS = envNumber('MEMBERS', F.members, { min: 2, integer: true });
+const RATE = envNumber('RATE', F.roomMessagesPerSecond, { min: 0.1 });
+const HOLD_S = envNumber('HOLD', F.holdSeconds, { min: 1 });
+const JOIN_TIMEOUT_MS = envNumber('JOIN_TIMEOUT_MS', F.joinTimeoutMs, { min: 1000 });
+/** Members arrive spread over this long, not all in the same millisecond. */
+const JOIN_SPREAD_MS = Math.min(JOIN_TIMEOUT_MS / 2, envNumber('JOIN_SPREAD_MS', F.joinSpreadMs));
+/** Enough senders that none sends faster than the api lets one connection send. */
+const SENDERS = Math.max(
+  envNumber('SENDERS', F.senders, { min: 1, integer: true }),
+  Math.ceil(RATE / MAX_MEMBER_RATE - 1e-9),
+);
+if (SENDERS > MEMBERS) {
+  throw new Error(
+    `fanout: RATE=${RATE} needs ${SENDERS} senders at ${MAX_MEMBER_RATE}/s each, ` +
+      `more than MEMBERS=${MEMBERS}`,
+  );
+}
+/** Each sender sends this many messages, one every INTERVAL_MS. */
+const PER_SENDER = Math.max(1, Math.round((HOLD_S * RATE) / SENDERS));
+const INTERVAL_MS = (1000 * SENDERS) / RATE;
+/** After the barrier: sending, then the wait for every sender's last message. */
+const SEND_MS = PER_SENDER * INTERVAL_MS;
+const END_WAIT_MS = SEND_MS + INTERVAL_MS + TIMING.drainMs + 5000;
+
+const MAX_DURATION_S = Math.ceil(
+  (JOIN_TIMEOUT_MS +
+    END_WAIT_MS +
+    2 * TIMING.drainMs +
+    2 * TIMING.replyTimeoutMs +
+    TIMING.settleMs +
+    5000) /
+    1000,
+);
 
 export const options = {
+  ...COMMON_OPTIONS,
   scenarios: {
     fanout: {
       executor: 'per-vu-iterations',
       vus: ROOMS * MEMBERS,
       iterations: 1,
-      maxDuration: `${Math.ceil(JOIN_MS / 1000) + HOLD_S + 60}s`,
+      maxDuration: `${MAX_DURATION_S}s`,
+      gracefulStop: '10s',
     },
   },
-  thresholds: {
-    delivery_latency: [`p(95)<${W.slo.p95Ms}`, `p(99)<${W.slo.p99Ms}`],
-    messages_lost: ['count==0'],
-    messages_received: ['count>0'],
-    checks: ['rate>0.99'],
-  },
+  thresholds: commonThresholds({
+    'chat_messages_received{from:others}': ['count>0'],
+    chat_barrier_timeouts: ['count==0'],
+  }),
 };
 
-const deliveryLatency = new Trend('delivery_latency', true);
-const messagesLost = new Counter('messages_lost');
-const messagesReceived = new Counter('messages_received');
-const messagesSent = new Counter('messages_sent');
+/** Members that gave up waiting for the whole room before sending or for the senders to end. */
+const barrierTimeouts = new Counter('chat_barrier_timeouts');
 
-export default function () {
+export function setup() {
+  assertReady();
+  const runId = newRunId();
+  const rooms = Array.from({ length: ROOMS }, (_, index) => roomName(runId, 'fanout', index));
+  console.log(
+    `fanout ${PROFILE_NAME}: run ${runId}, ${ROOMS} room(s) × ${MEMBERS} members, ` +
+      `${SENDERS} senders × ${PER_SENDER} messages (${RATE}/s per room for ${HOLD_S} s)`,
+  );
+  return { runId, rooms, startedAt: Date.now() };
+}
+
+const senderName = (index) => `fan${index}`;
+
+export default async function (plan) {
   const index = __VU - 1;
-  const room = `${RUN_ID}-fanout-${index % ROOMS}`;
-  const member = Math.floor(index / ROOMS);
-  const name = `m${member}`;
-  const token = credentials(room, name);
-  if (!token) return;
-
-  const ws = new WebSocket(socketUrl(room, token));
-  const seqs = seqTracker();
-  let n = 0;
-
-  ws.onopen = () => {
-    let interval = null;
-    if (member < SENDERS) {
-      setTimeout(() => {
-        interval = setInterval(
-          () => {
-            n += 1;
-            messagesSent.add(1);
-            ws.send(
-              JSON.stringify({
-                type: FrameType.Message,
-                body: probeBody(n, W.message.bodyBytes),
-                client_id: `${name}-${n}`,
-              }),
-            );
-          },
-          (1000 * SENDERS) / RATE,
-        );
-      }, JOIN_MS);
-    }
-    setTimeout(
-      () => {
-        if (interval !== null) clearInterval(interval);
-        // Let the last messages arrive before counting what is missing.
-        setTimeout(() => {
-          messagesLost.add(seqs.lost());
-          ws.close();
-        }, 3000);
-      },
-      JOIN_MS + HOLD_S * 1000,
+  const room = plan.rooms[index % ROOMS];
+  const memberNo = Math.floor(index / ROOMS);
+  await sleep(plan.startedAt + (JOIN_SPREAD_MS * memberNo) / MEMBERS - Date.now());
+  const member = new Member(room, senderName(memberNo));
+  const joined = await member.join(plan.startedAt + JOIN_TIMEOUT_MS - Date.now());
+  if (joined) {
+    // The barrier: the whole room is here (bounded by the join deadline of the run).
+    const full = await member.waitUntil(
+      () => member.roster.size >= MEMBERS,
+      plan.startedAt + JOIN_TIMEOUT_MS - Date.now(),
     );
-  };
-
-  ws.onmessage = (event) => {
-    const frame = JSON.parse(event.data);
-    if (frame.type !== FrameType.Message || Array.isArray(frame.messages)) return;
-    seqs.see(frame.seq);
-    messagesReceived.add(1);
-    const sentAt = probeSentAt(frame.body);
-    if (sentAt !== null) deliveryLatency.add(Date.now() - sentAt);
-  };
+    if (!full) barrierTimeouts.add(1, { at: 'start' });
+    const start = Date.now();
+    if (memberNo < SENDERS) {
+      // Random phase, then one message every INTERVAL_MS, timed from the start (no drift).
+      const phase = Math.random() * INTERVAL_MS;
+      for (let k = 0; k < PER_SENDER && !member.gone; k += 1) {
+        await sleep(start + phase + k * INTERVAL_MS - Date.now());
+        await member.send(k === PER_SENDER - 1);
+      }
+    }
+    // Everyone stays until the last message of every sender that was here has arrived.
+    const senders = Array.from({ length: SENDERS }, (_, i) => senderName(i)).filter((name) =>
+      member.roster.has(name),
+    );
+    const allDone = await member.waitUntil(
+      () => senders.every((name) => member.lastFrom.has(name) || !member.roster.has(name)),
+      start + END_WAIT_MS - Date.now(),
+    );
+    if (!allDone) barrierTimeouts.add(1, { at: 'end' });
+  }
+  checkSession('fanout', await member.finish());
 }

@@ -1,80 +1,121 @@
-// Connection soak: CONNECTIONS sockets ramp up, each idles in a room of `members` with a heartbeat
-// every PING_INTERVAL_MS, and stays HOLD seconds. Fails on slow connects, failed heartbeats or
-// connections the server drops. Shares its sizes with the bench (workloads.json → idle).
+// Connection soak: CONNECTIONS members, idle-ish, held a long time. setup() fixes the run's clock;
+// member k opens its socket at k / CONNECTIONS of RAMP into the run (rooms of ROOM_SIZE, seated
+// round-robin), sends a heartbeat (frame 6) every HEARTBEAT_MS and now and then a message, until
+// RAMP + HOLD, when everyone stops sending; then each member waits for its own messages, reads the
+// room's last seq and leaves. Nothing is ever retried in a tight loop: a closed socket reconnects
+// like the web client does (5 s ± 20 %, at once with up to 1 s of jitter after 1012, new
+// credentials after 4401, at most 10 in a row), then fetches what it missed with history `after`
+// its last seq (chat_messages_recovered, not loss); failed credential calls back off (1 s, 2 s,
+// 4 s … ± 20 %, Retry-After on 429) and give up after a few.
 //
-//   k6 run -e BASE_URL=http://127.0.0.1:8080 -e CONNECTIONS=2000 loadtest/k6/soak.js
-/* global __ENV, __VU, open */
-import { Counter, Trend } from 'k6/metrics';
-import { clearInterval, setInterval, setTimeout } from 'k6/timers';
-import { WebSocket } from 'k6/websockets';
-import { credentials, RUN_ID, socketUrl } from './lib.js';
-import { FrameType, PING_INTERVAL_MS } from './protocol.js';
+// One VU holds CONNECTIONS_PER_VU members (each its own socket), so thousands of connections do
+// not need thousands of VUs.
+//
+//   k6 run -e BASE_URL=http://127.0.0.1:8080 -e PROFILE=smoke loadtest/k6/soak.js
+//   k6 run -e BASE_URL=http://127.0.0.1:8080 -e CONNECTIONS=2000 -e HOLD=600 loadtest/k6/soak.js
+/* global __VU */
+import { clearInterval, setInterval } from 'k6/timers';
+import {
+  assertReady,
+  between,
+  checkSession,
+  COMMON_OPTIONS,
+  commonThresholds,
+  envNumber,
+  MAX_MEMBER_RATE,
+  Member,
+  newRunId,
+  PROFILE,
+  PROFILE_NAME,
+  roomName,
+  sleep,
+  SLO,
+  TIMING,
+} from './lib.js';
 
-const W = JSON.parse(open('../workloads/workloads.json'));
-const I = W.idle;
-const CONNECTIONS = Number(__ENV.CONNECTIONS || I.connections);
-const HOLD_S = Number(__ENV.HOLD || I.holdSeconds);
-const RAMP = __ENV.RAMP || '60s';
+const S = PROFILE.soak;
+const CONNECTIONS = envNumber('CONNECTIONS', S.connections, { min: 1, integer: true });
+const PER_VU = Math.min(
+  CONNECTIONS,
+  envNumber('CONNECTIONS_PER_VU', S.connectionsPerVu, { min: 1, integer: true }),
+);
+const VUS = Math.ceil(CONNECTIONS / PER_VU);
+const ROOM_SIZE = envNumber('ROOM_SIZE', S.roomSize, { min: 1, integer: true });
+const ROOMS = Math.ceil(CONNECTIONS / ROOM_SIZE);
+const RAMP_MS = 1000 * envNumber('RAMP', S.rampSeconds, { min: 0 });
+const HOLD_MS = 1000 * envNumber('HOLD', S.holdSeconds, { min: 1 });
+const HEARTBEAT_MS = envNumber('HEARTBEAT_MS', S.heartbeatMs, { min: 1000 });
+const MESSAGE_EVERY = S.messageEveryMs;
+const MAX_UNEXPECTED_CLOSES = envNumber('MAX_UNEXPECTED_CLOSES', 0, { integer: true });
+if (MESSAGE_EVERY.min < 1000 / MAX_MEMBER_RATE) {
+  throw new Error(`soak: messageEveryMs.min must be at least ${1000 / MAX_MEMBER_RATE} ms`);
+}
+
+const MAX_DURATION_S = Math.ceil(
+  (RAMP_MS +
+    HOLD_MS +
+    TIMING.joinTimeoutMs +
+    2 * TIMING.drainMs +
+    2 * TIMING.replyTimeoutMs +
+    TIMING.settleMs +
+    10000) /
+    1000,
+);
 
 export const options = {
+  ...COMMON_OPTIONS,
   scenarios: {
     soak: {
-      executor: 'ramping-vus',
-      startVUs: 0,
-      stages: [
-        { duration: RAMP, target: CONNECTIONS },
-        { duration: `${HOLD_S}s`, target: CONNECTIONS },
-      ],
-      gracefulRampDown: `${HOLD_S + 30}s`,
+      executor: 'per-vu-iterations',
+      vus: VUS,
+      iterations: 1,
+      maxDuration: `${MAX_DURATION_S}s`,
+      gracefulStop: '10s',
     },
   },
-  thresholds: {
-    ws_connect_time: ['p(95)<1000', 'p(99)<3000'],
-    heartbeat_rtt: [`p(99)<${W.slo.p99Ms}`],
-    unexpected_closes: ['count==0'],
-    checks: ['rate>0.99'],
-  },
+  thresholds: commonThresholds({
+    chat_unexpected_closes: [`count<=${MAX_UNEXPECTED_CLOSES}`],
+    chat_heartbeat_rtt: [`p(99)<${SLO.p99Ms}`],
+    chat_heartbeats_missed: ['count==0'],
+  }),
 };
 
-const connectTime = new Trend('ws_connect_time', true);
-const heartbeatRtt = new Trend('heartbeat_rtt', true);
-const unexpectedCloses = new Counter('unexpected_closes');
+export function setup() {
+  assertReady();
+  const runId = newRunId();
+  const rooms = Array.from({ length: ROOMS }, (_, index) => roomName(runId, 'soak', index));
+  console.log(
+    `soak ${PROFILE_NAME}: run ${runId}, ${CONNECTIONS} connections (${VUS} VUs × ${PER_VU}) in ` +
+      `${ROOMS} rooms of ≤ ${ROOM_SIZE}, ramp ${RAMP_MS / 1000} s, hold ${HOLD_MS / 1000} s`,
+  );
+  return { runId, rooms, startedAt: Date.now() };
+}
 
-export default function () {
-  const room = `${RUN_ID}-soak-${Math.floor((__VU - 1) / I.members)}`;
-  const name = `s${__VU}`;
-  const token = credentials(room, name);
-  if (!token) return;
-
-  const started = Date.now();
-  const ws = new WebSocket(socketUrl(room, token));
-  let closing = false;
-  let pingSentAt = 0;
-  let interval = null;
-
-  ws.onopen = () => {
-    connectTime.add(Date.now() - started);
-    interval = setInterval(() => {
-      pingSentAt = Date.now();
-      ws.send(JSON.stringify({ type: FrameType.Heartbeat }));
-    }, PING_INTERVAL_MS);
-    setTimeout(() => {
-      closing = true;
-      clearInterval(interval);
-      ws.close();
-    }, HOLD_S * 1000);
-  };
-
-  ws.onmessage = (event) => {
-    const frame = JSON.parse(event.data);
-    if (frame.type === FrameType.Heartbeat && pingSentAt > 0) {
-      heartbeatRtt.add(Date.now() - pingSentAt);
-      pingSentAt = 0;
+/** One connection's whole life: stagger in, idle with heartbeats and a few messages, leave. */
+async function connection(plan, index) {
+  const stopAt = plan.startedAt + RAMP_MS + HOLD_MS;
+  await sleep(plan.startedAt + (RAMP_MS * index) / CONNECTIONS - Date.now());
+  const room = plan.rooms[index % ROOMS];
+  const member = new Member(room, `idle${Math.floor(index / ROOMS)}`, { deadline: stopAt });
+  if (await member.join()) {
+    const heartbeats = setInterval(() => member.heartbeat(), HEARTBEAT_MS);
+    for (;;) {
+      const next = Date.now() + between(MESSAGE_EVERY.min, MESSAGE_EVERY.max);
+      if (next >= stopAt || member.gone) break;
+      await sleep(next - Date.now());
+      await member.send();
     }
-  };
+    await sleep(stopAt - Date.now());
+    clearInterval(heartbeats);
+  }
+  checkSession('soak', await member.finish());
+}
 
-  ws.onclose = () => {
-    if (interval !== null) clearInterval(interval);
-    if (!closing) unexpectedCloses.add(1);
-  };
+export default async function (plan) {
+  const first = (__VU - 1) * PER_VU;
+  const mine = [];
+  for (let index = first; index < Math.min(first + PER_VU, CONNECTIONS); index += 1) {
+    mine.push(connection(plan, index));
+  }
+  await Promise.all(mine);
 }

@@ -22,6 +22,30 @@ export const CloseCode = {
 
 export type CloseCode = (typeof CloseCode)[keyof typeof CloseCode];
 
+/** The reason texts sent with a close (each well under the 123-byte limit), written once. */
+export const CloseReason = {
+  /** 4401: the token or ticket is missing, bad, expired or for another room. */
+  Unauthorized: 'Unauthorized',
+  /** 1008: a browser `Origin` that is not allowed. */
+  OriginNotAllowed: 'Origin not allowed',
+  /** 1008: an upgrade on a path that is not a room socket. */
+  NotARoomSocket: 'Not a room socket',
+  /** 1012: the replica is draining or shutting down. */
+  Restarting: 'Server restarting',
+  /** 1013: over the per-IP connection cap. */
+  TooManyConnections: 'Too many connections',
+  /** 1013: more than the send buffer limit waits to be sent to the client. */
+  ReadingTooSlowly: 'Reading too slowly',
+  /** 1013: joining the room failed because storage is unavailable. */
+  StorageUnavailable: 'Storage unavailable',
+  /** 4429: repeated rate-limit abuse. */
+  RateLimitExceeded: 'Rate limit exceeded',
+  /** 1000 from a client: the user left the room. */
+  LeavingRoom: 'Leaving the room',
+} as const;
+
+export type CloseReason = (typeof CloseReason)[keyof typeof CloseReason];
+
 /**
  * What a client does after a close:
  * - `reauthenticate`: request new credentials, never retry blindly with the same token;

@@ -152,6 +152,18 @@ export const BINARY_FRAME_ERROR: FrameError = {
   message: FrameErrorMessage.binary,
 };
 
+/** The error to answer a frame over its rate limit with. */
+export const RATE_LIMITED_ERROR: FrameError = {
+  code: ErrorCode.RateLimited,
+  message: FrameErrorMessage.rateLimited,
+};
+
+/** The error to answer a frame with when the server could not do what it asked (storage down). */
+export const UNAVAILABLE_ERROR: FrameError = {
+  code: ErrorCode.Unavailable,
+  message: FrameErrorMessage.unavailable,
+};
+
 /**
  * The error frame for an error; `clientId` (or the error's own `client_id`) is the valid
  * `client_id` of the frame it answers, if that frame carried one.

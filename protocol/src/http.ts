@@ -66,6 +66,16 @@ export interface ApiErrorBody {
   message: string | string[];
 }
 
+// The `message` of the API's error answers (besides the validation texts), written once.
 export const NAME_TAKEN_MESSAGE = 'That name is already taken in this room';
 export const RATE_LIMITED_MESSAGE = 'Too many requests; please try again shortly';
 export const STORAGE_UNAVAILABLE_MESSAGE = 'Chat is briefly unavailable; please try again';
+/** 400: a body that is not a JSON object. */
+export const BODY_NOT_OBJECT_MESSAGE = 'The request body must be a JSON object';
+/** 500: anything unexpected; never a detail. */
+export const SERVER_ERROR_MESSAGE = 'Something went wrong on our side';
+/** 503 from `GET /api/health/ready`: the replica is draining, or cannot reach its storage. */
+export const DRAINING_MESSAGE = 'Draining';
+export const STORAGE_UNREACHABLE_MESSAGE = 'Storage unreachable';
+/** 503 from the load balancer when no replica answers. */
+export const RESTARTING_MESSAGE = 'Taco Chat is restarting; please try again shortly';

@@ -9,6 +9,9 @@ describe('@taco/protocol public surface', () => {
     'encodeFrame',
     'errorFrame',
     'BINARY_FRAME_ERROR',
+    'RATE_LIMITED_ERROR',
+    'UNAVAILABLE_ERROR',
+    'CloseReason',
     'FrameErrorMessage',
     'FrameType',
     'CLIENT_FRAME_TYPES',
@@ -31,6 +34,7 @@ describe('@taco/protocol public surface', () => {
     'validateUserName',
     'normalizeUserName',
     'userNameKey',
+    'isSameUserName',
     'codePointLength',
     'FORBIDDEN_NAME_CHARACTERS',
   ])('exports %s', (name) => {

@@ -4,6 +4,7 @@ import {
   ValidationMessage,
   codePointLength,
   normalizeUserName,
+  isSameUserName,
   userNameKey,
   validateRoomName,
   validateUserName,
@@ -268,6 +269,13 @@ describe('normalizeUserName', () => {
     ['\u00A0\u3000bob\u2028', 'bob'],
   ])('%j becomes %j', (raw, normalized) => {
     expect(normalizeUserName(raw)).toBe(normalized);
+  });
+});
+
+describe('isSameUserName', () => {
+  test('tells the same participant by trimmed, case-insensitive name', () => {
+    expect(isSameUserName(' Ann Lee ', 'ann lee')).toBe(true);
+    expect(isSameUserName('Ann', 'Anne')).toBe(false);
   });
 });
 

@@ -72,6 +72,11 @@ export function userNameKey(name: string): string {
   return normalizeUserName(name).toLowerCase();
 }
 
+/** Whether two user names name the same participant (trimmed, case-insensitive): "is this me?". */
+export function isSameUserName(a: string, b: string): boolean {
+  return userNameKey(a) === userNameKey(b);
+}
+
 /** The first problem with a user name (judged after trimming), or `null` when it is valid. */
 export function validateUserName(value: unknown): ValidationMessage | null {
   if (value === undefined || value === null) return ValidationMessage.UserNameTooShort;

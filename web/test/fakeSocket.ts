@@ -1,6 +1,6 @@
 import { encodeFrame, type ServerFrame } from '@taco/protocol';
 import type { SocketConnection, SocketFactory, SocketHandlers } from '../src/socket/socketFactory';
-import type { SocketDeps } from '../src/socket/socketMiddleware';
+import type { SocketDeps } from '../src/socket/socketDeps';
 
 /** One fake connection: records what the client sent and lets a test play the server. */
 export class FakeSocket implements SocketConnection {

@@ -5,7 +5,7 @@ import { Provider } from 'react-redux';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
 import { App } from '../src/app/App';
 import { type AppStore, makeStore, type RootState } from '../src/app/store';
-import type { SocketDeps } from '../src/socket/socketMiddleware';
+import type { SocketDeps } from '../src/socket/socketDeps';
 import { fakeSocketDeps } from './fakeSocket';
 import { memoryStorage } from './memoryStorage';
 

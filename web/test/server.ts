@@ -4,7 +4,7 @@ import { setupServer } from 'msw/node';
 
 export const API = 'http://localhost';
 
-/** The HTTP API of DESIGN.md §2 as tests need it; tests override handlers per case. */
+/** The HTTP API (protocol/src/http.ts) as tests need it; tests override handlers per case. */
 export const handlers = [
   http.post(`${API}${ApiPath.createRoom}`, async ({ request }) => {
     const body = (await request.json()) as { room_id: string; sender: string };

@@ -35,12 +35,12 @@ export interface HistoryPage {
 }
 
 /**
- * A frame for every connection in a room, serialized once by the replica that published it.
+ * Something for every connection in a room, serialized once by the replica that published it.
  * `except` names a sender whose own connections skip it (typing is for the others).
  */
 export interface RoomEvent {
-  /** The frame's JSON text, as a string or as the UTF-8 bytes it arrived in. */
-  frame: string | Buffer;
+  /** A server frame's JSON text, as a string or as the UTF-8 bytes it arrived in. */
+  payload: string | Buffer;
   except?: string;
 }
 
@@ -57,11 +57,11 @@ export abstract class ChatBus {
    * A room whose `seq` starts (again) gets a new epoch in the same step.
    */
   abstract append(room: string, draft: MessageDraft): Promise<StoredMessage>;
-  /** Empties the room's history and publishes the cleared frame: one atomic step. */
+  /** Empties the room's history and publishes that it was cleared: one atomic step. */
   abstract clear(room: string, sender: string): Promise<void>;
   /** The room's history; a room with no `seq` yet starts one, and its epoch, here. */
   abstract history(room: string, query: HistoryQuery): Promise<HistoryPage>;
-  /** Publishes a frame that is not stored (typing, presence). */
+  /** Publishes an event that is not stored (typing, presence). */
   abstract publish(room: string, event: RoomEvent): Promise<void>;
   /** Starts delivering the room's events to this replica. */
   abstract subscribe(room: string): Promise<void>;

@@ -1,5 +1,11 @@
 import { type Writable } from 'node:stream';
-import { CloseCode, encodeFrame, SEND_BUFFER_MAX_BYTES, type ServerFrame } from '@taco/protocol';
+import {
+  CloseCode,
+  CloseReason,
+  encodeFrame,
+  SEND_BUFFER_MAX_BYTES,
+  type ServerFrame,
+} from '@taco/protocol';
 import { WebSocket } from 'ws';
 import { TokenBucket } from '../common/token-bucket';
 import { type AppConfig } from '../config/app-config';
@@ -16,14 +22,30 @@ export type ConnectionLimits = Pick<
   | 'historyRequests'
   | 'historyWindowMs'
   | 'strikesBeforeClose'
+  | 'strikesForgivenPerSecond'
 >;
 
-const STRIKES_FORGIVEN_PER_SECOND = 1;
+/** The connection of each open socket, for the listeners every socket shares. */
+const bySocket = new WeakMap<WebSocket, ChatConnection>();
+
+/** Shared by every socket (ws calls listeners with the socket as `this`): a pong came back. */
+function onPong(this: WebSocket): void {
+  const connection = bySocket.get(this);
+  if (connection) connection.missedPongs = 0;
+}
+
+/** Shared by every socket: keeps the close code for the connection's log line. */
+function onClose(this: WebSocket, code: number): void {
+  const connection = bySocket.get(this);
+  if (connection) connection.closeCode = code;
+}
 
 /** One authenticated WebSocket in one room, with its own rate limits. */
 export class ChatConnection {
   /** Resolves once the connection has joined its room; frames wait for it. */
   joined: Promise<void> = Promise.resolve();
+  /** True once `joined` has resolved: frames need not wait any more. */
+  inRoom = false;
   missedPongs = 0;
   /** The close code, once the socket has closed (for the connection's log line). */
   closeCode: number | undefined;
@@ -49,6 +71,24 @@ export class ChatConnection {
   ) {
     this.openedAt = now;
     this.messages = new TokenBucket(limits.messageBurst, limits.messagesPerSecond, now);
+    bySocket.set(socket, this);
+    socket.on('pong', onPong);
+    socket.on('close', onClose);
+  }
+
+  /** The connection a socket was admitted as, if it was. */
+  static of(socket: WebSocket): ChatConnection | undefined {
+    return bySocket.get(socket);
+  }
+
+  /** Waits until the connection is in its room (see `inRoom`); false if joining failed. */
+  async waitUntilInRoom(): Promise<boolean> {
+    try {
+      await this.joined;
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   get isOpen(): boolean {
@@ -77,11 +117,8 @@ export class ChatConnection {
 
   /** Counts a rate-limited frame; false once the connection has had too many. */
   strike(now: number): boolean {
-    this.strikes ??= new TokenBucket(
-      this.limits.strikesBeforeClose,
-      STRIKES_FORGIVEN_PER_SECOND,
-      now,
-    );
+    const { strikesBeforeClose, strikesForgivenPerSecond } = this.limits;
+    this.strikes ??= new TokenBucket(strikesBeforeClose, strikesForgivenPerSecond, now);
     return this.strikes.take(now);
   }
 
@@ -99,15 +136,18 @@ export class ChatConnection {
     // First, so that bytes the turn held back and has now sent are not taken for a backlog.
     turn?.hold(this.transport);
     if (this.socket.bufferedAmount > SEND_BUFFER_MAX_BYTES) {
-      this.close(CloseCode.TryAgainLater, 'Reading too slowly');
+      this.close(CloseCode.TryAgainLater, CloseReason.ReadingTooSlowly);
       return false;
     }
     this.transport.write(wire);
     return true;
   }
 
-  send(frame: ServerFrame): void {
-    if (this.writeFrame(textFrame(encodeFrame(frame)))) this.metrics.framesOut.inc();
+  /** Sends one frame to this connection alone; returns whether it went out. */
+  send(frame: ServerFrame): boolean {
+    if (!this.writeFrame(textFrame(encodeFrame(frame)))) return false;
+    this.metrics.framesOut.inc();
+    return true;
   }
 
   ping(): void {

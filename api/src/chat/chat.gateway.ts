@@ -4,73 +4,108 @@ import { type BeforeApplicationShutdown, Logger } from '@nestjs/common';
 import {
   type OnGatewayConnection,
   type OnGatewayDisconnect,
-  type OnGatewayInit,
   WebSocketGateway,
 } from '@nestjs/websockets';
 import {
   type ClientFrame,
-  type ClientHistoryFrame,
-  type ClientMessageFrame,
-  type ClientTypingFrame,
   CloseCode,
-  encodeFrame,
-  ErrorCode,
+  CloseReason,
   errorFrame,
   type ErrorFrame,
-  FrameErrorMessage,
   FrameType,
   type HeartbeatFrame,
-  MISSED_PONGS_LIMIT,
-  parseSocketPath,
-  type ServerHistoryFrame,
+  RATE_LIMITED_ERROR,
+  UNAVAILABLE_ERROR,
 } from '@taco/protocol';
 import { type WebSocket } from 'ws';
 import { ChatBus } from '../bus/chat-bus.port';
 import { PresenceStore } from '../bus/presence.port';
-import { ClientIpResolver } from '../common/client-ip';
+import { presenceEvent, typingEvent } from '../bus/room-events';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
 import { HealthService } from '../health/health.service';
 import { MetricsService } from '../metrics/metrics.service';
-import { RoomTokenService } from '../rooms/room-token.service';
 import { ChatConnection } from './chat-connection';
-import { ConnectionLimiter } from './connection-limiter';
+import { ConnectionAdmission } from './connection-admission';
+import { ConnectionLog } from './connection-log';
 import { type FrameReply, RoomFrameHandler } from './room-frame-handler';
 import { RoomHub } from './room-hub.service';
 
 const DRAIN_TIMEOUT_MS = 3000;
-/** Sockets pinged per turn of the event loop. */
-const PINGS_PER_TURN = 256;
-
-const unavailable = (clientId?: string): ErrorFrame =>
-  errorFrame({ code: ErrorCode.Unavailable, message: FrameErrorMessage.unavailable }, clientId);
 const HEARTBEAT: HeartbeatFrame = { type: FrameType.Heartbeat };
 
+/** A client frame other than a heartbeat (which is answered at once, see `handleFrame`). */
+type RoomFrame = Exclude<ClientFrame, HeartbeatFrame>;
+
+/** What one type of frame does between the steps every frame shares (see `handle`). */
+interface FrameRoute<F extends RoomFrame> {
+  /** Takes from the connection's budget for this frame; false when it is rate limited. */
+  allow(connection: ChatConnection, now: number): boolean;
+  /** Does what the frame asks; the answer goes to the sender alone. */
+  act(connection: ChatConnection, frame: F, now: number): Promise<FrameReply | void>;
+  /** What failed, for the log, when `act` throws. */
+  failure: string;
+}
+
+type FrameRoutes = { [T in RoomFrame['type']]: FrameRoute<Extract<RoomFrame, { type: T }>> };
+
 /**
- * The room socket `/api/room/:room_id/ws?token=…`: authenticates at connect, keeps presence,
- * and turns client frames (decoded by `RoomWsAdapter`) into stored messages, relayed typing,
- * clears and history replies. Outbound delivery does not pass through here: it goes
- * bus → `RoomHub` → sockets.
+ * The room socket `/api/room/:room_id/ws?token=…`: admits a socket (`ConnectionAdmission`), keeps
+ * presence as it joins and leaves, turns client frames (decoded by `RoomWsAdapter`) into stored
+ * messages, relayed typing, clears and history replies, and drains on shutdown. Outbound delivery
+ * does not pass through here: it goes bus → `RoomHub` → sockets.
  */
 @WebSocketGateway()
 export class ChatGateway
-  implements
-    RoomFrameHandler,
-    OnGatewayInit,
-    OnGatewayConnection,
-    OnGatewayDisconnect,
-    BeforeApplicationShutdown
+  implements RoomFrameHandler, OnGatewayConnection, OnGatewayDisconnect, BeforeApplicationShutdown
 {
   private readonly logger = new Logger(ChatGateway.name);
-  /** One line per connection opened, refused or closed: room, replica, code, duration; never a token. */
-  private readonly connectionLog = new Logger('Connection');
-  private readonly connections = new WeakMap<WebSocket, ChatConnection>();
+  private readonly log: ConnectionLog;
   private nextId = 0;
-  /** Shared by every socket (ws calls it with the socket as `this`). */
-  private readonly onPong: (this: WebSocket) => void;
-  private readonly onClose: (this: WebSocket, code: number) => void;
-  private pinger: NodeJS.Timeout | undefined;
-  private pinging = false;
+
+  /** Each frame type's own step; made once, so a frame costs no closure. */
+  private readonly routes: FrameRoutes = {
+    [FrameType.Message]: {
+      allow: (connection, now) => connection.allowMessage(now),
+      act: async (connection, frame, now) => {
+        await this.bus.append(connection.room, {
+          sender: connection.name,
+          body: frame.body,
+          timestamp: now / 1000,
+          clientId: frame.client_id,
+        });
+      },
+      failure: 'Storing a message failed',
+    },
+    [FrameType.Typing]: {
+      allow: (connection, now) => connection.allowTyping(now),
+      act: (connection, frame) =>
+        this.bus.publish(
+          connection.room,
+          typingEvent(connection.room, connection.name, frame.typing),
+        ),
+      failure: 'Relaying typing failed',
+    },
+    [FrameType.Clear]: {
+      // A clear counts as a message.
+      allow: (connection, now) => connection.allowMessage(now),
+      act: (connection) => this.bus.clear(connection.room, connection.name),
+      failure: 'Clearing a room failed',
+    },
+    [FrameType.History]: {
+      allow: (connection, now) => connection.allowHistory(now),
+      act: async (connection, frame) => {
+        const { room } = connection;
+        const page = await this.bus.history(room, {
+          count: frame.count,
+          after: frame.after,
+          epoch: frame.epoch,
+        });
+        return { type: FrameType.Message, room, ...page };
+      },
+      failure: 'Reading history failed',
+    },
+  };
 
   constructor(
     private readonly config: AppConfig,
@@ -78,108 +113,42 @@ export class ChatGateway
     private readonly bus: ChatBus,
     private readonly presence: PresenceStore,
     private readonly hub: RoomHub,
-    private readonly tokens: RoomTokenService,
-    private readonly limiter: ConnectionLimiter,
-    private readonly clientIp: ClientIpResolver,
+    private readonly admission: ConnectionAdmission,
     private readonly health: HealthService,
     private readonly metrics: MetricsService,
   ) {
-    const connections = this.connections;
-    this.onPong = function (this: WebSocket) {
-      const connection = connections.get(this);
-      if (connection) connection.missedPongs = 0;
-    };
-    this.onClose = function (this: WebSocket, code: number) {
-      const connection = connections.get(this);
-      if (connection) connection.closeCode = code;
-    };
-  }
-
-  afterInit(): void {
-    this.pinger = setInterval(() => void this.pingAll(), this.config.pingIntervalMs);
-    this.pinger.unref();
-  }
-
-  /**
-   * Drops connections that missed too many pongs, and pings the rest, a slice per turn of the
-   * event loop so that a round over many thousands of sockets never holds up chat frames.
-   */
-  private async pingAll(): Promise<void> {
-    if (this.pinging) return;
-    this.pinging = true;
-    try {
-      let done = 0;
-      for (const connection of [...this.hub.connections()]) {
-        if (connection.missedPongs >= MISSED_PONGS_LIMIT) {
-          this.metrics.closes.inc('timeout');
-          connection.terminate();
-        } else {
-          connection.missedPongs++;
-          connection.ping();
-        }
-        if (++done % PINGS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
-      }
-    } finally {
-      this.pinging = false;
-    }
-  }
-
-  private isOriginAllowed(origin: string | undefined, host: string | undefined): boolean {
-    if (origin === undefined) return true;
-    if (this.config.allowedOrigins.length > 0) return this.config.allowedOrigins.includes(origin);
-    try {
-      return new URL(origin).host === host;
-    } catch {
-      return false;
-    }
+    this.log = new ConnectionLog(config.replicaId);
   }
 
   handleConnection(socket: WebSocket, request: IncomingMessage): void {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    const room = parseSocketPath(url.pathname);
-    const refuse = (code: number, reason: string) => {
-      this.metrics.closes.inc(code);
-      socket.close(code, reason);
-      this.connectionLog.log(
-        `refused room=${room ?? '-'} replica=${this.config.replicaId} code=${code} reason="${reason}"`,
-      );
-    };
-    if (this.health.isDraining) return refuse(CloseCode.Restart, 'Server restarting');
-    if (room === null) return refuse(CloseCode.Policy, 'Not a room socket');
-    if (!this.isOriginAllowed(request.headers.origin, request.headers.host)) {
-      return refuse(CloseCode.Policy, 'Origin not allowed');
+    const admission = this.admission.admit(request);
+    if (!admission.admitted) {
+      this.metrics.closes.inc(admission.code);
+      socket.close(admission.code, admission.reason);
+      this.log.refused(admission);
+      return;
     }
-    const name = this.tokens.verify(url.searchParams.get('token'), room);
-    if (name === null) return refuse(CloseCode.Unauthorized, 'Unauthorized');
-    const ip = this.clientIp.resolve(
-      request.socket.remoteAddress,
-      request.headers['x-forwarded-for'],
-    );
-    if (!this.limiter.acquire(ip)) return refuse(CloseCode.TryAgainLater, 'Too many connections');
-
     const connection = new ChatConnection(
       `${this.config.replicaId}:${++this.nextId}`,
-      room,
-      name,
-      ip,
+      admission.room,
+      admission.name,
+      admission.ip,
       socket,
       request.socket,
       this.metrics,
       this.config,
       this.clock.now(),
     );
-    this.connections.set(socket, connection);
     this.metrics.connections.inc();
-    socket.on('pong', this.onPong);
-    socket.on('close', this.onClose);
-    this.connectionLog.log(
-      `opened room=${room} replica=${this.config.replicaId} connection=${connection.id}`,
-    );
+    this.log.opened(connection);
     connection.joined = this.join(connection);
-    connection.joined.catch((error: unknown) => {
-      this.logger.error(`Joining a room failed: ${String(error)}`);
-      connection.close(CloseCode.TryAgainLater, 'Storage unavailable');
-    });
+    connection.joined.then(
+      () => (connection.inRoom = true),
+      (error: unknown) => {
+        this.logger.error(`Joining a room failed: ${String(error)}`);
+        connection.close(CloseCode.TryAgainLater, CloseReason.StorageUnavailable);
+      },
+    );
   }
 
   /**
@@ -187,162 +156,68 @@ export class ChatGateway
    * gets everyone present (itself included); the others hear of the newcomer if the name is new.
    */
   private async join(connection: ChatConnection): Promise<void> {
-    await this.hub.add(connection);
-    const { first, roster } = await this.presence.join(
-      connection.room,
-      connection.name,
-      connection.id,
-    );
-    for (const sender of roster) {
-      connection.send({
-        type: FrameType.Presence,
-        room: connection.room,
-        sender,
-        connecting: true,
-      });
-    }
-    if (first) await this.announce(connection, true);
-  }
-
-  private announce(connection: ChatConnection, connecting: boolean): Promise<void> {
     const { room, name } = connection;
-    return this.bus.publish(room, {
-      frame: encodeFrame({ type: FrameType.Presence, room, sender: name, connecting }),
-      except: name,
-    });
+    await this.hub.add(connection);
+    const { first, roster } = await this.presence.join(room, name, connection.id);
+    for (const sender of roster) {
+      connection.send({ type: FrameType.Presence, room, sender, connecting: true });
+    }
+    if (first) await this.bus.publish(room, presenceEvent(room, name, true, name));
   }
 
   async handleDisconnect(socket: WebSocket): Promise<void> {
-    const connection = this.connections.get(socket);
+    const connection = ChatConnection.of(socket);
     if (!connection) return;
-    this.connections.delete(socket);
+    const { room, name } = connection;
     this.metrics.connections.dec();
-    this.limiter.release(connection.ip);
-    const seconds = (this.clock.now() - connection.openedAt) / 1000;
-    this.connectionLog.log(
-      `closed room=${connection.room} replica=${this.config.replicaId} connection=${connection.id} code=${connection.closeCode ?? '-'} duration=${seconds.toFixed(1)}s`,
-    );
-    try {
-      await connection.joined;
-    } catch {
-      // The join failed and was reported; leaving still cleans up what it did.
-    }
+    this.admission.leave(connection.ip);
+    this.log.closed(connection, this.clock.now() - connection.openedAt);
+    // A join that failed was reported; leaving still cleans up what it did.
+    await connection.waitUntilInRoom();
     try {
       await this.hub.remove(connection);
-      const { last } = await this.presence.leave(connection.room, connection.name, connection.id);
-      if (last) await this.announce(connection, false);
+      const { last } = await this.presence.leave(room, name, connection.id);
+      if (last) await this.bus.publish(room, presenceEvent(room, name, false, name));
     } catch (error) {
       this.logger.error(`Leaving a room failed: ${String(error)}`);
     }
   }
 
-  /** The connection once it has joined its room, or `undefined` if it was refused. */
-  private async joined(socket: WebSocket): Promise<ChatConnection | undefined> {
-    const connection = this.connections.get(socket);
-    if (!connection) return undefined;
+  handleFrame(connection: ChatConnection, frame: ClientFrame): FrameReply | Promise<FrameReply> {
+    if (frame.type === FrameType.Heartbeat) return HEARTBEAT;
+    return this.handle(connection, frame, this.routes[frame.type]);
+  }
+
+  /**
+   * The steps every room frame takes (the codec has validated it): wait until the connection is
+   * in its room, take from its rate limit, act, and answer the sender with what the action
+   * returned or the error it met. An error answering a message carries its `client_id`.
+   */
+  private async handle(
+    connection: ChatConnection,
+    frame: RoomFrame,
+    route: FrameRoute<RoomFrame>,
+  ): Promise<FrameReply> {
+    if (!connection.inRoom && !(await connection.waitUntilInRoom())) return undefined;
+    if (!connection.isOpen) return undefined;
+    const now = this.clock.now();
+    const clientId = frame.type === FrameType.Message ? frame.client_id : undefined;
+    if (!route.allow(connection, now)) return this.rateLimited(connection, clientId);
     try {
-      await connection.joined;
-    } catch {
-      return undefined;
+      return (await route.act(connection, frame, now)) ?? undefined;
+    } catch (error) {
+      this.logger.error(`${route.failure}: ${String(error)}`);
+      return errorFrame(UNAVAILABLE_ERROR, clientId);
     }
-    return connection.isOpen ? connection : undefined;
   }
 
   /** Answers a rate-limited frame, and closes a connection that keeps pushing. */
-  private rateLimited(connection: ChatConnection, clientId?: string): ErrorFrame {
+  private rateLimited(connection: ChatConnection, clientId: string | undefined): ErrorFrame {
     if (!connection.strike(this.clock.now())) {
       // Close after the replies already on their way, so the client sees why.
-      setImmediate(() => connection.close(CloseCode.RateLimited, 'Rate limit exceeded'));
+      setImmediate(() => connection.close(CloseCode.RateLimited, CloseReason.RateLimitExceeded));
     }
-    return errorFrame(
-      { code: ErrorCode.RateLimited, message: FrameErrorMessage.rateLimited },
-      clientId,
-    );
-  }
-
-  handleFrame(socket: WebSocket, frame: ClientFrame): FrameReply | Promise<FrameReply> {
-    switch (frame.type) {
-      case FrameType.Message:
-        return this.onMessage(socket, frame);
-      case FrameType.Typing:
-        return this.onTyping(socket, frame);
-      case FrameType.Clear:
-        return this.onClear(socket);
-      case FrameType.History:
-        return this.onHistory(socket, frame);
-      case FrameType.Heartbeat:
-        return HEARTBEAT;
-    }
-  }
-
-  private async onMessage(
-    socket: WebSocket,
-    frame: ClientMessageFrame,
-  ): Promise<ErrorFrame | undefined> {
-    const connection = await this.joined(socket);
-    if (!connection) return undefined;
-    const now = this.clock.now();
-    if (!connection.allowMessage(now)) return this.rateLimited(connection, frame.client_id);
-    try {
-      await this.bus.append(connection.room, {
-        sender: connection.name,
-        body: frame.body,
-        timestamp: now / 1000,
-        clientId: frame.client_id,
-      });
-      return undefined;
-    } catch (error) {
-      this.logger.error(`Storing a message failed: ${String(error)}`);
-      return unavailable(frame.client_id);
-    }
-  }
-
-  private async onTyping(
-    socket: WebSocket,
-    frame: ClientTypingFrame,
-  ): Promise<ErrorFrame | undefined> {
-    const connection = await this.joined(socket);
-    if (!connection) return undefined;
-    if (!connection.allowTyping(this.clock.now())) return this.rateLimited(connection);
-    const { room, name } = connection;
-    await this.bus.publish(room, {
-      frame: encodeFrame({ type: FrameType.Typing, room, sender: name, typing: frame.typing }),
-      except: name,
-    });
-    return undefined;
-  }
-
-  private async onClear(socket: WebSocket): Promise<ErrorFrame | undefined> {
-    const connection = await this.joined(socket);
-    if (!connection) return undefined;
-    if (!connection.allowMessage(this.clock.now())) return this.rateLimited(connection);
-    try {
-      await this.bus.clear(connection.room, connection.name);
-      return undefined;
-    } catch (error) {
-      this.logger.error(`Clearing a room failed: ${String(error)}`);
-      return unavailable();
-    }
-  }
-
-  private async onHistory(
-    socket: WebSocket,
-    frame: ClientHistoryFrame,
-  ): Promise<ServerHistoryFrame | ErrorFrame | undefined> {
-    const connection = await this.joined(socket);
-    if (!connection) return undefined;
-    if (!connection.allowHistory(this.clock.now())) return this.rateLimited(connection);
-    try {
-      const page = await this.bus.history(connection.room, {
-        count: frame.count,
-        after: frame.after,
-        epoch: frame.epoch,
-      });
-      return { type: FrameType.Message, room: connection.room, ...page };
-    } catch (error) {
-      this.logger.error(`Reading history failed: ${String(error)}`);
-      return unavailable();
-    }
+    return errorFrame(RATE_LIMITED_ERROR, clientId);
   }
 
   /**
@@ -350,12 +225,11 @@ export class ChatGateway
    * at once, and wait (briefly) for them to go before the server closes.
    */
   async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.pinger);
     this.health.startDraining();
     const open = [...this.hub.connections()];
     if (open.length === 0) return;
     this.logger.log(`Draining ${open.length} connection(s)`);
-    for (const connection of open) connection.close(CloseCode.Restart, 'Server restarting');
+    for (const connection of open) connection.close(CloseCode.Restart, CloseReason.Restarting);
     const deadline = performance.now() + DRAIN_TIMEOUT_MS;
     while (this.hub.connections().size > 0 && performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 25));

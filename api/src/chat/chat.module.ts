@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { RoomsModule } from '../rooms/rooms.module';
 import { ChatGateway } from './chat.gateway';
+import { ConnectionAdmission } from './connection-admission';
 import { ConnectionLimiter } from './connection-limiter';
+import { HeartbeatService } from './heartbeat.service';
 import { PresenceKeeper } from './presence-keeper.service';
 import { RoomFrameHandler } from './room-frame-handler';
 import { RoomHub } from './room-hub.service';
@@ -13,6 +15,8 @@ import { RoomHub } from './room-hub.service';
     { provide: RoomFrameHandler, useExisting: ChatGateway },
     RoomHub,
     ConnectionLimiter,
+    ConnectionAdmission,
+    HeartbeatService,
     PresenceKeeper,
   ],
 })

@@ -5,9 +5,9 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { encodeFrame, FrameType } from '@taco/protocol';
 import { ChatBus } from '../bus/chat-bus.port';
 import { PresenceStore } from '../bus/presence.port';
+import { presenceEvent } from '../bus/room-events';
 import { AppConfig } from '../config/app-config';
 import { type ChatConnection } from './chat-connection';
 import { RoomHub } from './room-hub.service';
@@ -96,8 +96,6 @@ export class PresenceKeeper implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private announce(room: string, sender: string, connecting: boolean): Promise<void> {
-    return this.bus.publish(room, {
-      frame: encodeFrame({ type: FrameType.Presence, room, sender, connecting }),
-    });
+    return this.bus.publish(room, presenceEvent(room, sender, connecting));
   }
 }

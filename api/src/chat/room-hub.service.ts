@@ -70,7 +70,7 @@ export class RoomHub {
     const local = this.localRooms.get(room);
     if (!local) return;
     const started = performance.now();
-    const wire = textFrame(event.frame);
+    const wire = textFrame(event.payload);
     const except = event.except;
     let sent = 0;
     for (const member of local.members) {

@@ -6,18 +6,16 @@ import {
   BINARY_FRAME_ERROR,
   type ClientFrame,
   decodeClientFrame,
-  encodeFrame,
   errorFrame,
-  ErrorCode,
   FRAME_MAX_BYTES,
-  type FrameError,
-  FrameErrorMessage,
   FrameType,
   parseSocketPath,
+  UNAVAILABLE_ERROR,
 } from '@taco/protocol';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import { HealthService } from '../health/health.service';
 import { MetricsService } from '../metrics/metrics.service';
+import { ChatConnection } from './chat-connection';
 import { type FrameReply, RoomFrameHandler } from './room-frame-handler';
 
 const NOT_FOUND = 'HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n';
@@ -89,61 +87,56 @@ export class RoomWsAdapter extends WsAdapter {
   }
 
   private receive(socket: WebSocket, data: RawData, isBinary: boolean): void {
+    // A socket that was refused is closing: nothing it sends is read.
+    const connection = ChatConnection.of(socket);
+    if (!connection) return;
     if (isBinary) {
-      this.refuse(socket, BINARY_FRAME_ERROR);
+      this.reply(connection, errorFrame(BINARY_FRAME_ERROR));
       return;
     }
     const decoded = decodeClientFrame(rawText(data));
     if (!decoded.ok) {
-      this.refuse(socket, decoded.error);
+      this.reply(connection, errorFrame(decoded.error));
       return;
     }
-    this.metrics.framesIn.inc(decoded.frame.type);
+    const frame = decoded.frame;
+    this.metrics.framesIn.inc(frame.type);
     const frames = (this.frames ??= this.app.get<RoomFrameHandler>(RoomFrameHandler, {
       strict: false,
     }));
-    const frame = decoded.frame;
     let answer: FrameReply | Promise<FrameReply>;
     try {
-      answer = frames.handleFrame(socket, frame);
+      answer = frames.handleFrame(connection, frame);
     } catch (error) {
-      this.failed(socket, frame, error);
+      this.failed(connection, frame, error);
       return;
     }
     if (answer instanceof Promise) {
       answer.then(
-        (reply) => this.reply(socket, reply),
-        (error: unknown) => this.failed(socket, frame, error),
+        (reply) => this.reply(connection, reply),
+        (error: unknown) => this.failed(connection, frame, error),
       );
     } else {
-      this.reply(socket, answer);
+      this.reply(connection, answer);
     }
   }
 
   /** Every answer to a frame goes out here, so every error frame is counted here too. */
-  private reply(socket: WebSocket, frame: FrameReply): void {
-    if (!frame || socket.readyState !== WebSocket.OPEN) return;
-    socket.send(encodeFrame(frame));
-    this.metrics.framesOut.inc();
-    if (frame.type === FrameType.Error) this.metrics.errorFrames.inc(frame.code);
-  }
-
-  private refuse(socket: WebSocket, error: FrameError): void {
-    this.reply(socket, errorFrame(error));
+  private reply(connection: ChatConnection, frame: FrameReply): void {
+    if (frame && connection.send(frame) && frame.type === FrameType.Error) {
+      this.metrics.errorFrames.inc(frame.code);
+    }
   }
 
   /** A handler that throws: the sender is told the server could not do it; everyone else carries on. */
-  private failed(socket: WebSocket, frame: ClientFrame, error: unknown): void {
+  private failed(connection: ChatConnection, frame: ClientFrame, error: unknown): void {
     this.log.error(
       `A frame handler failed: ${error instanceof Error ? error.message : String(error)}`,
       error instanceof Error ? error.stack : undefined,
     );
     this.reply(
-      socket,
-      errorFrame(
-        { code: ErrorCode.Unavailable, message: FrameErrorMessage.unavailable },
-        frame.type === FrameType.Message ? frame.client_id : undefined,
-      ),
+      connection,
+      errorFrame(UNAVAILABLE_ERROR, frame.type === FrameType.Message ? frame.client_id : undefined),
     );
   }
 }

@@ -4,6 +4,7 @@ import {
   Injectable,
   ValidationPipe,
 } from '@nestjs/common';
+import { BODY_NOT_OBJECT_MESSAGE } from '@taco/protocol';
 
 /**
  * Validates request bodies against their DTOs. A body that is not a JSON object is refused with
@@ -19,7 +20,7 @@ export class BodyValidationPipe extends ValidationPipe {
     if (metadata.type !== 'body') return Promise.resolve(value);
     const body: unknown = value ?? {};
     if (typeof body !== 'object' || Array.isArray(body)) {
-      throw new BadRequestException(['The request body must be a JSON object']);
+      throw new BadRequestException([BODY_NOT_OBJECT_MESSAGE]);
     }
     return super.transform(body, metadata) as Promise<unknown>;
   }

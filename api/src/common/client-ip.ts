@@ -1,4 +1,5 @@
 import { lookup } from 'node:dns/promises';
+import { type IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
 import { isAddressOrCidr } from '../config/env.schema';
 
@@ -84,6 +85,11 @@ export class ClientIpResolver {
     const family = isIP(address);
     if (family === 0) return false;
     return this.trusted.check(address, family === 6 ? 'ipv6' : 'ipv4');
+  }
+
+  /** The client address of an HTTP request or a WebSocket upgrade. */
+  ofRequest(request: IncomingMessage): string {
+    return this.resolve(request.socket.remoteAddress, request.headers['x-forwarded-for']);
   }
 
   resolve(remoteAddress: string | undefined, forwardedFor: string | string[] | undefined): string {

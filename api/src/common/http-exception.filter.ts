@@ -7,7 +7,7 @@ import {
   HttpStatus,
   Logger,
 } from '@nestjs/common';
-import { type ApiErrorBody } from '@taco/protocol';
+import { type ApiErrorBody, SERVER_ERROR_MESSAGE } from '@taco/protocol';
 import { type Response } from 'express';
 
 /** An error thrown by middleware such as the body parser, which carries its HTTP status. */
@@ -47,7 +47,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
     response.status(HttpStatus.INTERNAL_SERVER_ERROR).json({
       statusCode: 500,
       error: STATUS_CODES[500],
-      message: 'Something went wrong on our side',
+      message: SERVER_ERROR_MESSAGE,
     });
   }
 

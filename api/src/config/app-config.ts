@@ -33,6 +33,7 @@ export class AppConfig {
   historyRequests: number;
   historyWindowMs: number;
   strikesBeforeClose: number;
+  strikesForgivenPerSecond: number;
   pingIntervalMs: number;
   /** How often a replica refreshes its participants in shared presence and reaps stale ones. */
   presenceRefreshMs: number;

@@ -2,7 +2,12 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type LogLevel } from '@nestjs/common';
-import { PING_INTERVAL_MS, PRESENCE_TTL_MS, RATE_LIMITS } from '@taco/protocol';
+import {
+  HISTORY_MAX_DEFAULT,
+  PING_INTERVAL_MS,
+  PRESENCE_TTL_MS,
+  RATE_LIMITS,
+} from '@taco/protocol';
 import { validateSync } from 'class-validator';
 import { AppConfig } from './app-config';
 import { parseDuration } from './duration';
@@ -88,7 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl,
     jwtSecret,
     tokenTtlSeconds: seconds(vars.TOKEN_TTL, '24h'),
-    historyMax: vars.HISTORY_MAX ?? 1000,
+    historyMax: vars.HISTORY_MAX ?? HISTORY_MAX_DEFAULT,
     roomTtlSeconds: seconds(vars.ROOM_TTL, '7d'),
     allowedOrigins: splitList(vars.ALLOWED_ORIGINS ?? ''),
     trustProxy: splitList(vars.TRUST_PROXY ?? ''),
@@ -103,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     historyRequests: vars.HISTORY_REQUESTS_PER_10S ?? RATE_LIMITS.historyRequests,
     historyWindowMs: RATE_LIMITS.historyWindowMs,
     strikesBeforeClose: RATE_LIMITS.strikesBeforeClose,
+    strikesForgivenPerSecond: RATE_LIMITS.strikesForgivenPerSecond,
     pingIntervalMs: PING_INTERVAL_MS,
     // Refresh six times per TTL and expire after two thirds of it, so a dead replica's
     // participants are reported gone (expiry + one reap) within the TTL.

@@ -1,4 +1,5 @@
 import { Controller, Get, Header, ServiceUnavailableException } from '@nestjs/common';
+import { DRAINING_MESSAGE, STORAGE_UNREACHABLE_MESSAGE } from '@taco/protocol';
 import { HealthService } from './health.service';
 
 @Controller('health')
@@ -18,7 +19,7 @@ export class HealthController {
   async ready(): Promise<{ status: 'ready' }> {
     if (!(await this.health.isReady())) {
       throw new ServiceUnavailableException(
-        this.health.isDraining ? 'Draining' : 'Storage unreachable',
+        this.health.isDraining ? DRAINING_MESSAGE : STORAGE_UNREACHABLE_MESSAGE,
       );
     }
     return { status: 'ready' };

@@ -23,10 +23,7 @@ export class CredentialsThrottleGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const http = context.switchToHttp();
     const request = http.getRequest<Request>();
-    const ip = this.clientIp.resolve(
-      request.socket.remoteAddress,
-      request.headers['x-forwarded-for'],
-    );
+    const ip = this.clientIp.ofRequest(request);
     const waitMs = this.limiter.take(ip);
     if (waitMs === 0) return true;
     this.metrics.httpRateLimited.inc();

@@ -26,11 +26,11 @@ interface Delivered {
 function recorder(bus: ChatBus): Delivered[] {
   const seen: Delivered[] = [];
   bus.onDelivery((room, event) => {
-    // A driver may hand over the frame as text or as its bytes: both are the same JSON.
-    const text = event.frame.toString();
+    // A driver may hand over the payload as text or as its bytes: both are the same JSON.
+    const text = event.payload.toString();
     const decoded = decodeServerFrame(text);
-    if (!decoded.ok) throw new Error(`undecodable frame ${text}`);
-    seen.push({ room, event: { ...event, frame: text }, frame: decoded.frame });
+    if (!decoded.ok) throw new Error(`undecodable payload ${text}`);
+    seen.push({ room, event: { ...event, payload: text }, frame: decoded.frame });
   });
   return seen;
 }
@@ -120,10 +120,10 @@ export function describeChatBusContract(driver: string, create: () => Promise<Bu
 
     it('publishes transient events with their except name, without storing them', async () => {
       await bus.subscribe(room);
-      const frame = JSON.stringify({ type: FrameType.Typing, room, sender: 'Ann', typing: true });
-      await bus.publish(room, { frame, except: 'Ann' });
+      const payload = JSON.stringify({ type: FrameType.Typing, room, sender: 'Ann', typing: true });
+      await bus.publish(room, { payload, except: 'Ann' });
       await until(() => seen.length === 1);
-      expect(seen[0]?.event).toEqual({ frame, except: 'Ann' });
+      expect(seen[0]?.event).toEqual({ payload, except: 'Ann' });
       expect((await bus.history(room, { count: 10 })).messages).toEqual([]);
     });
 

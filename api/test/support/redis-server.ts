@@ -1,24 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
-}
+import { freePorts } from '../../../infra/cluster/wait';
 
 /** A real `redis-server` on a free loopback port, with AOF in a temporary directory. */
 export class RedisServer {
@@ -28,7 +13,8 @@ export class RedisServer {
   private constructor(readonly port: number) {}
 
   static async start(): Promise<RedisServer> {
-    const server = new RedisServer(await freePort());
+    const [port = 0] = await freePorts(1);
+    const server = new RedisServer(port);
     await server.start();
     return server;
   }

@@ -11,7 +11,7 @@ export interface RequestCredentialsArgs {
   senderId: string;
 }
 
-/** Room creation and room credentials (DESIGN.md §2). */
+/** Room creation and room credentials (the HTTP half of @taco/protocol, protocol/src/http.ts). */
 export const roomsApi = apiSlice.injectEndpoints({
   endpoints: (build) => ({
     createRoom: build.mutation<CreateRoomResponse, CreateRoomRequest>({

@@ -1,6 +1,6 @@
 import { persistStore } from 'redux-persist';
 import { memoryStorage } from '../../test/memoryStorage';
-import { roomCreated } from '../features/roomAuth/roomAuthSlice';
+import { roomCreated } from '../features/chat/chatActions';
 import {
   makePersistConfig,
   PERSIST_KEY_PREFIX,

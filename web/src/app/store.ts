@@ -10,19 +10,26 @@ import {
   type Storage,
 } from 'redux-persist';
 import { apiSlice } from '../api/apiSlice';
-import { chatSlice } from '../features/chat/chatSlice';
+import { connectionSlice } from '../features/connection/connectionSlice';
+import { messagesSlice } from '../features/messages/messagesSlice';
+import { noticesSlice } from '../features/notices/noticesSlice';
+import { presenceSlice } from '../features/presence/presenceSlice';
+import { authErrorsSlice } from '../features/roomAuth/authErrorsSlice';
 import { roomAuthSlice } from '../features/roomAuth/roomAuthSlice';
-import {
-  createSocketMiddleware,
-  defaultSocketDeps,
-  type SocketDeps,
-} from '../socket/socketMiddleware';
+import { typingSlice } from '../features/typing/typingSlice';
+import { defaultSocketDeps, type SocketDeps } from '../socket/socketDeps';
+import { createSocketMiddleware } from '../socket/socketMiddleware';
 import { localStorageAdapter, makePersistConfig } from './persistence';
 
 export const rootReducer = combineReducers({
   [apiSlice.reducerPath]: apiSlice.reducer,
   roomAuth: roomAuthSlice.reducer,
-  chat: chatSlice.reducer,
+  authErrors: authErrorsSlice.reducer,
+  connection: connectionSlice.reducer,
+  messages: messagesSlice.reducer,
+  presence: presenceSlice.reducer,
+  typing: typingSlice.reducer,
+  notices: noticesSlice.reducer,
 });
 
 export type RootState = ReturnType<typeof rootReducer>;

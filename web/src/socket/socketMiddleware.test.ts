@@ -18,11 +18,13 @@ import {
   roomCleared,
   roomJoined,
   roomLeft,
-  selectMessages,
-  selectParticipants,
-  TYPING_STALE_MS,
-} from '../features/chat/chatSlice';
-import type { SocketDeps } from './socketMiddleware';
+} from '../features/chat/chatActions';
+import { selectMessages, selectResumePoint } from '../features/messages/messagesSlice';
+import { selectParticipants } from '../features/presence/presenceSlice';
+import { selectConnection } from '../features/connection/connectionSlice';
+import { selectNotices } from '../features/notices/noticesSlice';
+import { TYPING_STALE_MS } from '../features/typing/typingSlice';
+import type { SocketDeps } from './socketDeps';
 
 const ROOM = 'teal-otter';
 const EPOCH = 'e1';
@@ -67,10 +69,10 @@ describe('socket middleware: connection', () => {
     const fake = setup();
     const socket = fake.last();
     expect(socket.url).toBe('ws://chat.test/api/room/teal-otter/ws?token=tok%20en');
-    expect(fake.store.getState().chat.connection.status).toBe('connecting');
+    expect(selectConnection(fake.store.getState()).status).toBe('connecting');
     socket.serverOpen();
     expect(socket.sent).toEqual([{ type: FrameType.History, count: HISTORY_REQUEST_COUNT }]);
-    expect(fake.store.getState().chat.connection.status).toBe('open');
+    expect(selectConnection(fake.store.getState()).status).toBe('open');
   });
 
   it('keeps one socket per tab: joining again with the same token does nothing', () => {
@@ -97,17 +99,17 @@ describe('socket middleware: connection', () => {
     socket.serverClose(CloseCode.Normal);
     jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 3);
     expect(fake.sockets).toHaveLength(1);
-    expect(fake.store.getState().chat.connection.status).toBe('idle');
+    expect(selectConnection(fake.store.getState()).status).toBe('idle');
   });
 });
 
-describe('socket middleware: reconnection (DESIGN.md §3)', () => {
+describe('socket middleware: reconnection', () => {
   it('retries 10 times, 5 s apart with jitter, then gives up', () => {
     const fake = setup({ random: () => 0 });
     fake.last().serverOpen();
     fake.last().serverClose(CloseCode.Abnormal);
     for (let attempt = 1; attempt <= RECONNECT_ATTEMPTS; attempt++) {
-      expect(fake.store.getState().chat.connection).toMatchObject({
+      expect(selectConnection(fake.store.getState())).toMatchObject({
         status: 'reconnecting',
         attempt,
         retryDelayMs: RECONNECT_INTERVAL_MS * 0.8,
@@ -118,7 +120,7 @@ describe('socket middleware: reconnection (DESIGN.md §3)', () => {
       expect(fake.sockets).toHaveLength(attempt + 1);
       fake.last().serverClose(CloseCode.Abnormal);
     }
-    expect(fake.store.getState().chat.connection.status).toBe('offline');
+    expect(selectConnection(fake.store.getState()).status).toBe('offline');
     jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 10);
     expect(fake.sockets).toHaveLength(RECONNECT_ATTEMPTS + 1);
   });
@@ -126,7 +128,7 @@ describe('socket middleware: reconnection (DESIGN.md §3)', () => {
   it('spreads the delay by ±20 %', () => {
     const fake = setup({ random: () => 0.999 });
     fake.last().serverClose(CloseCode.Abnormal);
-    expect(fake.store.getState().chat.connection.retryDelayMs).toBe(
+    expect(selectConnection(fake.store.getState()).retryDelayMs).toBe(
       Math.round(RECONNECT_INTERVAL_MS * (1 + 0.998 * 0.2)),
     );
   });
@@ -136,11 +138,11 @@ describe('socket middleware: reconnection (DESIGN.md §3)', () => {
     fake.last().serverClose(CloseCode.Abnormal);
     jest.advanceTimersByTime(RECONNECT_INTERVAL_MS);
     fake.last().serverClose(CloseCode.Abnormal);
-    expect(fake.store.getState().chat.connection.attempt).toBe(2);
+    expect(selectConnection(fake.store.getState()).attempt).toBe(2);
     jest.advanceTimersByTime(RECONNECT_INTERVAL_MS);
     fake.last().serverOpen();
     fake.last().serverClose(CloseCode.Abnormal);
-    expect(fake.store.getState().chat.connection.attempt).toBe(1);
+    expect(selectConnection(fake.store.getState()).attempt).toBe(1);
   });
 
   it('reconnects at once (within a second) on 1012', () => {
@@ -168,7 +170,7 @@ describe('socket middleware: reconnection (DESIGN.md §3)', () => {
     fake.last().serverClose(CloseCode.Policy);
     jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 3);
     expect(fake.sockets).toHaveLength(1);
-    expect(fake.store.getState().chat.connection.status).toBe('offline');
+    expect(selectConnection(fake.store.getState()).status).toBe('offline');
     fake.store.dispatch(reconnectRequested({ room: ROOM }));
     expect(fake.sockets).toHaveLength(2);
   });
@@ -236,7 +238,7 @@ describe('socket middleware: epoch', () => {
     ]);
     socket.serverSend({ type: FrameType.Message, room: ROOM, epoch: 'e2', ...chatMessage(2) });
     expect(selectMessages(fake.store.getState(), ROOM).map((m) => m.seq)).toEqual([1, 2]);
-    expect(fake.store.getState().chat.rooms[ROOM]?.epoch).toBe('e2');
+    expect(selectResumePoint(fake.store.getState(), ROOM).epoch).toBe('e2');
   });
 });
 
@@ -316,7 +318,7 @@ describe('socket middleware: frames in', () => {
       message: 'The server could not store that; please try again',
       client_id: 'c1',
     });
-    expect(fake.store.getState().chat.notices.map((n) => n.text)).toEqual([
+    expect(selectNotices(fake.store.getState()).map((n) => n.text)).toEqual([
       'You are sending too fast; please slow down',
       'The server could not store that; please try again',
     ]);

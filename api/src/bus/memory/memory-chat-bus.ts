@@ -1,5 +1,4 @@
 import { type ChatMessage } from '@taco/protocol';
-import { clearedFrame, messageFrame } from '../bus.frames';
 import {
   ChatBus,
   type DeliveryListener,
@@ -10,6 +9,7 @@ import {
   type StoredMessage,
 } from '../chat-bus.port';
 import { newEpoch } from '../epoch';
+import { clearedPayload, messagePayload } from '../room-events';
 
 interface RoomLog {
   /** Made with the room: a room forgotten and made anew (or a restarted process) has another. */
@@ -63,7 +63,7 @@ export class MemoryChatBus extends ChatBus {
     if (log.messages.length > this.options.historyMax) {
       log.messages.splice(0, log.messages.length - this.options.historyMax);
     }
-    this.deliver(room, { frame: messageFrame(room, message, log.epoch, draft.clientId) });
+    this.deliver(room, { payload: messagePayload(room, message, log.epoch, draft.clientId) });
     return Promise.resolve({ ...message, epoch: log.epoch });
   }
 
@@ -73,7 +73,7 @@ export class MemoryChatBus extends ChatBus {
       log.messages = [];
       log.touchedAt = this.options.now();
     }
-    this.deliver(room, { frame: clearedFrame(room, sender) });
+    this.deliver(room, { payload: clearedPayload(room, sender) });
     return Promise.resolve();
   }
 

@@ -1,4 +1,4 @@
-import { userNameKey } from '@taco/protocol';
+import { isSameUserName } from '@taco/protocol';
 import { type PresenceJoin, type PresenceLeave, PresenceStore } from '../presence.port';
 
 /** The embedded driver: presence of this process's own connections. */
@@ -33,11 +33,10 @@ export class MemoryPresenceStore extends PresenceStore {
   }
 
   isPresent(room: string, name: string): Promise<boolean> {
-    const key = userNameKey(name);
     const names = this.rooms.get(room);
     if (!names) return Promise.resolve(false);
     for (const present of names.keys()) {
-      if (userNameKey(present) === key) return Promise.resolve(true);
+      if (isSameUserName(present, name)) return Promise.resolve(true);
     }
     return Promise.resolve(false);
   }

@@ -3,18 +3,18 @@ import { roomKeys, roomOfChannel } from './redis-keys';
 
 describe('envelope', () => {
   it('round-trips an event with and without an except name', () => {
-    const frame = '{"type":2,"room":"teal-otter","sender":"Ann","typing":true}';
-    for (const event of [{ frame }, { frame, except: 'Ann Lee' }]) {
+    const payload = '{"type":2,"room":"teal-otter","sender":"Ann","typing":true}';
+    for (const event of [{ payload }, { payload, except: 'Ann Lee' }]) {
       const decoded = decodeEnvelope(Buffer.from(encodeEnvelope(event)));
-      expect(decoded && { ...decoded, frame: decoded.frame.toString() }).toEqual(event);
+      expect(decoded && { ...decoded, payload: decoded.payload.toString() }).toEqual(event);
     }
   });
 
-  it('keeps newlines and multi-byte text inside the frame', () => {
-    const frame = JSON.stringify({ type: 1, body: 'line one\nline two 🌮', sender: 'Zoë' });
-    const decoded = decodeEnvelope(Buffer.from(encodeEnvelope({ frame, except: 'Zoë' })));
+  it('keeps newlines and multi-byte text inside the payload', () => {
+    const payload = JSON.stringify({ type: 1, body: 'line one\nline two 🌮', sender: 'Zoë' });
+    const decoded = decodeEnvelope(Buffer.from(encodeEnvelope({ payload, except: 'Zoë' })));
     expect(decoded?.except).toBe('Zoë');
-    expect(decoded?.frame.toString()).toBe(frame);
+    expect(decoded?.payload.toString()).toBe(payload);
   });
 
   it('refuses a payload that is not an envelope', () => {

@@ -1,5 +1,4 @@
 import { type ChatMessage } from '@taco/protocol';
-import { clearedFrame, messageFrame } from '../bus.frames';
 import {
   ChatBus,
   type DeliveryListener,
@@ -10,6 +9,7 @@ import {
   type StoredMessage,
 } from '../chat-bus.port';
 import { newEpoch } from '../epoch';
+import { clearedPayload, messagePayload } from '../room-events';
 import { decodeEnvelope, encodeEnvelope } from './envelope';
 import { LuaScript } from './lua-script';
 import { type RedisConnections, SUBSCRIBE_TIMEOUT_MS, withTimeout } from './redis-connections';
@@ -27,7 +27,7 @@ const PLACEHOLDER_EPOCH = '';
 const SEQ_FIELD = '"seq":';
 /** In a stored message: the `seq`. */
 const SEQ_MARK = `${SEQ_FIELD}${PLACEHOLDER_SEQ}`;
-/** In a frame: the `seq` and the `epoch` after it. */
+/** In a published payload: the `seq` and the `epoch` after it. */
 const SEQ_EPOCH_MARK = `${SEQ_MARK},"epoch":${JSON.stringify(PLACEHOLDER_EPOCH)}`;
 
 /**
@@ -71,8 +71,8 @@ export class RedisChatBus extends ChatBus {
       seq: PLACEHOLDER_SEQ,
     };
     const [storedHead, storedTail] = splitAt(JSON.stringify(message), SEQ_MARK);
-    const [frameHead, frameTail] = splitAt(
-      messageFrame(room, message, PLACEHOLDER_EPOCH, draft.clientId),
+    const [payloadHead, payloadTail] = splitAt(
+      messagePayload(room, message, PLACEHOLDER_EPOCH, draft.clientId),
       SEQ_EPOCH_MARK,
     );
     const [seq, epoch] = (await append.run(
@@ -81,8 +81,8 @@ export class RedisChatBus extends ChatBus {
       [
         storedHead,
         storedTail,
-        frameHead,
-        frameTail,
+        payloadHead,
+        payloadTail,
         this.options.historyMax,
         this.options.roomTtlSeconds,
         keys.channel,
@@ -97,7 +97,7 @@ export class RedisChatBus extends ChatBus {
     await clear.run(
       this.redis.coalesced(),
       [keys.seq, keys.log, keys.epoch],
-      [clearedFrame(room, sender), keys.channel, this.options.roomTtlSeconds],
+      [clearedPayload(room, sender), keys.channel, this.options.roomTtlSeconds],
     );
   }
 

@@ -1,4 +1,4 @@
-import { userNameKey } from '@taco/protocol';
+import { isSameUserName } from '@taco/protocol';
 import {
   type PresenceEntry,
   type PresenceJoin,
@@ -61,8 +61,7 @@ export class RedisPresenceStore extends PresenceStore {
       [roomKeys(room).presence],
       [],
     )) as string[];
-    const key = userNameKey(name);
-    return present.some((other) => userNameKey(other) === key);
+    return present.some((other) => isSameUserName(other, name));
   }
 
   async refresh(room: string, entries: PresenceEntry[]): Promise<string[]> {

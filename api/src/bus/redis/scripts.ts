@@ -28,10 +28,11 @@ end
 `;
 
 /**
- * Append. KEYS: seq, log, epoch. ARGV: stored head, stored tail, frame head, frame tail, history
- * max, TTL seconds, channel, epoch candidate. The stored head and tail are the JSON of the message
- * around its `seq`; the frame head and tail are the frame's JSON around its `seq` and `epoch`
- * (the script writes \`<seq>,"epoch":"<epoch>"\` between them). Returns {seq, epoch}.
+ * Append. KEYS: seq, log, epoch. ARGV: stored head, stored tail, payload head, payload tail,
+ * history max, TTL seconds, channel, epoch candidate. The stored head and tail are the JSON of the
+ * message around its `seq`; the payload head and tail are the live frame's JSON around its `seq`
+ * and `epoch` (the script writes \`<seq>,"epoch":"<epoch>"\` between them), published as the
+ * finished text. Returns {seq, epoch}.
  */
 export const APPEND_SCRIPT = `${EPOCH_PRELUDE}
 local epoch = room_epoch(ARGV[8], ARGV[6])
@@ -45,7 +46,7 @@ redis.call('PUBLISH', ARGV[7], '\\n' .. ARGV[3] .. seq .. ',"epoch":"' .. epoch 
 return {seq, epoch}
 `;
 
-/** Clear. KEYS: seq, log, epoch. ARGV: cleared frame, channel, TTL seconds. `seq` and epoch are kept. */
+/** Clear. KEYS: seq, log, epoch. ARGV: cleared payload, channel, TTL seconds. `seq` and epoch are kept. */
 export const CLEAR_SCRIPT = `
 redis.call('DEL', KEYS[2])
 if redis.call('EXISTS', KEYS[1]) == 1 then

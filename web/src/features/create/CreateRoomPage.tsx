@@ -17,7 +17,8 @@ import { useCreateRoomMutation } from '../../api/roomsApi';
 import { PRODUCT_NAME } from '../../app/brand';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { BadgeIcon } from '../../components/BadgeIcon';
-import { roomCreated, selectRoomAuth } from '../roomAuth/roomAuthSlice';
+import { roomCreated } from '../chat/chatActions';
+import { selectRoomAuth } from '../roomAuth/roomAuthSlice';
 
 export const CREATE_ERROR_MESSAGE =
   'We encountered an error when creating your room, please try again.';

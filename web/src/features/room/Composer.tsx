@@ -4,7 +4,7 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import { useAppDispatch } from '../../app/hooks';
-import { draftEdited, messageSent } from '../chat/chatSlice';
+import { draftEdited, messageSent } from '../chat/chatActions';
 
 /** The message input is focused on load and again after this delay. */
 export const INPUT_FOCUS_DELAY_MS = 500;

@@ -1,7 +1,7 @@
 import { CloseCode, RECONNECT_ATTEMPTS } from '@taco/protocol';
 import { act, screen } from '@testing-library/react';
 import { renderApp } from '../../../test/render';
-import { roomJoined } from '../chat/chatSlice';
+import { roomJoined } from '../chat/chatActions';
 import { ConnectionBanner, ConnectionPill } from './ConnectionBanner';
 
 const ROOM = 'teal-otter';

@@ -3,12 +3,14 @@ import { useEffect } from 'react';
 import Button from 'react-bootstrap/Button';
 import Spinner from 'react-bootstrap/Spinner';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
-import { reconnectRequested, selectConnection } from '../chat/chatSlice';
+import { reconnectRequested } from '../chat/chatActions';
+import { selectConnectionStatus, selectReconnectAttempt } from '../connection/connectionSlice';
 
 /** Tells the user when the room is not connected, and offers a reconnect after giving up. */
 export function ConnectionBanner({ room }: { room: string }) {
   const dispatch = useAppDispatch();
-  const connection = useAppSelector(selectConnection);
+  const status = useAppSelector((state) => selectConnectionStatus(state, room));
+  const attempt = useAppSelector(selectReconnectAttempt);
 
   useEffect(() => {
     // Back online (a phone leaving a tunnel): try now instead of waiting for the next attempt.
@@ -16,24 +18,23 @@ export function ConnectionBanner({ room }: { room: string }) {
     window.addEventListener('online', onOnline);
     return () => window.removeEventListener('online', onOnline);
   }, [dispatch, room]);
-  if (connection.room !== room) return null;
-  if (connection.status === 'reconnecting') {
+  if (status === 'reconnecting') {
     return (
       <div className="connection-banner connection-banner-warning" role="status">
         <Spinner animation="border" size="sm" aria-hidden="true" />
         <span>
           Connection lost. Reconnecting…
-          {connection.attempt > 0 ? (
+          {attempt > 0 ? (
             <span className="connection-attempt">
               {' '}
-              (attempt {connection.attempt} of {RECONNECT_ATTEMPTS})
+              (attempt {attempt} of {RECONNECT_ATTEMPTS})
             </span>
           ) : null}
         </span>
       </div>
     );
   }
-  if (connection.status === 'offline') {
+  if (status === 'offline') {
     return (
       <div className="connection-banner connection-banner-danger" role="alert">
         <span>You are offline. Messages you send will wait until you reconnect.</span>
@@ -48,8 +49,7 @@ export function ConnectionBanner({ room }: { room: string }) {
 
 /** A compact state for the chat header. */
 export function ConnectionPill({ room }: { room: string }) {
-  const connection = useAppSelector(selectConnection);
-  const status = connection.room === room ? connection.status : 'idle';
+  const status = useAppSelector((state) => selectConnectionStatus(state, room));
   const label =
     status === 'open'
       ? 'Online'

@@ -1,7 +1,7 @@
 import { ErrorCode, FrameType } from '@taco/protocol';
 import { act, screen, within } from '@testing-library/react';
 import { renderApp } from '../../../test/render';
-import { messageSent, roomJoined, typingUpdated } from '../chat/chatSlice';
+import { messageSent, roomJoined, typingUpdated } from '../chat/chatActions';
 import { MessageList } from './MessageList';
 
 const ROOM = 'teal-otter';

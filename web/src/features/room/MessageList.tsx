@@ -1,14 +1,10 @@
-import { userNameKey } from '@taco/protocol';
+import { isSameUserName } from '@taco/protocol';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
-import {
-  type Message,
-  messageRetried,
-  selectEarlierMissing,
-  selectMessages,
-  selectParticipants,
-} from '../chat/chatSlice';
+import { messageRetried } from '../chat/chatActions';
+import { type Message, selectEarlierMissing, selectMessages } from '../messages/messagesSlice';
+import { selectParticipants } from '../presence/presenceSlice';
 import { BadgeIcon } from '../../components/BadgeIcon';
 import { linkify } from './linkify';
 
@@ -71,8 +67,7 @@ export function MessageList({ room, me }: { room: string; me: string }) {
   const messages = useAppSelector((state) => selectMessages(state, room));
   const participants = useAppSelector((state) => selectParticipants(state, room));
   const earlierMissing = useAppSelector((state) => selectEarlierMissing(state, room));
-  const meKey = userNameKey(me);
-  const typists = participants.filter((p) => p.typing && userNameKey(p.name) !== meKey);
+  const typists = participants.filter((p) => p.typing && !isSameUserName(p.name, me));
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
   const seenCount = useRef(messages.length);
@@ -133,7 +128,7 @@ export function MessageList({ room, me }: { room: string; me: string }) {
               key={message.key}
               message={message}
               room={room}
-              own={message.id === 0 || userNameKey(message.senderName) === meKey}
+              own={message.id === 0 || isSameUserName(message.senderName, me)}
             />
           ))}
         </ol>

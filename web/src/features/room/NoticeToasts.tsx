@@ -1,7 +1,7 @@
 import Toast from 'react-bootstrap/Toast';
 import ToastContainer from 'react-bootstrap/ToastContainer';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
-import { noticeDismissed, selectNotices } from '../chat/chatSlice';
+import { noticeDismissed, selectNotices } from '../notices/noticesSlice';
 
 /** How long a server notice stays. */
 const NOTICE_DELAY_MS = 5000;

@@ -10,7 +10,8 @@ import { http, HttpResponse } from 'msw';
 import { renderApp } from '../../../test/render';
 import { API, server } from '../../../test/server';
 import type { RootState } from '../../app/store';
-import { SESSION_EXPIRED_MESSAGE } from '../chat/chatSlice';
+import { selectRoomKnown } from '../messages/messagesSlice';
+import { SESSION_EXPIRED_MESSAGE } from '../roomAuth/authErrorsSlice';
 import { INPUT_FOCUS_DELAY_MS } from './Composer';
 import { TOAST_DELAY_MS } from './RoomPage';
 import { SHARE_COPIED_MESSAGE } from './share';
@@ -72,7 +73,7 @@ describe('Room page: username modal', () => {
     await user.click(go);
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
     expect(screen.getByRole('heading', { name: 'Welcome Alice' })).toBeInTheDocument();
-    expect(store.getState().chat.rooms[ROOM]).toBeDefined();
+    expect(selectRoomKnown(store.getState(), ROOM)).toBe(true);
     expect(fake.last().url).toBe(`ws://chat.test${ApiPath.roomSocket(ROOM, 'token-Alice')}`);
   });
 

@@ -9,16 +9,10 @@ import ToastContainer from 'react-bootstrap/ToastContainer';
 import { Link, useParams } from 'react-router-dom';
 import { useRequestCredentialsMutation } from '../../api/roomsApi';
 import { useAppDispatch, useAppSelector, useAppStore } from '../../app/hooks';
-import {
-  roomCreated,
-  roomEntered,
-  roomJoined,
-  roomLeft,
-  selectAuthError,
-  selectChatRoom,
-  selectMessages,
-  selectParticipants,
-} from '../chat/chatSlice';
+import { roomCreated, roomEntered, roomJoined, roomLeft } from '../chat/chatActions';
+import { selectMessages, selectRoomKnown } from '../messages/messagesSlice';
+import { selectActiveCount } from '../presence/presenceSlice';
+import { selectAuthError } from '../roomAuth/authErrorsSlice';
 import { selectRoomAuth } from '../roomAuth/roomAuthSlice';
 import { ConnectionBanner, ConnectionPill } from './ConnectionBanner';
 import { Composer } from './Composer';
@@ -60,9 +54,7 @@ function Room({ room }: { room: string }) {
   const auth = useAppSelector((state) => selectRoomAuth(state, room));
   const authError = useAppSelector((state) => selectAuthError(state, room));
   const messages = useAppSelector((state) => selectMessages(state, room));
-  const participantCount = useAppSelector(
-    (state) => selectParticipants(state, room).filter((p) => p.active).length,
-  );
+  const participantCount = useAppSelector((state) => selectActiveCount(state, room));
   const [requestCredentials, { isLoading }] = useRequestCredentialsMutation();
   const [copiedToast, setCopiedToast] = useState(false);
   const [sidebarOpen, setSidebarOpen] = useState(false);
@@ -78,7 +70,7 @@ function Room({ room }: { room: string }) {
   useUnreadTitle(room, senderName, messages);
 
   useEffect(() => {
-    if (selectChatRoom(store.getState(), room) === undefined) dispatch(roomCreated({ room }));
+    if (!selectRoomKnown(store.getState(), room)) dispatch(roomCreated({ room }));
     dispatch(roomEntered({ room }));
   }, [dispatch, room, store]);
 

@@ -1,12 +1,10 @@
-import { userNameKey } from '@taco/protocol';
+import { isSameUserName } from '@taco/protocol';
 import Button from 'react-bootstrap/Button';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
-import {
-  roomCleared,
-  selectConnection,
-  selectMessages,
-  selectParticipants,
-} from '../chat/chatSlice';
+import { roomCleared } from '../chat/chatActions';
+import { selectMessages } from '../messages/messagesSlice';
+import { selectIsConnected } from '../connection/connectionSlice';
+import { selectActiveCount, selectParticipants } from '../presence/presenceSlice';
 import { PresenceDot } from './PresenceDot';
 
 interface SidebarProps {
@@ -21,12 +19,11 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
   const participants = useAppSelector((state) => selectParticipants(state, room));
   const hasMessages = useAppSelector((state) => selectMessages(state, room).length > 0);
   // Offline, nobody's presence is known, and a clear could not reach the others.
-  const connected = useAppSelector((state) => selectConnection(state).status === 'open');
-  const meKey = userNameKey(me);
+  const connected = useAppSelector((state) => selectIsConnected(state, room));
   const sorted = [...participants].sort(
     (a, b) => Number(b.active) - Number(a.active) || a.name.localeCompare(b.name),
   );
-  const activeCount = participants.filter((p) => p.active).length;
+  const activeCount = useAppSelector((state) => selectActiveCount(state, room));
 
   return (
     <div className="sidebar-inner">
@@ -47,7 +44,7 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
             </span>
             <span className={`participant-name ${participant.active ? '' : 'text-body-secondary'}`}>
               {participant.name}
-              {userNameKey(participant.name) === meKey ? (
+              {isSameUserName(participant.name, me) ? (
                 <span className="participant-you"> (you)</span>
               ) : null}
             </span>

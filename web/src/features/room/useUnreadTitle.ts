@@ -1,7 +1,7 @@
-import { userNameKey } from '@taco/protocol';
+import { isSameUserName } from '@taco/protocol';
 import { useEffect, useRef, useState } from 'react';
 import { PRODUCT_NAME } from '../../app/brand';
-import type { Message } from '../chat/chatSlice';
+import type { Message } from '../messages/messagesSlice';
 
 /**
  * Keeps the tab title as `{room} · Taco Chat`, prefixed with the number of messages from others
@@ -16,9 +16,8 @@ export function useUnreadTitle(room: string, me: string, messages: Message[]) {
     const previous = seen.current;
     seen.current = keys;
     if (!previous || !document.hidden) return;
-    const meKey = userNameKey(me);
     const fresh = messages.filter(
-      (m) => !previous.has(m.key) && m.source === 'remote' && userNameKey(m.senderName) !== meKey,
+      (m) => !previous.has(m.key) && m.source === 'remote' && !isSameUserName(m.senderName, me),
     ).length;
     if (fresh > 0) setUnread((count) => count + fresh);
   }, [messages, me]);

@@ -1,5 +1,6 @@
-import { createAction, createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
 import { roomsApi } from '../../api/roomsApi';
+import { roomCreated } from '../chat/chatActions';
 
 /** Authentication for one room: the persisted part of the state. */
 export interface RoomAuthRecord {
@@ -17,9 +18,6 @@ const initialState: RoomAuthState = {};
 
 /** Where an authorization rejection came from. */
 export type RejectionSource = 'socket' | 'http';
-
-/** A room was opened or created on this device (shared with the chat slice). */
-export const roomCreated = createAction<{ room: string }>('chat/roomCreated');
 
 function newRecord(room: string): RoomAuthRecord {
   return { roomID: room, senderName: '', token: '', authenticated: false, rejectionCount: 0 };

@@ -1,0 +1,54 @@
+import {
+  type ChatMessage,
+  encodeFrame,
+  FrameType,
+  type ServerClearedFrame,
+  type ServerMessageFrame,
+} from '@taco/protocol';
+import { type RoomEvent } from './chat-bus.port';
+
+/**
+ * The events a room's members get through the bus, each carrying a server frame's JSON text as
+ * its payload. (A "frame" is what goes on the WebSocket; `RoomHub` frames a payload once per
+ * replica.)
+ */
+
+/** The payload of a stored message; `client_id` rides along when the sender gave one. */
+export function messagePayload(
+  room: string,
+  message: ChatMessage,
+  epoch: string,
+  clientId?: string,
+): string {
+  const frame: ServerMessageFrame = { type: FrameType.Message, room, ...message, epoch };
+  if (clientId !== undefined) frame.client_id = clientId;
+  return encodeFrame(frame);
+}
+
+/** The payload announcing that the room's history was cleared. */
+export function clearedPayload(room: string, sender: string): string {
+  const frame: ServerClearedFrame = { type: FrameType.Clear, room, sender };
+  return encodeFrame(frame);
+}
+
+/**
+ * A participant is present (`connecting`) or gone. With `except`, that name's own connections
+ * skip it (a newcomer learns of itself from the roster it is sent).
+ */
+export function presenceEvent(
+  room: string,
+  sender: string,
+  connecting: boolean,
+  except?: string,
+): RoomEvent {
+  const payload = encodeFrame({ type: FrameType.Presence, room, sender, connecting });
+  return except === undefined ? { payload } : { payload, except };
+}
+
+/** Someone is typing, or stopped: for the others in the room. */
+export function typingEvent(room: string, sender: string, typing: boolean): RoomEvent {
+  return {
+    payload: encodeFrame({ type: FrameType.Typing, room, sender, typing }),
+    except: sender,
+  };
+}

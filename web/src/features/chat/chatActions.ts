@@ -1,0 +1,133 @@
+import { createAction } from '@reduxjs/toolkit';
+import type { ChatMessage } from '@taco/protocol';
+
+/**
+ * The chat's events, written once: the pages and the socket middleware dispatch them, and every
+ * feature slice (connection, messages, presence, typing, notices) reacts to those it cares about.
+ * Each is named for what happened, in the past tense.
+ */
+
+// The room page
+
+/** A room was opened or created on this device. */
+export const roomCreated = createAction<{ room: string }>('chat/roomCreated');
+
+/** The user opened a room page that this device already knew. */
+export const roomEntered = createAction<{ room: string }>('chat/roomEntered');
+
+/** The room page is authenticated: the socket joins the room with the token. */
+export const roomJoined = createAction<{ room: string; token: string }>('chat/roomJoined');
+
+/** The user left the room page: the socket closes. */
+export const roomLeft = createAction<{ room: string }>('chat/roomLeft');
+
+/** The room's messages were cleared, here (`local`) or by anyone in the room (`remote`). */
+export const roomCleared = createAction<{ room: string; source: 'local' | 'remote' }>(
+  'chat/roomCleared',
+);
+
+// Messages
+
+export interface MessageReceivedPayload {
+  room: string;
+  message: ChatMessage;
+  clientId: string | null;
+  own: boolean;
+  /** The room's epoch the frame carried. */
+  epoch?: string;
+}
+
+/** A single message from the server, possibly the echo of an own message. */
+export const messageReceived = createAction<MessageReceivedPayload>('chat/messageReceived');
+
+export interface HistoryReceivedPayload {
+  room: string;
+  messages: ChatMessage[];
+  complete: boolean;
+  /** The `after` of the request this answers; `null` for the first request. */
+  after: number | null;
+  /** The current user's name in the room, to tell own messages. */
+  me: string;
+  /** The room's epoch the answer carried; another than the one held replaces the list. */
+  epoch?: string;
+}
+
+/** A history batch: the first load, a resume after a reconnect, or a replacement. */
+export const historyReceived = createAction<HistoryReceivedPayload>('chat/historyReceived');
+
+export interface MessageSentPayload {
+  room: string;
+  clientId: string;
+  body: string;
+  senderName: string;
+  /** Unix time in seconds. */
+  timestamp: number;
+}
+
+/** The user sent a message: it shows at once, pending until the server echoes it. */
+export const messageSent = createAction<MessageSentPayload>('chat/messageSent');
+
+/** The user retries a failed message. */
+export const messageRetried = createAction<{ room: string; clientId: string }>(
+  'chat/messageRetried',
+);
+
+// Participants
+
+/** Someone's presence changed (frame 3): `active` is the frame's `connecting`. */
+export const presenceUpdated = createAction<{ room: string; sender: string; active: boolean }>(
+  'chat/presenceUpdated',
+);
+
+/** Someone started or stopped typing (frame 2), at `time` (ms since the epoch). */
+export const typingUpdated = createAction<{
+  room: string;
+  sender: string;
+  typing: boolean;
+  time: number;
+}>('chat/typingUpdated');
+
+/** Time passed: typing indicators without a refresh for `TYPING_STALE_MS` are dropped. */
+export const typingExpired = createAction<{ room: string; now: number }>('chat/typingExpired');
+
+/** The message input changed; the socket middleware sends typing frames from it. */
+export const draftEdited = createAction<{ room: string; empty: boolean }>('chat/draftEdited');
+
+// The connection
+
+export const connectionOpened = createAction<{ room: string }>('chat/connectionOpened');
+
+export const connectionClosed = createAction<{ room: string; code: number }>(
+  'chat/connectionClosed',
+);
+
+export const reconnectScheduled = createAction<{ room: string; attempt: number; delayMs: number }>(
+  'chat/reconnectScheduled',
+);
+
+export const reconnectStarted = createAction<{ room: string; attempt: number }>(
+  'chat/reconnectStarted',
+);
+
+/** The socket gave up (attempts exhausted, or the server refused for good). */
+export const connectionLost = createAction<{
+  room: string;
+  reason: 'closed' | 'policy' | 'exhausted';
+}>('chat/connectionLost');
+
+/** The user (or the browser coming back online) asked to reconnect. */
+export const reconnectRequested = createAction<{ room: string }>('chat/reconnectRequested');
+
+export interface ErrorFrameReceivedPayload {
+  /** The room the socket is for. */
+  room: string;
+  code: string;
+  /** Human text, shown as a notice. */
+  message: string;
+  /** The own message the error answers: it was not stored, and the user may retry it. */
+  clientId: string | null;
+}
+
+/** The server answered a frame with an error frame (type 7). */
+export const errorFrameReceived =
+  createAction<ErrorFrameReceivedPayload>('chat/errorFrameReceived');

@@ -1,0 +1,266 @@
+import {
+  createEntityAdapter,
+  createSelector,
+  createSlice,
+  type EntityState,
+  isAnyOf,
+} from '@reduxjs/toolkit';
+import { type ChatMessage, isSameUserName } from '@taco/protocol';
+import { roomsApi } from '../../api/roomsApi';
+import {
+  errorFrameReceived,
+  historyReceived,
+  messageReceived,
+  messageRetried,
+  messageSent,
+  roomCleared,
+  roomCreated,
+  roomEntered,
+  roomJoined,
+} from '../chat/chatActions';
+
+export type MessageStatus = 'pending' | 'sent' | 'failed';
+
+/** A message as the feed shows it (spec §3's fields, and how far it got). */
+export interface Message {
+  /** Unique within the room: from the server's `seq`, or from the local `client_id` until then. */
+  key: string;
+  /** 0 for an own message, otherwise the sender's name (the spec's field). */
+  id: 0 | string;
+  message: string;
+  senderName: string;
+  /** Unix time in seconds. */
+  timestamp: number;
+  seq: number | null;
+  clientId: string | null;
+  status: MessageStatus;
+  source: 'local' | 'remote';
+}
+
+/** A message the server stored: it has a `seq` in the room's epoch. */
+export type StoredMessage = Message & { seq: number; status: 'sent' };
+
+/** An own message the server has not confirmed: pending, or failed until the user retries. */
+export type UnsentMessage = Message & { seq: null; clientId: string; source: 'local' };
+
+const storedAdapter = createEntityAdapter<StoredMessage, number>({
+  selectId: (m) => m.seq,
+  sortComparer: (a, b) => a.seq - b.seq,
+});
+
+/** Kept in the order they were sent (or retried). */
+const unsentAdapter = createEntityAdapter<UnsentMessage, string>({ selectId: (m) => m.clientId });
+
+/** A room's messages: the spec's chat room record, with what resuming history needs. */
+export interface RoomMessages {
+  name: string;
+  /** Stored messages by `seq`, all of one epoch. */
+  stored: EntityState<StoredMessage, number>;
+  /** Own messages waiting for the server, by `client_id`. */
+  unsent: EntityState<UnsentMessage, string>;
+  /** The room's epoch that `lastSeq` and the stored messages' `seq`s belong to. */
+  epoch: string | null;
+  /** The highest `seq` seen in this room, to resume history after a reconnect. */
+  lastSeq: number | null;
+  /** Earlier messages were trimmed or cleared while this client was away. */
+  earlierMissing: boolean;
+}
+
+/** Room id → its messages. */
+export type MessagesState = Record<string, RoomMessages>;
+
+const initialState: MessagesState = {};
+
+function emptyRoom(name: string): RoomMessages {
+  return {
+    name,
+    stored: storedAdapter.getInitialState(),
+    unsent: unsentAdapter.getInitialState(),
+    epoch: null,
+    lastSeq: null,
+    earlierMissing: false,
+  };
+}
+
+function ensureRoom(state: MessagesState, room: string): RoomMessages {
+  return (state[room] ??= emptyRoom(room));
+}
+
+function storedMessage(message: ChatMessage, own: boolean, clientId: string | null) {
+  const stored: StoredMessage = {
+    key: `s${message.seq}:${message.timestamp}:${message.sender}`,
+    id: own ? 0 : message.sender,
+    message: message.body,
+    senderName: message.sender,
+    timestamp: message.timestamp,
+    seq: message.seq,
+    clientId,
+    status: 'sent',
+    source: 'remote',
+  };
+  return stored;
+}
+
+function bumpSeq(room: RoomMessages, seq: number) {
+  if (room.lastSeq === null || seq > room.lastSeq) room.lastSeq = seq;
+}
+
+/**
+ * Takes the room's epoch from a frame. A different one means the room's `seq` started again:
+ * the stored messages held belong to the old numbering and go, like after `complete: false`.
+ * Returns whether it changed.
+ */
+function adoptEpoch(room: RoomMessages, epoch: string | undefined): boolean {
+  if (epoch === undefined || room.epoch === epoch) return false;
+  const changed = room.epoch !== null;
+  room.epoch = epoch;
+  if (changed) {
+    storedAdapter.removeAll(room.stored);
+    room.lastSeq = null;
+    room.earlierMissing = true;
+  }
+  return changed;
+}
+
+/**
+ * Drops the stored messages an answer replaces: all up to the newest it carries (or up to its
+ * `after`). Live messages that arrived after the request was sent are newer: they stay.
+ */
+function dropReplaced(room: RoomMessages, newest: number) {
+  storedAdapter.removeMany(
+    room.stored,
+    room.stored.ids.filter((seq) => seq <= newest),
+  );
+  room.lastSeq = room.stored.ids.at(-1) ?? null;
+}
+
+/** Removes and returns the first unsent own message with this body, if any. */
+function takeUnsent(room: RoomMessages, body: string): UnsentMessage | undefined {
+  const clientId = room.unsent.ids.find((id) => room.unsent.entities[id]?.message === body);
+  if (clientId === undefined) return undefined;
+  const message = room.unsent.entities[clientId];
+  unsentAdapter.removeOne(room.unsent, clientId);
+  return message;
+}
+
+export const messagesSlice = createSlice({
+  name: 'messages',
+  initialState,
+  reducers: {},
+  extraReducers: (builder) => {
+    builder
+      .addCase(messageReceived, (state, action) => {
+        const { message, clientId, own, epoch } = action.payload;
+        const room = ensureRoom(state, action.payload.room);
+        adoptEpoch(room, epoch);
+        if (room.stored.entities[message.seq]) return;
+        if (clientId !== null) unsentAdapter.removeOne(room.unsent, clientId);
+        storedAdapter.addOne(room.stored, storedMessage(message, own, clientId));
+        bumpSeq(room, message.seq);
+      })
+      .addCase(historyReceived, (state, action) => {
+        const { messages, complete, after, me, epoch } = action.payload;
+        const room = ensureRoom(state, action.payload.room);
+        const epochChanged = adoptEpoch(room, epoch);
+        if (after === null || !complete || epochChanged) {
+          dropReplaced(
+            room,
+            messages.reduce<number>((max, m) => Math.max(max, m.seq), after ?? -1),
+          );
+        }
+        if (after !== null && !complete) room.earlierMissing = true;
+        for (const item of messages) {
+          if (room.stored.entities[item.seq]) continue;
+          const own = isSameUserName(item.sender, me);
+          // An own message sent before a drop may be stored without its echo ever arriving.
+          const unsent = own ? takeUnsent(room, item.body) : undefined;
+          storedAdapter.addOne(room.stored, storedMessage(item, own, unsent?.clientId ?? null));
+          bumpSeq(room, item.seq);
+        }
+      })
+      .addCase(messageSent, (state, action) => {
+        const { clientId, body, senderName, timestamp } = action.payload;
+        unsentAdapter.addOne(ensureRoom(state, action.payload.room).unsent, {
+          key: `c${clientId}`,
+          id: 0,
+          message: body,
+          senderName,
+          timestamp,
+          seq: null,
+          clientId,
+          status: 'pending',
+          source: 'local',
+        });
+      })
+      .addCase(errorFrameReceived, (state, { payload: { room, clientId } }) => {
+        // An error naming an own message means the server did not store it.
+        const unsent = state[room]?.unsent;
+        if (unsent && clientId !== null) {
+          unsentAdapter.updateOne(unsent, { id: clientId, changes: { status: 'failed' } });
+        }
+      })
+      .addCase(messageRetried, (state, action) => {
+        // A retried message goes to the end, pending again.
+        const unsent = state[action.payload.room]?.unsent;
+        const message = unsent?.entities[action.payload.clientId];
+        if (!unsent || message?.status !== 'failed') return;
+        unsentAdapter.removeOne(unsent, message.clientId);
+        unsentAdapter.addOne(unsent, { ...message, status: 'pending' });
+      })
+      .addCase(roomCleared, (state, action) => {
+        const room = ensureRoom(state, action.payload.room);
+        storedAdapter.removeAll(room.stored);
+        unsentAdapter.removeAll(room.unsent);
+        room.earlierMissing = false;
+      })
+      .addMatcher(
+        isAnyOf(roomCreated, roomEntered, roomJoined, roomsApi.endpoints.createRoom.matchFulfilled),
+        (state, action) => {
+          ensureRoom(state, action.payload.room);
+        },
+      );
+  },
+});
+
+type WithMessages = { messages: MessagesState };
+
+const NO_ROOM = emptyRoom('');
+const storedSelectors = storedAdapter.getSelectors();
+const unsentSelectors = unsentAdapter.getSelectors();
+
+const selectRoom = (state: WithMessages, room: string) => state.messages[room] ?? NO_ROOM;
+
+/** Whether this device knows the room (the room page creates it otherwise). */
+export const selectRoomKnown = (state: WithMessages, room: string) =>
+  state.messages[room] !== undefined;
+
+/** The feed: stored messages in `seq` order, then own messages not stored yet. */
+export const selectMessages = createSelector(
+  [(state: WithMessages, room: string) => selectRoom(state, room)],
+  (room): Message[] => [
+    ...storedSelectors.selectAll(room.stored),
+    ...unsentSelectors.selectAll(room.unsent),
+  ],
+);
+
+/** Own messages waiting to be sent (not those that failed), in order. */
+export const selectPendingMessages = createSelector(
+  [(state: WithMessages, room: string) => selectRoom(state, room).unsent],
+  (unsent) => unsentSelectors.selectAll(unsent).filter((m) => m.status === 'pending'),
+);
+
+/** An own message not stored yet, by its `client_id`. */
+export const selectUnsentMessage = (state: WithMessages, room: string, clientId: string) =>
+  selectRoom(state, room).unsent.entities[clientId];
+
+/** Where a history request resumes: after the last `seq` held, in the epoch it belongs to. */
+export const selectResumePoint = createSelector(
+  [
+    (state: WithMessages, room: string) => selectRoom(state, room).lastSeq,
+    (state: WithMessages, room: string) => selectRoom(state, room).epoch,
+  ],
+  (after, epoch) => ({ after, epoch }),
+);
+
+export const selectEarlierMissing = (state: WithMessages, room: string) =>
+  selectRoom(state, room).earlierMissing;

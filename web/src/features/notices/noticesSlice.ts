@@ -1,0 +1,39 @@
+import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import { errorFrameReceived } from '../chat/chatActions';
+
+/** A brief, non-blocking notice: the text of an error frame from the server. */
+export interface Notice {
+  id: number;
+  text: string;
+}
+
+export interface NoticesState {
+  items: Notice[];
+  nextId: number;
+}
+
+const initialState: NoticesState = { items: [], nextId: 1 };
+
+/** Notices kept at once; older ones drop off. */
+export const MAX_NOTICES = 3;
+
+export const noticesSlice = createSlice({
+  name: 'notices',
+  initialState,
+  reducers: {
+    noticeDismissed(state, action: PayloadAction<{ id: number }>) {
+      state.items = state.items.filter((n) => n.id !== action.payload.id);
+    },
+  },
+  extraReducers: (builder) => {
+    builder.addCase(errorFrameReceived, (state, action) => {
+      state.items.push({ id: state.nextId, text: action.payload.message });
+      state.nextId += 1;
+      if (state.items.length > MAX_NOTICES) state.items.splice(0, state.items.length - MAX_NOTICES);
+    });
+  },
+});
+
+export const { noticeDismissed } = noticesSlice.actions;
+
+export const selectNotices = (state: { notices: NoticesState }) => state.notices.items;

@@ -1,0 +1,59 @@
+import { makeStore } from '../../app/store';
+import { presenceUpdated, typingUpdated } from '../chat/chatActions';
+import { selectActiveCount, selectParticipants } from './presenceSlice';
+
+const ROOM = 'teal-otter';
+
+describe('presence slice (spec §4 presence and typing updates)', () => {
+  it('presence update sets the active flag and adds an unknown participant with typing false', () => {
+    const store = makeStore();
+    store.dispatch(presenceUpdated({ room: ROOM, sender: 'Bob', active: true }));
+    expect(selectParticipants(store.getState(), ROOM)).toEqual([
+      { name: 'Bob', active: true, typing: false, lastTypingTime: 0 },
+    ]);
+    store.dispatch(typingUpdated({ room: ROOM, sender: 'Bob', typing: true, time: 10 }));
+    store.dispatch(presenceUpdated({ room: ROOM, sender: 'Bob', active: false }));
+    expect(selectParticipants(store.getState(), ROOM)).toEqual([
+      { name: 'Bob', active: false, typing: false, lastTypingTime: 10 },
+    ]);
+  });
+
+  it('typing update replaces the entry with active true, the typing value and the time', () => {
+    const store = makeStore();
+    store.dispatch(presenceUpdated({ room: ROOM, sender: 'Bob', active: false }));
+    store.dispatch(typingUpdated({ room: ROOM, sender: 'Bob', typing: true, time: 1234 }));
+    store.dispatch(typingUpdated({ room: ROOM, sender: 'Cy', typing: true, time: 99 }));
+    expect(selectParticipants(store.getState(), ROOM)).toEqual([
+      { name: 'Bob', active: true, typing: true, lastTypingTime: 1234 },
+      { name: 'Cy', active: true, typing: true, lastTypingTime: 99 },
+    ]);
+  });
+
+  it('keeps participants in the order they were first heard of, per room', () => {
+    const store = makeStore();
+    store.dispatch(presenceUpdated({ room: ROOM, sender: 'Cy', active: true }));
+    store.dispatch(typingUpdated({ room: ROOM, sender: 'Bob', typing: true, time: 1 }));
+    store.dispatch(presenceUpdated({ room: ROOM, sender: 'Cy', active: false }));
+    store.dispatch(presenceUpdated({ room: 'red-fox', sender: 'Dan', active: true }));
+    expect(selectParticipants(store.getState(), ROOM).map((p) => p.name)).toEqual(['Cy', 'Bob']);
+    expect(selectParticipants(store.getState(), 'red-fox').map((p) => p.name)).toEqual(['Dan']);
+  });
+
+  it('counts the participants present', () => {
+    const store = makeStore();
+    expect(selectActiveCount(store.getState(), ROOM)).toBe(0);
+    store.dispatch(presenceUpdated({ room: ROOM, sender: 'Bob', active: true }));
+    store.dispatch(presenceUpdated({ room: ROOM, sender: 'Cy', active: false }));
+    store.dispatch(typingUpdated({ room: ROOM, sender: 'Dan', typing: false, time: 1 }));
+    expect(selectActiveCount(store.getState(), ROOM)).toBe(2);
+  });
+
+  it('gives the same list while nothing changed, and an empty one for an unknown room', () => {
+    const store = makeStore();
+    store.dispatch(presenceUpdated({ room: ROOM, sender: 'Bob', active: true }));
+    const first = selectParticipants(store.getState(), ROOM);
+    store.dispatch(presenceUpdated({ room: 'red-fox', sender: 'Dan', active: true }));
+    expect(selectParticipants(store.getState(), ROOM)).toBe(first);
+    expect(selectParticipants(store.getState(), 'blue-owl')).toEqual([]);
+  });
+});

@@ -1,0 +1,77 @@
+import {
+  createEntityAdapter,
+  createSelector,
+  createSlice,
+  type EntityState,
+} from '@reduxjs/toolkit';
+import { presenceUpdated, typingUpdated } from '../chat/chatActions';
+import { selectRoomTyping, type TypingEntry } from '../typing/typingSlice';
+
+/** A participant as spec §3 defines one: presence from this slice, typing from the typing slice. */
+export interface Participant {
+  name: string;
+  active: boolean;
+  typing: boolean;
+  /** Milliseconds since the epoch of the last typing update. */
+  lastTypingTime: number;
+}
+
+/** Who is in the room, in the order they were first heard of. */
+export interface Presence {
+  name: string;
+  active: boolean;
+}
+
+const presenceAdapter = createEntityAdapter<Presence, string>({ selectId: (p) => p.name });
+
+/** Room id → its participants' presence. */
+export type PresenceState = Record<string, EntityState<Presence, string>>;
+
+const initialState: PresenceState = {};
+
+function upsert(state: PresenceState, room: string, presence: Presence) {
+  state[room] = presenceAdapter.upsertOne(
+    state[room] ?? presenceAdapter.getInitialState(),
+    presence,
+  );
+}
+
+export const presenceSlice = createSlice({
+  name: 'presence',
+  initialState,
+  reducers: {},
+  extraReducers: (builder) => {
+    builder
+      .addCase(presenceUpdated, (state, { payload }) => {
+        upsert(state, payload.room, { name: payload.sender, active: payload.active });
+      })
+      .addCase(typingUpdated, (state, { payload }) => {
+        // Whoever types is there.
+        upsert(state, payload.room, { name: payload.sender, active: true });
+      });
+  },
+});
+
+const NO_PRESENCE = presenceAdapter.getInitialState();
+const NOT_TYPING: TypingEntry = { typing: false, lastTypingTime: 0 };
+
+type WithPresence = { presence: PresenceState };
+
+const selectRoomPresence = (state: WithPresence, room: string) =>
+  state.presence[room] ?? NO_PRESENCE;
+
+/** The room's participants, each with presence and typing, in the order first heard of. */
+export const selectParticipants = createSelector(
+  [selectRoomPresence, selectRoomTyping],
+  (presence, typing): Participant[] =>
+    presenceAdapter
+      .getSelectors()
+      .selectAll(presence)
+      .map(({ name, active }) => ({ name, active, ...(typing[name] ?? NOT_TYPING) })),
+);
+
+/** How many participants are present. */
+export const selectActiveCount = createSelector(
+  [selectRoomPresence],
+  (presence) => Object.values(presence.entities).filter((p) => p.active).length,
+);

@@ -1,0 +1,54 @@
+import { createSlice } from '@reduxjs/toolkit';
+import { errorReason, errorStatus } from '../../api/errorText';
+import { roomsApi } from '../../api/roomsApi';
+import { connectionOpened, roomLeft } from '../chat/chatActions';
+import { unauthorized } from './roomAuthSlice';
+
+export const SESSION_EXPIRED_MESSAGE =
+  'Your session for this room has expired. Please choose your username again.';
+
+/** Why the user must choose a name again: shown in the username modal (not persisted). */
+export interface AuthErrorsState {
+  /** Room id → why the last credential request for it failed. */
+  byRoom: Record<string, string>;
+  /** Socket closes with 4401 since the socket last opened (or the room page was left). */
+  socketRejections: number;
+}
+
+const initialState: AuthErrorsState = { byRoom: {}, socketRejections: 0 };
+
+export const authErrorsSlice = createSlice({
+  name: 'authErrors',
+  initialState,
+  reducers: {},
+  extraReducers: (builder) => {
+    builder
+      .addCase(unauthorized, (state, action) => {
+        // The first refusal is retried silently with new credentials; a socket refused twice in
+        // a row without opening in between asks the user.
+        if (action.payload.source !== 'socket') return;
+        state.socketRejections += 1;
+        if (state.socketRejections > 1) state.byRoom[action.payload.room] = SESSION_EXPIRED_MESSAGE;
+      })
+      .addCase(connectionOpened, (state) => {
+        state.socketRejections = 0;
+      })
+      .addCase(roomLeft, (state) => {
+        state.socketRejections = 0;
+      })
+      .addMatcher(roomsApi.endpoints.requestCredentials.matchPending, (state, action) => {
+        delete state.byRoom[action.meta.arg.originalArgs.room];
+      })
+      .addMatcher(roomsApi.endpoints.requestCredentials.matchFulfilled, (state, action) => {
+        delete state.byRoom[action.payload.room_id];
+      })
+      .addMatcher(roomsApi.endpoints.requestCredentials.matchRejected, (state, action) => {
+        const failure = action.payload ?? action.error;
+        state.byRoom[action.meta.arg.originalArgs.room] =
+          errorStatus(failure) === 401 ? SESSION_EXPIRED_MESSAGE : errorReason(failure);
+      });
+  },
+});
+
+export const selectAuthError = (state: { authErrors: AuthErrorsState }, room: string) =>
+  state.authErrors.byRoom[room];

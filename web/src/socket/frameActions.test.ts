@@ -1,0 +1,108 @@
+import { ErrorCode, FrameType, type ServerFrame } from '@taco/protocol';
+import {
+  errorFrameReceived,
+  historyReceived,
+  messageReceived,
+  presenceUpdated,
+  roomCleared,
+  typingUpdated,
+} from '../features/chat/chatActions';
+import { type FrameContext, frameAction } from './frameActions';
+
+const ROOM = 'teal-otter';
+const context: FrameContext = { room: ROOM, me: 'Alice', historyAfter: 41, now: 1_700_000_000_123 };
+const stored = { sender: 'Bob', body: 'hi', timestamp: 1_700_000_000.5, seq: 42 };
+
+/** Each server frame type, and the action it becomes. */
+const table: Array<[string, ServerFrame, ReturnType<typeof frameAction>]> = [
+  [
+    'a single message',
+    { type: FrameType.Message, room: ROOM, epoch: 'e1', ...stored, client_id: 'c1' },
+    messageReceived({ room: ROOM, message: stored, clientId: 'c1', own: false, epoch: 'e1' }),
+  ],
+  [
+    'a history batch',
+    { type: FrameType.Message, room: ROOM, epoch: 'e1', messages: [stored], complete: false },
+    historyReceived({
+      room: ROOM,
+      messages: [stored],
+      complete: false,
+      after: 41,
+      me: 'Alice',
+      epoch: 'e1',
+    }),
+  ],
+  [
+    'a typing update',
+    { type: FrameType.Typing, room: ROOM, sender: 'Bob', typing: true },
+    typingUpdated({ room: ROOM, sender: 'Bob', typing: true, time: context.now }),
+  ],
+  [
+    'a presence update',
+    { type: FrameType.Presence, room: ROOM, sender: 'Bob', connecting: false },
+    presenceUpdated({ room: ROOM, sender: 'Bob', active: false }),
+  ],
+  [
+    'a clear',
+    { type: FrameType.Clear, room: ROOM, sender: 'Bob' },
+    roomCleared({ room: ROOM, source: 'remote' }),
+  ],
+  [
+    'an error naming a message',
+    { type: FrameType.Error, code: ErrorCode.Unavailable, message: 'Not stored', client_id: 'c1' },
+    errorFrameReceived({
+      room: ROOM,
+      code: ErrorCode.Unavailable,
+      message: 'Not stored',
+      clientId: 'c1',
+    }),
+  ],
+  [
+    'an error naming none',
+    { type: FrameType.Error, code: ErrorCode.BadFrame, message: 'Bad frame' },
+    errorFrameReceived({
+      room: ROOM,
+      code: ErrorCode.BadFrame,
+      message: 'Bad frame',
+      clientId: null,
+    }),
+  ],
+  ['a heartbeat', { type: FrameType.Heartbeat }, null],
+];
+
+describe('frame → action table', () => {
+  it.each(table)('%s', (_name, frame, expected) => {
+    expect(frameAction(frame, context)).toEqual(expected);
+  });
+
+  it('covers every frame type the server sends', () => {
+    const covered = new Set(table.map(([, frame]) => frame.type));
+    // Every type but 5 (a history request), which only a client sends.
+    const serverTypes = Object.values(FrameType).filter((type) => type !== FrameType.History);
+    expect([...covered].sort()).toEqual(serverTypes.sort());
+  });
+
+  it("tells the user's own messages by name, as the server normalizes it", () => {
+    const own = { type: FrameType.Message, room: ROOM, epoch: 'e1', ...stored, sender: 'alice ' };
+    expect(frameAction(own, context)).toMatchObject({ payload: { own: true, clientId: null } });
+  });
+
+  it('answers the first history request with after null', () => {
+    const frame: ServerFrame = {
+      type: FrameType.Message,
+      room: ROOM,
+      epoch: 'e1',
+      messages: [],
+      complete: true,
+    };
+    expect(frameAction(frame, { ...context, historyAfter: null })).toMatchObject({
+      payload: { after: null, complete: true },
+    });
+  });
+
+  it('turns frames about another room into nothing', () => {
+    for (const [, frame] of table) {
+      if ('room' in frame) expect(frameAction({ ...frame, room: 'red-fox' }, context)).toBeNull();
+    }
+  });
+});

@@ -1,0 +1,75 @@
+import type { UnknownAction } from '@reduxjs/toolkit';
+import { FrameType, isHistoryFrame, type ServerFrame, isSameUserName } from '@taco/protocol';
+import {
+  errorFrameReceived,
+  historyReceived,
+  messageReceived,
+  presenceUpdated,
+  roomCleared,
+  typingUpdated,
+} from '../features/chat/chatActions';
+
+/** What turning a frame into an action needs to know besides the frame. */
+export interface FrameContext {
+  /** The room the socket is for. */
+  room: string;
+  /** The user's name in that room, to tell own messages. */
+  me: string;
+  /** `after` of the history request an answer would answer (`null`: the last messages). */
+  historyAfter: number | null;
+  /** Milliseconds since the epoch. */
+  now: number;
+}
+
+type FrameOf<T extends ServerFrame['type']> = Extract<ServerFrame, { type: T }>;
+
+/** The action each server frame type becomes (`null`: none). */
+const frameTable: {
+  [T in ServerFrame['type']]: (frame: FrameOf<T>, context: FrameContext) => UnknownAction | null;
+} = {
+  [FrameType.Message]: (frame, { room, me, historyAfter }) =>
+    isHistoryFrame(frame)
+      ? historyReceived({
+          room,
+          messages: frame.messages,
+          complete: frame.complete,
+          after: historyAfter,
+          me,
+          epoch: frame.epoch,
+        })
+      : messageReceived({
+          room,
+          message: {
+            sender: frame.sender,
+            body: frame.body,
+            timestamp: frame.timestamp,
+            seq: frame.seq,
+          },
+          clientId: frame.client_id ?? null,
+          own: isSameUserName(frame.sender, me),
+          epoch: frame.epoch,
+        }),
+  [FrameType.Typing]: (frame, { room, now }) =>
+    typingUpdated({ room, sender: frame.sender, typing: frame.typing, time: now }),
+  [FrameType.Presence]: (frame, { room }) =>
+    presenceUpdated({ room, sender: frame.sender, active: frame.connecting }),
+  [FrameType.Clear]: (_frame, { room }) => roomCleared({ room, source: 'remote' }),
+  [FrameType.Error]: (frame, { room }) =>
+    errorFrameReceived({
+      room,
+      code: frame.code,
+      message: frame.message,
+      clientId: frame.client_id ?? null,
+    }),
+  [FrameType.Heartbeat]: () => null,
+};
+
+/** The action a frame from the server becomes; frames about another room become none. */
+export function frameAction(frame: ServerFrame, context: FrameContext): UnknownAction | null {
+  if ('room' in frame && frame.room !== context.room) return null;
+  const toAction = frameTable[frame.type] as (
+    frame: ServerFrame,
+    context: FrameContext,
+  ) => UnknownAction | null;
+  return toAction(frame, context);
+}
