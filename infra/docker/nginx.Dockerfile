@@ -5,7 +5,8 @@
 
 # --- build: the web client, and nginx.conf rendered from infra/nginx/nginx.conf.template -------
 # Only what nginx serves goes in: protocol and web sources, and the config renderer (which reads
-# the api's security headers from their one definition). The api itself is never built here.
+# the api's security headers and the protocol's texts from their one definition). The api itself
+# is never built here.
 FROM node:20.20.2-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -22,7 +23,9 @@ COPY web/public web/public
 COPY web/src web/src
 COPY api/src/common/security-headers.ts api/src/common/
 COPY infra/nginx infra/nginx
-RUN npm run build -w web \
+# The renderer takes texts from @taco/protocol, which resolves to its built dist.
+RUN npx tsc -b protocol/tsconfig.build.json \
+ && npm run build -w web \
  && npx tsx infra/nginx/render-nginx-config.ts --out /app/nginx.conf
 
 # --- runtime: nginx ≥ 1.27.3 for `server … resolve` (replicas follow `docker compose --scale`) --
