@@ -1,4 +1,5 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
 import { API_PREFIX } from '@taco/protocol';
 import { RoomWsAdapter } from './chat/room-ws.adapter';
 import { BodyValidationPipe } from './common/body-validation.pipe';
@@ -12,6 +13,7 @@ const BODY_LIMIT = '4kb';
 
 /** Everything about the application that is not a module: shared by `main.ts` and the e2e tests. */
 export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+  app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.use(...securityHeadersMiddleware());
   app.useBodyParser('json', { limit: BODY_LIMIT });
