@@ -1,9 +1,10 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
 import { API_PREFIX } from '@taco/protocol';
 import { RoomWsAdapter } from './chat/room-ws.adapter';
 import { BodyValidationPipe } from './common/body-validation.pipe';
 import { HttpExceptionFilter } from './common/http-exception.filter';
-import { securityHeaders } from './common/security-headers';
+import { securityHeadersMiddleware } from './common/security-headers';
 import { type AppConfig } from './config/app-config';
 import { serveWeb } from './web/serve-web';
 
@@ -12,8 +13,9 @@ const BODY_LIMIT = '4kb';
 
 /** Everything about the application that is not a module: shared by `main.ts` and the e2e tests. */
 export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+  app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
-  app.use(securityHeaders);
+  app.use(...securityHeadersMiddleware());
   app.useBodyParser('json', { limit: BODY_LIMIT });
   app.setGlobalPrefix(API_PREFIX.slice(1));
   app.useGlobalPipes(new BodyValidationPipe());

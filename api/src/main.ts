@@ -26,7 +26,8 @@ async function bootstrap(): Promise<void> {
   const logger = new Logger('TacoChat');
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
-    logger: config.logLevels,
+    // Held until `configureApp` hands Nest the pino logger, so even boot lines are JSON.
+    bufferLogs: true,
   });
   configureApp(app, config);
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);

@@ -1,5 +1,6 @@
 import { ApiPath, DRAINING_MESSAGE } from '@taco/protocol';
 import { HealthService } from '../src/health/health.service';
+import { parsePrometheusText } from './support/prometheus-text';
 import { startTestApp, type TestApp } from './support/test-app';
 
 describe('Health and metrics', () => {
@@ -18,21 +19,58 @@ describe('Health and metrics', () => {
     expect(ready.status).toBe(200);
   });
 
-  it('counts connections, frames and errors in Prometheus text', async () => {
+  it('counts connections, frames and errors in well-formed Prometheus text, with the process metrics', async () => {
     const ann = await t.join('metrics-room', 'Ann');
     ann.send({ type: 1, body: 'counted' });
     ann.send('not json');
     await ann.drain(50);
     const response = await fetch(`${t.baseUrl}${ApiPath.metrics}`);
     expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toContain('text/plain');
-    const text = await response.text();
-    expect(text).toMatch(/^taco_connections\{replica="[^"]+"\} 1$/m);
-    expect(text).toMatch(/^taco_frames_in_total\{replica="[^"]+",type="1"\} 1$/m);
-    expect(text).toMatch(/^taco_error_frames_total\{replica="[^"]+",code="bad_frame"\} 1$/m);
-    expect(text).toMatch(/^taco_frames_out_total\{replica="[^"]+"\} [1-9]\d*$/m);
-    expect(text).toMatch(/^taco_fanout_seconds_count\{replica="[^"]+"\} [1-9]\d*$/m);
+    const contentType = response.headers.get('content-type') ?? '';
+    expect(contentType.split(/;\s*/).sort()).toEqual([
+      'charset=utf-8',
+      'text/plain',
+      'version=0.0.4',
+    ]);
+    const families = parsePrometheusText(await response.text());
+    const value = (name: string, labels: Record<string, string> = {}) =>
+      families
+        .get(name.replace(/_(count|sum|bucket)$/, ''))
+        ?.samples.find(
+          (sample) =>
+            sample.name === name &&
+            Object.entries(labels).every(([key, label]) => sample.labels[key] === label),
+        )?.value;
+    expect(value('process_resident_memory_bytes')).toBeGreaterThan(0);
+    for (const name of ['nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+      expect(families.get(name)?.type).toBe('gauge');
+    }
+    expect(families.get('nodejs_gc_duration_seconds')?.type).toBe('histogram');
+    expect(value('taco_connections')).toBe(1);
+    expect(value('taco_frames_in_total', { type: '1' })).toBe(1);
+    expect(value('taco_error_frames_total', { code: 'bad_frame' })).toBe(1);
+    expect(value('taco_frames_out_total')).toBeGreaterThan(0);
+    expect(value('taco_fanout_seconds_count')).toBeGreaterThan(0);
+    expect(families.get('taco_fanout_seconds')?.samples.map((s) => s.labels.le)).toEqual(
+      expect.arrayContaining(['0.001', '0.01', '0.1', '0.25', '+Inf']),
+    );
+    // Every series names its replica.
+    for (const family of families.values()) {
+      for (const sample of family.samples) expect(sample.labels.replica).toBe(t.config.replicaId);
+    }
     await ann.close();
+  });
+
+  it('refuses malformed exposition text in its parser', () => {
+    for (const bad of [
+      'taco_x 1\n',
+      '# TYPE taco_x counter\ntaco_x one\n',
+      '# TYPE taco_x counter\ntaco_x{a="1" 1\n',
+      '# TYPE taco_x counter\ntaco_x 1',
+      '# TYPE h histogram\nh_bucket{le="1"} 2\nh_bucket{le="+Inf"} 1\nh_count 1\nh_sum 0\n',
+    ]) {
+      expect(() => parsePrometheusText(bad)).toThrow();
+    }
   });
 
   it('answers 503 on ready while draining, and live stays 200', async () => {

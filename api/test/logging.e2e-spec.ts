@@ -1,84 +1,139 @@
-import { type LoggerService } from '@nestjs/common';
-import { FrameType } from '@taco/protocol';
+import { ApiPath, FrameType } from '@taco/protocol';
+import { type DestinationStream } from 'pino';
 import { RedisServer } from './support/redis-server';
 import { startTestApp } from './support/test-app';
 
-/** Keeps every line the application logs, at every level. */
-class CapturingLogger implements LoggerService {
-  readonly lines: string[] = [];
-  private keep(level: string, message: unknown, rest: unknown[]) {
-    this.lines.push(`${level} ${String(message)} ${rest.map(String).join(' ')}`);
+/** Keeps every line the application logs, each parsed as the JSON object it must be. */
+class CapturedLog implements DestinationStream {
+  readonly text: string[] = [];
+
+  write(line: string): void {
+    this.text.push(line);
   }
-  log(message: unknown, ...rest: unknown[]) {
-    this.keep('log', message, rest);
+
+  get lines(): Record<string, unknown>[] {
+    return this.text.map((line) => JSON.parse(line) as Record<string, unknown>);
   }
-  error(message: unknown, ...rest: unknown[]) {
-    this.keep('error', message, rest);
-  }
-  warn(message: unknown, ...rest: unknown[]) {
-    this.keep('warn', message, rest);
-  }
-  debug(message: unknown, ...rest: unknown[]) {
-    this.keep('debug', message, rest);
-  }
-  verbose(message: unknown, ...rest: unknown[]) {
-    this.keep('verbose', message, rest);
-  }
-  fatal(message: unknown, ...rest: unknown[]) {
-    this.keep('fatal', message, rest);
+
+  /** The connection lines (opened, refused, closed). */
+  get connections(): Record<string, unknown>[] {
+    return this.lines.filter((line) => line.context === 'Connection');
   }
 }
 
+const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+
 describe('Logs', () => {
-  it('never contain a room token, whatever happens to the connection', async () => {
+  it('never contain a room token or a message, whatever happens to the connection', async () => {
     const redis = await RedisServer.start();
-    const logger = new CapturingLogger();
-    const app = await startTestApp({ redisUrl: redis.url }, logger);
+    const log = new CapturedLog();
+    const app = await startTestApp({ redisUrl: redis.url, logLevel: 'trace' }, log);
     try {
       const token = await app.token('log-room', 'Ann');
       const ann = app.connect('log-room', token);
       await ann.next((frame) => frame.type === FrameType.Presence);
       ann.send('not json');
       await ann.nextOfType(FrameType.Error);
+      ann.send({ type: FrameType.Message, body: 'a secret message body' });
+      await ann.nextOfType(FrameType.Message);
       const forged = `${token.slice(0, -4)}AAAA`;
       await app.connect('log-room', forged).closed;
       await app.connect('other-room', token).closed;
+      await fetch(`${app.baseUrl}${ApiPath.healthLive}?token=${token}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       // Storage failing under a live connection makes the server log errors.
       await redis.stop('SIGKILL');
       ann.send({ type: FrameType.Message, body: 'while Redis is down' });
       await ann.nextOfType(FrameType.Error, 5000);
       await ann.close();
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(logger.lines.length).toBeGreaterThan(0);
-      const all = logger.lines.join('\n');
-      expect(all).not.toContain(token);
-      expect(all).not.toContain(forged);
-      expect(all).not.toContain(token.split('.')[2]);
+      await settle();
+      expect(log.lines.length).toBeGreaterThan(0);
+      expect(log.lines.some((line) => line.level === 'error')).toBe(true);
+      const all = log.text.join('\n');
+      for (const secret of [token, forged, token.split('.')[2], 'a secret message body']) {
+        expect(all).not.toContain(secret);
+      }
+      expect(all).not.toContain('while Redis is down');
     } finally {
       await app.close();
       await redis.dispose();
     }
   });
 
-  it('has one line per connection opened, refused and closed: room, replica, code, duration', async () => {
-    const logger = new CapturingLogger();
-    const app = await startTestApp({ replicaId: 'api-7' }, logger);
+  it('has one JSON line per connection opened, refused and closed, with its fields', async () => {
+    const log = new CapturedLog();
+    const app = await startTestApp({ replicaId: 'api-7', logLevel: 'info' }, log);
     try {
       const token = await app.token('line-room', 'Ann');
       const ann = app.connect('line-room', token);
       await ann.next((frame) => frame.type === FrameType.Presence);
       await app.connect('line-room', `${token.slice(0, -4)}AAAA`).closed;
+      app.clock.advance(1500);
       await ann.close();
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const lines = logger.lines.filter((line) => / (opened|refused|closed) room=/.test(line));
-      expect(lines).toEqual([
-        expect.stringMatching(/^log opened room=line-room replica=api-7 connection=api-7:1 /),
-        expect.stringMatching(/^log refused room=line-room replica=api-7 code=4401 /),
-        expect.stringMatching(
-          /^log closed room=line-room replica=api-7 connection=api-7:1 code=1000 duration=\d+\.\ds /,
-        ),
+      await settle();
+      const common = {
+        level: 'info',
+        replica: 'api-7',
+        context: 'Connection',
+        time: expect.any(String),
+      };
+      expect(log.connections).toEqual([
+        { ...common, msg: 'opened', room: 'line-room', connection: 'api-7:1' },
+        {
+          ...common,
+          msg: 'refused',
+          room: 'line-room',
+          code: 4401,
+          reason: 'Unauthorized',
+        },
+        {
+          ...common,
+          msg: 'closed',
+          room: 'line-room',
+          connection: 'api-7:1',
+          code: 1000,
+          durationMs: 1500,
+        },
       ]);
-      expect(lines.join('\n')).not.toContain(token.split('.')[2]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('gives every HTTP request an id, logged (at debug) with its method and path only', async () => {
+    const log = new CapturedLog();
+    const app = await startTestApp({ logLevel: 'debug' }, log);
+    try {
+      const response = await fetch(`${app.baseUrl}${ApiPath.healthLive}?token=secret-in-query`, {
+        headers: { 'x-request-id': 'trace-42' },
+      });
+      expect(response.headers.get('x-request-id')).toBe('trace-42');
+      const fresh = await fetch(`${app.baseUrl}${ApiPath.healthLive}`);
+      expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      await settle();
+      const requests = log.lines.filter((line) => line.req !== undefined);
+      expect(requests[0]).toMatchObject({
+        level: 'debug',
+        reqId: 'trace-42',
+        req: { id: 'trace-42', method: 'GET', path: ApiPath.healthLive },
+        res: { statusCode: 200 },
+      });
+      expect(log.text.join('\n')).not.toContain('secret-in-query');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('writes no connection line at LOG_LEVEL=warn, and no request line above debug', async () => {
+    const log = new CapturedLog();
+    const app = await startTestApp({ logLevel: 'warn' }, log);
+    try {
+      const ann = await app.join('quiet-room', 'Ann');
+      await fetch(`${app.baseUrl}${ApiPath.healthLive}`);
+      await ann.close();
+      await settle();
+      expect(log.lines.filter((line) => line.context === 'Connection' || line.req)).toEqual([]);
     } finally {
       await app.close();
     }

@@ -1,4 +1,5 @@
 import {
+  ApiPath,
   CloseCode,
   ErrorCode,
   type ErrorFrame,
@@ -10,6 +11,7 @@ import { type Redis } from 'ioredis';
 import { RedisConnections } from '../src/bus/redis/redis-connections';
 import { RedisPresenceStore } from '../src/bus/redis/redis-presence.store';
 import { PresenceKeeper } from '../src/chat/presence-keeper.service';
+import { parsePrometheusText } from './support/prometheus-text';
 import { RedisServer } from './support/redis-server';
 import { isHistory, isPresence, isSingleMessage } from './support/frames';
 import { startTestApp, TEST_SECRET, type TestApp } from './support/test-app';
@@ -93,6 +95,22 @@ describe('Two replicas sharing Redis', () => {
 
     await bob.close();
     expect(await ann.next(isPresence('Bob', false))).toMatchObject({ connecting: false });
+  });
+
+  it('times Redis round trips per command in its metrics', async () => {
+    const ann = await one.join('timed-room', 'Ann');
+    ann.send({ type: FrameType.Message, body: 'timed' });
+    await ann.next(isSingleMessage);
+    ann.send({ type: FrameType.History, count: 5 });
+    await ann.next(isHistory);
+    const response = await fetch(`${one.baseUrl}${ApiPath.metrics}`);
+    const family = parsePrometheusText(await response.text()).get('taco_redis_round_trip_seconds');
+    expect(family?.type).toBe('histogram');
+    const count = (command: string) =>
+      family?.samples.find((s) => s.name.endsWith('_count') && s.labels.command === command)?.value;
+    expect(count('append')).toBeGreaterThanOrEqual(1);
+    expect(count('history')).toBeGreaterThanOrEqual(1);
+    await ann.close();
   });
 
   it('refuses a name connected on another replica with 409', async () => {

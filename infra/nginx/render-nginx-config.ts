@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ApiErrorBody, RESTARTING_MESSAGE } from '@taco/protocol';
-import { type Request, type Response } from 'express';
 import { securityHeaders } from '../../api/src/common/security-headers';
 
 export const NGINX_TEMPLATE = join(__dirname, 'nginx.conf.template');
@@ -47,16 +46,6 @@ const PROXY_HEADERS: [string, string][] = [
   ['X-Real-IP', '$remote_addr'],
 ];
 const LOCATION_INDENT = '            ';
-
-/** The headers the api sends on every response, read from the api itself so they never drift. */
-export function apiSecurityHeaders(): [string, string][] {
-  const headers: [string, string][] = [];
-  const response = {
-    setHeader: (name: string, value: string) => headers.push([name, value]),
-  } as unknown as Response;
-  securityHeaders({} as Request, response, () => undefined);
-  return headers;
-}
 
 /** What nginx answers on `/api/` when no replica does: the api's own error shape. */
 export const API_UNAVAILABLE_BODY: ApiErrorBody = {
@@ -113,7 +102,7 @@ export function renderNginxConfig(options: NginxConfigOptions): string {
     PROXY_HEADERS: PROXY_HEADERS.map(
       ([name, value]) => `${LOCATION_INDENT}proxy_set_header ${name} ${value};`,
     ).join('\n'),
-    SECURITY_HEADERS: apiSecurityHeaders()
+    SECURITY_HEADERS: securityHeaders()
       .map(([name, value]) => `${LOCATION_INDENT}add_header ${name} ${quote(value)} always;`)
       .join('\n'),
   };

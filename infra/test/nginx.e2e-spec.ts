@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { nginxUser } from '../cluster/cluster';
+import { securityHeaders } from '../../api/src/common/security-headers';
 import { findExecutable, ManagedProcess } from '../cluster/managed-process';
 import { freePorts, httpStatus, waitFor } from '../cluster/wait';
 import {
   API_UNAVAILABLE_BODY,
-  apiSecurityHeaders,
   dockerNginxConfig,
   renderNginxConfig,
 } from '../nginx/render-nginx-config';
@@ -158,7 +158,7 @@ describe('nginx config', () => {
       expect(response.status).toBe(200);
       expect(await response.text()).toContain('<title>Taco Chat</title>');
       expect(response.headers.get('cache-control')).toBe('no-cache');
-      for (const [name, value] of apiSecurityHeaders()) {
+      for (const [name, value] of securityHeaders()) {
         expect(response.headers.get(name)).toBe(value);
       }
     }

@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
+import { MetricsService } from '../metrics/metrics.service';
 import { ChatBus } from './chat-bus.port';
 import { MemoryChatBus } from './memory/memory-chat-bus';
 import { MemoryPresenceStore } from './memory/memory-presence.store';
@@ -33,18 +34,24 @@ const REDIS_BOOT_WAIT_MS = 5000;
     },
     {
       provide: ChatBus,
-      useFactory: (config: AppConfig, clock: Clock, redis: RedisConnections | null) =>
+      useFactory: (
+        config: AppConfig,
+        clock: Clock,
+        metrics: MetricsService,
+        redis: RedisConnections | null,
+      ) =>
         redis
           ? new RedisChatBus(redis, {
               historyMax: config.historyMax,
               roomTtlSeconds: config.roomTtlSeconds,
+              onRoundTrip: (command, seconds) => metrics.redisSeconds.observe({ command }, seconds),
             })
           : new MemoryChatBus({
               historyMax: config.historyMax,
               roomTtlMs: config.roomTtlSeconds * 1000,
               now: () => clock.now(),
             }),
-      inject: [AppConfig, Clock, RedisConnections],
+      inject: [AppConfig, Clock, MetricsService, RedisConnections],
     },
     {
       provide: PresenceStore,

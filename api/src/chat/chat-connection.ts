@@ -161,7 +161,7 @@ export class ChatConnection {
     ) {
       return;
     }
-    this.metrics.closes.inc(code);
+    this.metrics.closes.inc({ code });
     this.socket.close(code, reason);
   }
 

@@ -123,7 +123,7 @@ export class ChatGateway
   handleConnection(socket: WebSocket, request: IncomingMessage): void {
     const admission = this.admission.admit(request);
     if (!admission.admitted) {
-      this.metrics.closes.inc(admission.code);
+      this.metrics.closes.inc({ code: admission.code });
       socket.close(admission.code, admission.reason);
       this.log.refused(admission);
       return;

@@ -3,8 +3,8 @@ import { type ChatConnection } from './chat-connection';
 import { type Refused } from './connection-admission';
 
 /**
- * One line per connection opened, refused or closed: room, replica, connection, close code and
- * duration. Never a token, never a message.
+ * One line per connection opened, refused or closed (`msg`), with the room, replica, connection,
+ * close code and duration (`durationMs`) as fields. Never a token, never a message.
  */
 export class ConnectionLog {
   private readonly logger = new Logger('Connection');
@@ -12,20 +12,32 @@ export class ConnectionLog {
   constructor(private readonly replica: string) {}
 
   opened(connection: ChatConnection): void {
-    this.logger.log(
-      `opened room=${connection.room} replica=${this.replica} connection=${connection.id}`,
-    );
+    this.logger.log({
+      msg: 'opened',
+      room: connection.room,
+      replica: this.replica,
+      connection: connection.id,
+    });
   }
 
   refused(refusal: Refused): void {
-    this.logger.log(
-      `refused room=${refusal.room ?? '-'} replica=${this.replica} code=${refusal.code} reason="${refusal.reason}"`,
-    );
+    this.logger.log({
+      msg: 'refused',
+      room: refusal.room,
+      replica: this.replica,
+      code: refusal.code,
+      reason: refusal.reason,
+    });
   }
 
   closed(connection: ChatConnection, durationMs: number): void {
-    this.logger.log(
-      `closed room=${connection.room} replica=${this.replica} connection=${connection.id} code=${connection.closeCode ?? '-'} duration=${(durationMs / 1000).toFixed(1)}s`,
-    );
+    this.logger.log({
+      msg: 'closed',
+      room: connection.room,
+      replica: this.replica,
+      connection: connection.id,
+      code: connection.closeCode ?? null,
+      durationMs,
+    });
   }
 }

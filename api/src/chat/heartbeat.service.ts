@@ -47,7 +47,7 @@ export class HeartbeatService implements OnApplicationBootstrap, BeforeApplicati
       let done = 0;
       for (const connection of [...this.hub.connections()]) {
         if (connection.missedPongs >= MISSED_PONGS_LIMIT) {
-          this.metrics.closes.inc('timeout');
+          this.metrics.closes.inc({ code: 'timeout' });
           connection.terminate();
         } else {
           connection.missedPongs++;

@@ -100,7 +100,7 @@ export class RoomWsAdapter extends WsAdapter {
       return;
     }
     const frame = decoded.frame;
-    this.metrics.framesIn.inc(frame.type);
+    this.metrics.framesIn.inc({ type: frame.type });
     const frames = (this.frames ??= this.app.get<RoomFrameHandler>(RoomFrameHandler, {
       strict: false,
     }));
@@ -124,7 +124,7 @@ export class RoomWsAdapter extends WsAdapter {
   /** Every answer to a frame goes out here, so every error frame is counted here too. */
   private reply(connection: ChatConnection, frame: FrameReply): void {
     if (frame && connection.send(frame) && frame.type === FrameType.Error) {
-      this.metrics.errorFrames.inc(frame.code);
+      this.metrics.errorFrames.inc({ code: frame.code });
     }
   }
 

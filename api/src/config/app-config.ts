@@ -1,4 +1,5 @@
-import { type LogLevel } from '@nestjs/common';
+/** pino's levels, most severe first. */
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
 /**
  * The validated configuration of one api process. It is also the injection token: inject
@@ -23,7 +24,10 @@ export class AppConfig {
   trustProxy: string[];
   /** The built web client to serve, or `null` to serve the API only. */
   webDist: string | null;
-  logLevels: LogLevel[];
+  /** Lines below this level are not written. */
+  logLevel: LogLevel;
+  /** Human-readable lines (stdout is a terminal) instead of JSON lines. */
+  logPretty: boolean;
   replicaId: string;
   credentialsPerMinute: number;
   connectionsPerIp: number;

@@ -37,7 +37,7 @@ describe('loadConfig', () => {
       pingIntervalMs: 25_000,
       jwtSecret: undefined,
     });
-    expect(config.logLevels).toEqual(['fatal', 'error', 'warn', 'log']);
+    expect(config.logLevel).toBe('info');
   });
 
   it('leaves the secret to the replicas when JWT_SECRET is unset or empty, also with Redis', () => {
@@ -79,8 +79,7 @@ describe('loadConfig', () => {
       credentialsPerMinute: 60,
       connectionsPerIp: 7,
     });
-    expect(config.logLevels).toContain('debug');
-    expect(config.logLevels).not.toContain('verbose');
+    expect(config.logLevel).toBe('debug');
   });
 
   it('treats empty values as unset', () => {

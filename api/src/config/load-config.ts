@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type LogLevel } from '@nestjs/common';
 import {
   HISTORY_MAX_DEFAULT,
   PING_INTERVAL_MS,
@@ -9,7 +8,7 @@ import {
   RATE_LIMITS,
 } from '@taco/protocol';
 import { validateSync } from 'class-validator';
-import { AppConfig } from './app-config';
+import { AppConfig, type LogLevel } from './app-config';
 import { parseDuration } from './duration';
 import { EnvironmentVariables, LOG_LEVELS, splitList } from './env.schema';
 
@@ -49,12 +48,16 @@ function readEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariables {
   return Object.assign(new EnvironmentVariables(), values);
 }
 
-const LEVEL_ORDER: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
-
-function logLevels(level: (typeof LOG_LEVELS)[number] | undefined): LogLevel[] {
-  const wanted: LogLevel = level === undefined || level === 'info' ? 'log' : level;
-  return LEVEL_ORDER.slice(0, LEVEL_ORDER.indexOf(wanted) + 1);
-}
+/** `LOG_LEVEL` accepts Nest's names too: `log` is pino's `info`, `verbose` its `trace`. */
+const PINO_LEVEL: Record<(typeof LOG_LEVELS)[number], LogLevel> = {
+  fatal: 'fatal',
+  error: 'error',
+  warn: 'warn',
+  info: 'info',
+  log: 'info',
+  debug: 'debug',
+  verbose: 'trace',
+};
 
 function webDist(value: string | undefined, problems: string[]): string | null {
   if (value === undefined) {
@@ -68,8 +71,14 @@ function webDist(value: string | undefined, problems: string[]): string | null {
   return dir;
 }
 
-/** Reads and validates the environment. Throws `ConfigError` naming every problem. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+/**
+ * Reads and validates the environment. Throws `ConfigError` naming every problem. Logs are human
+ * lines when `stdoutIsTerminal`, JSON lines otherwise.
+ */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  stdoutIsTerminal = process.stdout.isTTY === true,
+): AppConfig {
   const vars = readEnvironment(env);
   const problems = validateSync(vars, { stopAtFirstError: true }).flatMap((error) =>
     Object.values(error.constraints ?? {}),
@@ -98,7 +107,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     allowedOrigins: splitList(vars.ALLOWED_ORIGINS ?? ''),
     trustProxy: splitList(vars.TRUST_PROXY ?? ''),
     webDist: dist,
-    logLevels: logLevels(vars.LOG_LEVEL),
+    logLevel: PINO_LEVEL[vars.LOG_LEVEL ?? 'info'],
+    logPretty: stdoutIsTerminal,
     replicaId: vars.REPLICA_ID ?? `${hostname()}-${process.pid}`,
     credentialsPerMinute: vars.CREDENTIALS_PER_MINUTE ?? RATE_LIMITS.credentialsPerMinute,
     connectionsPerIp: vars.CONNECTIONS_PER_IP ?? RATE_LIMITS.connectionsPerIp,

@@ -1,18 +1,15 @@
-import { Controller, Get, Header } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
+import { Controller, Get, Header, Res } from '@nestjs/common';
+import { type Response } from 'express';
 import { MetricsService } from './metrics.service';
 
 @Controller('metrics')
 export class MetricsController {
-  constructor(
-    private readonly metrics: MetricsService,
-    private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly metrics: MetricsService) {}
 
   @Get()
-  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
   @Header('Cache-Control', 'no-store')
-  render(): string {
-    return this.metrics.render(this.config.replicaId);
+  render(@Res({ passthrough: true }) response: Response): Promise<string> {
+    response.setHeader('Content-Type', this.metrics.contentType);
+    return this.metrics.render();
   }
 }

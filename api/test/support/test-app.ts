@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { type AddressInfo } from 'node:net';
-import { type LoggerService } from '@nestjs/common';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import {
@@ -9,6 +8,8 @@ import {
   FrameType,
   type RoomCredentialsResponse,
 } from '@taco/protocol';
+import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
+import { type DestinationStream } from 'pino';
 import { type ClientOptions } from 'ws';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
@@ -35,22 +36,29 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Boots the real application on a free port, with a fake clock and no web client. */
+/**
+ * Boots the real application on a free port, with a fake clock and no web client. It logs only
+ * fatal lines unless `overrides` say otherwise, as JSON lines to `logDestination` if given.
+ */
 export async function startTestApp(
   overrides: Partial<AppConfig> = {},
-  logger: LoggerService | false = false,
+  logDestination?: DestinationStream,
 ): Promise<TestApp> {
-  const base = loadConfig({ JWT_SECRET: TEST_SECRET, WEB_DIST: 'off', LOG_LEVEL: 'fatal' });
+  const base = loadConfig({ JWT_SECRET: TEST_SECRET, WEB_DIST: 'off', LOG_LEVEL: 'fatal' }, false);
   // Tests ask for many tokens from one address; the limit itself has its own tests.
   const config = new AppConfig({ ...base, credentialsPerMinute: 100_000, ...overrides });
   const clock = new FakeClock();
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] })
+  // nestjs-pino keeps one logger per process: this application's must be the one in use.
+  __resetOutOfContextForTests();
+  const moduleRef = await Test.createTestingModule({
+    imports: [AppModule.forRoot(config, logDestination)],
+  })
     .overrideProvider(Clock)
     .useValue(clock)
     .compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({
     bodyParser: false,
-    logger,
+    bufferLogs: true,
   });
   configureApp(app, config);
   await app.listen(0, '127.0.0.1');

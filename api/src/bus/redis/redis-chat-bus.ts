@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { type ChatMessage } from '@taco/protocol';
 import {
   ChatBus,
@@ -19,7 +20,11 @@ import { APPEND_SCRIPT, CLEAR_SCRIPT, HISTORY_SCRIPT } from './scripts';
 export interface RedisChatBusOptions {
   historyMax: number;
   roomTtlSeconds: number;
+  /** Told how long each chat command took from sending to its reply (metrics). */
+  onRoundTrip?: (command: RedisChatCommand, seconds: number) => void;
 }
+
+export type RedisChatCommand = 'append' | 'clear' | 'history' | 'publish';
 
 /** A `seq` the server never assigns and an empty epoch, marking where the script puts the real ones. */
 const PLACEHOLDER_SEQ = -1;
@@ -75,6 +80,7 @@ export class RedisChatBus extends ChatBus {
       messagePayload(room, message, PLACEHOLDER_EPOCH, draft.clientId),
       SEQ_EPOCH_MARK,
     );
+    const started = performance.now();
     const [seq, epoch] = (await append.run(
       this.redis.coalesced(),
       [keys.seq, keys.log, keys.epoch],
@@ -89,25 +95,30 @@ export class RedisChatBus extends ChatBus {
         newEpoch(),
       ],
     )) as [number, string];
+    this.roundTrip('append', started);
     return { ...message, seq, epoch };
   }
 
   async clear(room: string, sender: string): Promise<void> {
     const keys = roomKeys(room);
+    const started = performance.now();
     await clear.run(
       this.redis.coalesced(),
       [keys.seq, keys.log, keys.epoch],
       [clearedPayload(room, sender), keys.channel, this.options.roomTtlSeconds],
     );
+    this.roundTrip('clear', started);
   }
 
   async history(room: string, query: HistoryQuery): Promise<HistoryPage> {
     const keys = roomKeys(room);
+    const started = performance.now();
     const [complete, entries, epoch] = (await history.run(
       this.redis.coalesced(),
       [keys.seq, keys.log, keys.epoch],
       [query.count, query.after ?? '', query.epoch ?? '', newEpoch(), this.options.roomTtlSeconds],
     )) as [number, string[], string];
+    this.roundTrip('history', started);
     return {
       epoch,
       messages: entries.map((entry) => JSON.parse(entry) as ChatMessage),
@@ -116,7 +127,13 @@ export class RedisChatBus extends ChatBus {
   }
 
   async publish(room: string, event: RoomEvent): Promise<void> {
+    const started = performance.now();
     await this.redis.coalesced().publish(roomKeys(room).channel, encodeEnvelope(event));
+    this.roundTrip('publish', started);
+  }
+
+  private roundTrip(command: RedisChatCommand, started: number): void {
+    this.options.onRoundTrip?.(command, (performance.now() - started) / 1000);
   }
 
   async subscribe(room: string): Promise<void> {
