@@ -253,6 +253,8 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
     const variables = {
       ...LIMITS,
       TACO_PORT: String(port),
+      // Images of this run's own: a run beside it (another checkout) never swaps them.
+      TACO_IMAGE_TAG: project,
       // No secret: the replicas must agree on the one generated in Redis.
       JWT_SECRET: '',
       LOG_LEVEL: 'info',
@@ -284,6 +286,11 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
       });
       figures.downExit = code;
       if (code !== 0) process.stderr.write(`compose down failed: ${stderr}\n`);
+      // This run's tags go; their layers stay (--no-prune) as the build cache of the next run.
+      await docker(
+        ['rmi', '--no-prune', `taco-chat-api:${project}`, `taco-chat-nginx:${project}`],
+        { timeoutMs: 60_000, allowFailure: true },
+      );
     }
     writeFileSync(join(ARTIFACTS, 'figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
     process.stdout.write(`compose scenario figures: ${JSON.stringify(figures)}\n`);

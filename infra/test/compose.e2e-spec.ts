@@ -183,6 +183,17 @@ describe('docker-compose.yml', () => {
       pulled.push(image ?? '');
     }
     expect(pulled.sort()).toEqual(['grafana/k6:1.8.1', 'redis:7.0.15-alpine']);
+    // The two built here carry TACO_IMAGE_TAG (default latest), so two checkouts never share them.
+    for (const [env, tag] of [
+      [{}, 'latest'],
+      [{ TACO_IMAGE_TAG: 'run-7' }, 'run-7'],
+    ] as const) {
+      const config = (await compose(['config'], env)).stdout;
+      expect(mapping(block(config, ['services', 'api'])).get('image')).toBe(`taco-chat-api:${tag}`);
+      expect(mapping(block(config, ['services', 'nginx'])).get('image')).toBe(
+        `taco-chat-nginx:${tag}`,
+      );
+    }
     const dockerDir = join(REPO_ROOT, 'infra', 'docker');
     const bases = readdirSync(dockerDir)
       .filter((file) => file.endsWith('.Dockerfile'))
