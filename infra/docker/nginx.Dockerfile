@@ -21,7 +21,7 @@ COPY protocol/src protocol/src
 COPY web/index.html web/vite.config.ts web/tsconfig.json web/
 COPY web/public web/public
 COPY web/src web/src
-COPY api/src/common/security-headers.ts api/src/common/
+COPY api/src/common/security-policy.ts api/src/common/
 COPY infra/nginx infra/nginx
 # The renderer takes texts from @taco/protocol, which resolves to its built dist.
 RUN npx tsc -b protocol/tsconfig.build.json \
