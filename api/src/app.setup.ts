@@ -1,9 +1,11 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
+import { type Logger as PinoInstance } from 'pino';
 import { API_PREFIX } from '@taco/protocol';
 import { RoomWsAdapter } from './chat/room-ws.adapter';
 import { BodyValidationPipe } from './common/body-validation.pipe';
 import { HttpExceptionFilter } from './common/http-exception.filter';
+import { httpLogging, PINO_LOGGER } from './common/logging';
 import { securityHeadersMiddleware } from './common/security-headers';
 import { type AppConfig } from './config/app-config';
 import { serveWeb } from './web/serve-web';
@@ -14,6 +16,7 @@ const BODY_LIMIT = '4kb';
 /** Everything about the application that is not a module: shared by `main.ts` and the e2e tests. */
 export function configureApp(app: NestExpressApplication, config: AppConfig): void {
   app.useLogger(app.get(Logger));
+  app.use(httpLogging(app.get<PinoInstance>(PINO_LOGGER)));
   app.disable('x-powered-by');
   app.use(...securityHeadersMiddleware());
   app.useBodyParser('json', { limit: BODY_LIMIT });

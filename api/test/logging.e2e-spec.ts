@@ -116,8 +116,10 @@ describe('Logs', () => {
       expect(requests[0]).toMatchObject({
         level: 'debug',
         reqId: 'trace-42',
-        req: { id: 'trace-42', method: 'GET', path: ApiPath.healthLive },
+        req: { method: 'GET', path: ApiPath.healthLive },
         res: { statusCode: 200 },
+        responseTimeMs: expect.any(Number),
+        msg: 'request completed',
       });
       expect(log.text.join('\n')).not.toContain('secret-in-query');
     } finally {

@@ -13,16 +13,16 @@ COPY package.json package-lock.json ./
 COPY protocol/package.json protocol/
 COPY api/package.json api/
 COPY web/package.json web/
-# The web client's dependencies (vite, react…), the root's tools (tsc, tsx), and the api's, since
-# the renderer loads the api's header policy (which imports helmet). Only this stage has them.
-RUN npm ci --workspace web --workspace protocol --workspace api --include-workspace-root --no-audit --no-fund
+# The web client's dependencies (vite, react…) and the root's tools (tsc, tsx); not the api's:
+# the renderer reads the api's header policy from security-policy.ts, which imports nothing.
+RUN npm ci --workspace web --workspace protocol --include-workspace-root --no-audit --no-fund
 COPY tsconfig.base.json ./
 COPY protocol/tsconfig.build.json protocol/
 COPY protocol/src protocol/src
 COPY web/index.html web/vite.config.ts web/tsconfig.json web/
 COPY web/public web/public
 COPY web/src web/src
-COPY api/src/common/security-headers.ts api/src/common/
+COPY api/src/common/security-policy.ts api/src/common/
 COPY infra/nginx infra/nginx
 # The renderer takes texts from @taco/protocol, which resolves to its built dist.
 RUN npx tsc -b protocol/tsconfig.build.json \

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ApiErrorBody, RESTARTING_MESSAGE } from '@taco/protocol';
-import { securityHeaders } from '../../api/src/common/security-headers';
+import { securityHeaders } from '../../api/src/common/security-policy';
 
 export const NGINX_TEMPLATE = join(__dirname, 'nginx.conf.template');
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { nginxUser } from '../cluster/cluster';
-import { securityHeaders } from '../../api/src/common/security-headers';
+import { securityHeaders } from '../../api/src/common/security-policy';
 import { findExecutable, ManagedProcess } from '../cluster/managed-process';
 import { freePorts, httpStatus, waitFor } from '../cluster/wait';
 import {

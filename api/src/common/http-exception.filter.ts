@@ -9,6 +9,7 @@ import {
 } from '@nestjs/common';
 import { type ApiErrorBody, SERVER_ERROR_MESSAGE } from '@taco/protocol';
 import { type Response } from 'express';
+import { type IdentifiedRequest } from './logging';
 
 /** An error thrown by middleware such as the body parser, which carries its HTTP status. */
 function statusOf(exception: unknown): number | undefined {
@@ -40,10 +41,12 @@ export class HttpExceptionFilter implements ExceptionFilter {
       response.status(status).json({ statusCode: status, error, message: error });
       return;
     }
-    this.logger.error(
-      `Request failed: ${exception instanceof Error ? exception.message : String(exception)}`,
-      exception instanceof Error ? exception.stack : undefined,
-    );
+    const request = host.switchToHttp().getRequest<IdentifiedRequest>();
+    this.logger.error({
+      msg: `Request failed: ${exception instanceof Error ? exception.message : String(exception)}`,
+      reqId: request.id,
+      stack: exception instanceof Error ? exception.stack : undefined,
+    });
     response.status(HttpStatus.INTERNAL_SERVER_ERROR).json({
       statusCode: 500,
       error: STATUS_CODES[500],

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
-import { type DynamicModule, RequestMethod } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { type RequestHandler } from 'express';
 import { LoggerModule } from 'nestjs-pino';
 import { type DestinationStream, type Logger, pino } from 'pino';
-import { type Options as HttpLoggerOptions } from 'pino-http';
 import pretty from 'pino-pretty';
 import { type AppConfig } from '../config/app-config';
 
@@ -47,34 +48,59 @@ function requestId(request: IncomingMessage, response: ServerResponse): string {
   return id;
 }
 
+/** An HTTP request as this middleware leaves it: with its id. */
+export type IdentifiedRequest = IncomingMessage & { id?: unknown };
+
 /**
- * HTTP logging: every request has an id (`reqId` on whatever is logged while serving it, and the
- * `X-Request-Id` response header); the line per request is at `debug`, or `error` for a 5xx, so
- * at the usual levels requests cost no log line. What is logged of a request is its method and
- * path: never its query string, headers or body (a token may be in any of them).
+ * HTTP logging: every request gets an id (`req.id`, the `X-Request-Id` response header, `reqId`
+ * in what is logged about it); a line per request is written at `debug` (`error` for a 5xx), so
+ * at the usual levels a request costs an id and nothing more. Only a request's method and path
+ * are logged: never its query string, headers or body (a token may be in any of them).
+ *
+ * Not pino-http with nestjs-pino's request-scoped logger: that binds the logger with an
+ * AsyncLocalStorage, which on Node 20 turns on promise hooks for the whole process, so every
+ * promise on the chat path would pay for HTTP logging.
  */
-function httpLoggerOptions(logger: Logger): HttpLoggerOptions {
-  return {
-    logger,
-    quietReqLogger: true,
-    genReqId: requestId,
-    customLogLevel: (_request, response, error) =>
-      error !== undefined || response.statusCode >= 500 ? 'error' : 'debug',
-    serializers: {
-      req: (request: { id: unknown; method: string; url: string }) => ({
-        id: request.id,
-        method: request.method,
-        path: request.url.split('?', 1)[0],
-      }),
-      res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
-    },
+export function httpLogging(logger: Logger): RequestHandler {
+  const perRequest = logger.isLevelEnabled('debug');
+  return (request: IdentifiedRequest, response, next) => {
+    const id = (request.id = requestId(request, response));
+    if (perRequest) {
+      const started = performance.now();
+      response.once('finish', () => {
+        const level = response.statusCode >= 500 ? 'error' : 'debug';
+        logger[level](
+          {
+            reqId: id,
+            req: { method: request.method, path: (request.url ?? '').split('?', 1)[0] },
+            res: { statusCode: response.statusCode },
+            responseTimeMs: Math.round(performance.now() - started),
+          },
+          'request completed',
+        );
+      });
+    }
+    next();
   };
 }
 
-/** nestjs-pino, over the logger above: Nest's own `Logger` writes through it too. */
+/** The process's pino logger, for `app.get(PINO_LOGGER)` and injection. */
+export const PINO_LOGGER = Symbol('PINO_LOGGER');
+
+@Module({})
+export class LoggingModule {}
+
+/**
+ * The logger above as `PINO_LOGGER`, and nestjs-pino over it, so Nest's own `Logger` writes
+ * through it too (nestjs-pino's HTTP middleware is left out: see `httpLogging`).
+ */
 export function loggingModule(config: AppConfig, destination?: DestinationStream): DynamicModule {
-  return LoggerModule.forRoot({
-    pinoHttp: httpLoggerOptions(createLogger(config, destination)),
-    forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
-  });
+  const logger = createLogger(config, destination);
+  return {
+    module: LoggingModule,
+    global: true,
+    imports: [LoggerModule.forRoot({ pinoHttp: { logger }, forRoutes: [] })],
+    providers: [{ provide: PINO_LOGGER, useValue: logger }],
+    exports: [PINO_LOGGER, LoggerModule],
+  };
 }

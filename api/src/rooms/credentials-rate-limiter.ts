@@ -3,11 +3,24 @@ import { Clock } from '../common/clock';
 import { TokenBucket } from '../common/token-bucket';
 import { AppConfig } from '../config/app-config';
 
+/**
+ * Credential and room-creation calls per client IP: a budget of `CREDENTIALS_PER_MINUTE`,
+ * refilled over a minute. The port (also the injection token): this replica's own counts today,
+ * a driver shared through Redis once per-IP limits hold across replicas.
+ */
+export abstract class CredentialsRateLimiter {
+  /** Takes one call from `ip`'s budget: 0 when it may go ahead, else the milliseconds to wait. */
+  abstract take(ip: string): Promise<number>;
+}
+
 const SWEEP_INTERVAL_MS = 60_000;
 
-/** Credential and room-creation calls per client IP: a bucket of N refilled at N per minute. */
+/** The in-process driver: a token bucket per address, forgotten once it has refilled. */
 @Injectable()
-export class CredentialsRateLimiter implements OnModuleDestroy {
+export class MemoryCredentialsRateLimiter
+  extends CredentialsRateLimiter
+  implements OnModuleDestroy
+{
   private readonly buckets = new Map<string, TokenBucket>();
   private readonly sweeper: NodeJS.Timeout;
 
@@ -15,11 +28,11 @@ export class CredentialsRateLimiter implements OnModuleDestroy {
     private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {
+    super();
     this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS).unref();
   }
 
-  /** 0 when the call may go ahead, otherwise the milliseconds to wait. */
-  take(ip: string): number {
+  take(ip: string): Promise<number> {
     const now = this.clock.now();
     let bucket = this.buckets.get(ip);
     if (!bucket) {
@@ -27,7 +40,7 @@ export class CredentialsRateLimiter implements OnModuleDestroy {
       bucket = new TokenBucket(perMinute, perMinute / 60, now);
       this.buckets.set(ip, bucket);
     }
-    return bucket.take(now) ? 0 : bucket.msUntilAvailable(now);
+    return Promise.resolve(bucket.take(now) ? 0 : bucket.msUntilAvailable(now));
   }
 
   /** Forgets addresses whose bucket has refilled: they would start full anyway. */

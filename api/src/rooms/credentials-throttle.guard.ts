@@ -20,11 +20,11 @@ export class CredentialsThrottleGuard implements CanActivate {
     private readonly metrics: MetricsService,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<Request>();
     const ip = this.clientIp.ofRequest(request);
-    const waitMs = this.limiter.take(ip);
+    const waitMs = await this.limiter.take(ip);
     if (waitMs === 0) return true;
     this.metrics.httpRateLimited.inc();
     http

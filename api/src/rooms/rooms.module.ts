@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { AppConfig } from '../config/app-config';
-import { CredentialsRateLimiter } from './credentials-rate-limiter';
+import { CredentialsRateLimiter, MemoryCredentialsRateLimiter } from './credentials-rate-limiter';
 import { CredentialsThrottleGuard } from './credentials-throttle.guard';
 import { RoomTokenService } from './room-token.service';
 import { RoomsController } from './rooms.controller';
@@ -23,7 +23,12 @@ import { TokenSecretModule } from './token-secret.module';
     }),
   ],
   controllers: [RoomsController],
-  providers: [RoomsService, RoomTokenService, CredentialsRateLimiter, CredentialsThrottleGuard],
+  providers: [
+    RoomsService,
+    RoomTokenService,
+    { provide: CredentialsRateLimiter, useClass: MemoryCredentialsRateLimiter },
+    CredentialsThrottleGuard,
+  ],
   exports: [RoomTokenService],
 })
 export class RoomsModule {}
