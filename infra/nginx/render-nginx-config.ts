@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
 import { join } from 'node:path';
 import { type ApiErrorBody, RESTARTING_MESSAGE } from '@taco/protocol';
 import { securityHeaders } from '../../api/src/common/security-policy';
@@ -50,7 +51,7 @@ const LOCATION_INDENT = '            ';
 /** What nginx answers on `/api/` when no replica does: the api's own error shape. */
 export const API_UNAVAILABLE_BODY: ApiErrorBody = {
   statusCode: 503,
-  error: 'Service Unavailable',
+  error: STATUS_CODES[503] ?? 'Service Unavailable',
   message: RESTARTING_MESSAGE,
 };
 

@@ -30,13 +30,7 @@ export class CredentialsThrottleGuard implements CanActivate {
     http
       .getResponse<Response>()
       .setHeader('Retry-After', String(Math.max(1, Math.ceil(waitMs / 1000))));
-    throw new HttpException(
-      {
-        statusCode: HttpStatus.TOO_MANY_REQUESTS,
-        error: 'Too Many Requests',
-        message: RATE_LIMITED_MESSAGE,
-      },
-      HttpStatus.TOO_MANY_REQUESTS,
-    );
+    // `HttpExceptionFilter` adds the status and its standard reason phrase.
+    throw new HttpException(RATE_LIMITED_MESSAGE, HttpStatus.TOO_MANY_REQUESTS);
   }
 }
