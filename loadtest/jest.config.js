@@ -8,6 +8,4 @@ module.exports = {
   transform: { '^.+\\.[tj]s$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] },
   transformIgnorePatterns: ['/node_modules/'],
   moduleNameMapper: { '^@taco/protocol$': '<rootDir>/../protocol/src/index.ts' },
-  // The smoke benchmark starts real processes (redis-server, api replicas, peers, load clients).
-  testTimeout: 240_000,
 };

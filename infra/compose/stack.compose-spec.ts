@@ -449,7 +449,7 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
     await waitHealthy(SCALED);
     figures.scaleUpHealthySeconds = seconds(Date.now() - scaledAt);
 
-    // nginx re-resolves `api` every 5 s; least_conn then prefers the empty new replicas.
+    // nginx re-resolves `api` every 2 s; least_conn then prefers the empty new replicas.
     const tracked: Tracked[] = [];
     await waitFor(
       'a client on a new replica and one on an old one',
@@ -474,9 +474,30 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
       expect(await t.client.next(isLive, 5000)).toMatchObject({ body: 'to the new one' });
     }
 
+    // Someone opens the app while replicas go away: every credentials call through nginx is
+    // answered, from the scale-down until well after nginx has re-resolved `api`.
+    let scaledDownAt = Number.POSITIVE_INFINITY;
+    const answers: number[] = [];
+    const asking = (async () => {
+      for (let i = 0; i < 2000 && Date.now() < scaledDownAt + 6000; i++) {
+        const response = await fetch(`${baseUrl}${ApiPath.roomCredentials(room)}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ sender_id: `newcomer ${i}` }),
+          signal: AbortSignal.timeout(15_000),
+        });
+        answers.push(response.status);
+        await sleep(50);
+      }
+    })();
     await compose().run(['up', '-d', '--scale', `api=${REPLICAS}`, '--no-recreate'], {
       timeoutMs: 180_000,
     });
+    scaledDownAt = Date.now();
+    await asking;
+    expect(answers.length).toBeGreaterThan(20);
+    expect(answers.filter((status) => status !== 200)).toEqual([]);
+    figures.scaleDownAnswers = answers.length;
     await waitHealthy(REPLICAS);
     const left = new Set((await compose().running('api')).map((c) => c.id));
     // Clients of the removed replicas were drained (1012) and come back through nginx.

@@ -94,7 +94,7 @@ export function renderNginxConfig(options: NginxConfigOptions): string {
     RESOLVER:
       options.resolver === undefined
         ? ''
-        : `    # Re-resolve upstream names while running, so scaled replicas join and leave.\n    resolver ${checkPath('resolver', options.resolver)} valid=5s ipv6=off;`,
+        : `    # Re-resolve upstream names while running, so scaled replicas join and leave.\n    resolver ${checkPath('resolver', options.resolver)} valid=2s ipv6=off;`,
     UPSTREAM_ZONE: options.resolver === undefined ? '' : `${INDENT}zone taco_api 64k;`,
     UPSTREAM_SERVERS: servers.join('\n'),
     MAX_FAILS: String(MAX_FAILS),

@@ -56,7 +56,8 @@ describe('npm run bench -- --smoke', () => {
     output = `${run.stdout}\n${run.stderr}`;
     expect({ status: run.status, output }).toEqual({ status: 0, output });
     report = JSON.parse(readFileSync(out, 'utf8')) as Report;
-  });
+    // The smoke benchmark starts real processes (redis-server, api replicas, peers, load clients).
+  }, 240_000);
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
