@@ -57,6 +57,26 @@ export default tseslint.config(
     },
   },
   {
+    // The per-frame path (frame handling, write turns, the bus and its drivers) is plain
+    // TypeScript: Nest wires it at boot and never runs per frame.
+    files: [
+      'api/src/bus/**/*.ts',
+      'api/src/chat/{chat-connection,room-frame-handler,text-frame,write-turn}.ts',
+    ],
+    ignores: ['**/*.module.ts', '**/*.spec.ts', 'api/src/bus/redis/redis-connections.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@taco/web', '**/web/src/**'] },
+            { group: ['@nestjs/*'], message: 'No Nest on the per-frame path.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['api/src/**/*.ts'],
     ignores: ['api/src/config/**'],
     rules: {

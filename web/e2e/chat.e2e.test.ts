@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { freePort, launchBrowser, ServerProcess, snap, watchErrors } from './support';
+import { freePorts } from '../../infra/cluster/wait';
+import { launchBrowser, ServerProcess, snap, watchErrors } from './support';
 
 /** Bounded waits: generous for a reconnect (5 s ± 20 % per attempt), short otherwise. */
 const RECOVERY_MS = 30_000;
@@ -82,7 +83,8 @@ function participant(page: Page, name: string) {
 jest.setTimeout(120_000);
 
 beforeAll(async () => {
-  server = new ServerProcess(await freePort());
+  const [port = 0] = await freePorts(1);
+  server = new ServerProcess(port);
   await server.start();
   browser = await launchBrowser();
 });

@@ -1,28 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { sleep } from '../../infra/cluster/wait';
 
 export const REPO = resolve(__dirname, '../..');
 export const SERVER_MAIN = join(REPO, 'api/dist/main.js');
 export const WEB_DIST = join(REPO, 'web/dist');
 export const SCREENSHOTS = join(REPO, 'artifacts/screenshots');
-
-/** A TCP port that is free right now. */
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer();
-    probe.once('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => done(port));
-    });
-  });
-}
-
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /** The real built server as a child process. */
 export class ServerProcess {
