@@ -9,6 +9,10 @@ export const ApiPath = {
   roomCredentials: (room: string) => `${API_PREFIX}/room/${enc(room)}`,
   roomSocket: (room: string, token: string) =>
     `${API_PREFIX}/room/${enc(room)}/ws?token=${enc(token)}`,
+  roomTicket: (room: string) => `${API_PREFIX}/room/${enc(room)}/ticket`,
+  /** The room socket with a single-use ticket instead of the token. */
+  roomSocketWithTicket: (room: string, ticket: string) =>
+    `${API_PREFIX}/room/${enc(room)}/ws?ticket=${enc(ticket)}`,
   healthLive: `${API_PREFIX}/health/live`,
   healthReady: `${API_PREFIX}/health/ready`,
   metrics: `${API_PREFIX}/metrics`,
@@ -59,6 +63,16 @@ export interface RoomCredentialsResponse {
   token: string;
 }
 
+/**
+ * `POST /api/room/:room_id/ticket` (no body; `Authorization: Bearer <token>` for that room): 201
+ * with a ticket that opens one socket of that room, once, within `TICKET_TTL_SECONDS`.
+ */
+export interface RoomTicketResponse {
+  ticket: string;
+}
+
+export const TICKET_TTL_SECONDS = 30;
+
 /** Every error answer of the API. */
 export interface ApiErrorBody {
   statusCode: number;
@@ -70,6 +84,8 @@ export interface ApiErrorBody {
 export const NAME_TAKEN_MESSAGE = 'That name is already taken in this room';
 export const RATE_LIMITED_MESSAGE = 'Too many requests; please try again shortly';
 export const STORAGE_UNAVAILABLE_MESSAGE = 'Chat is briefly unavailable; please try again';
+/** 401 from the ticket call: the Bearer token is missing, invalid or for another room. */
+export const TICKET_UNAUTHORIZED_MESSAGE = 'A valid token for this room is required';
 /** 400: a body that is not a JSON object. */
 export const BODY_NOT_OBJECT_MESSAGE = 'The request body must be a JSON object';
 /** 500: anything unexpected; never a detail. */

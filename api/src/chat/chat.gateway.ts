@@ -121,7 +121,7 @@ export class ChatGateway
   }
 
   handleConnection(socket: WebSocket, request: IncomingMessage): void {
-    const admission = this.admission.admit(request);
+    const admission = this.admission.take(request);
     if (!admission.admitted) {
       this.metrics.closes.inc({ code: admission.code });
       socket.close(admission.code, admission.reason);

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { type IncomingMessage } from 'node:http';
 import { CloseCode, CloseReason } from '@taco/protocol';
 import { ClientIpResolver } from '../common/client-ip';
@@ -6,13 +7,14 @@ import { loadConfig } from '../config/load-config';
 import { type HealthService } from '../health/health.service';
 import { type RoomTokenService } from '../rooms/room-token.service';
 import { ConnectionAdmission } from './connection-admission';
-import { ConnectionLimiter } from './connection-limiter';
+import { MemoryTicketStore } from '../rooms/tickets';
+import { MemoryConnectionLimiter } from './connection-limiter';
 
 function request(url: string, headers: Record<string, string> = {}): IncomingMessage {
   return {
     url,
     headers: { host: 'chat.test', ...headers },
-    socket: { remoteAddress: '203.0.113.9' },
+    socket: Object.assign(new EventEmitter(), { remoteAddress: '203.0.113.9' }),
   } as unknown as IncomingMessage;
 }
 
@@ -22,21 +24,25 @@ function setup(overrides: Partial<AppConfig> = {}) {
   const tokens = {
     verify: (token: string | null, room: string) => (token === `ok-${room}` ? 'Ann' : null),
   };
-  const limiter = new ConnectionLimiter(config);
+  const limiter = new MemoryConnectionLimiter(config.connectionsPerIp);
+  let now = 1_000_000;
+  const clock = { advance: (ms: number) => (now += ms) };
+  const tickets = new MemoryTicketStore(() => now);
   const admission = new ConnectionAdmission(
     config,
     health as HealthService,
     tokens as RoomTokenService,
+    tickets,
     limiter,
     new ClientIpResolver([]),
   );
-  return { admission, health };
+  return { admission, health, tickets, clock };
 }
 
 describe('ConnectionAdmission', () => {
-  it('admits a room socket with a valid token, naming room, user and address', () => {
+  it('admits a room socket with a valid token, naming room, user and address', async () => {
     const { admission } = setup();
-    expect(admission.admit(request('/api/room/teal-otter/ws?token=ok-teal-otter'))).toEqual({
+    expect(await admission.admit(request('/api/room/teal-otter/ws?token=ok-teal-otter'))).toEqual({
       admitted: true,
       room: 'teal-otter',
       name: 'Ann',
@@ -61,19 +67,19 @@ describe('ConnectionAdmission', () => {
       'Unauthorized',
     ],
     ['no token', '/api/room/r1/ws', {}, CloseCode.Unauthorized, 'Unauthorized'],
-  ] as const)('refuses %s', (_label, url, headers, code, reason) => {
+  ] as const)('refuses %s', async (_label, url, headers, code, reason) => {
     const { admission } = setup();
-    expect(admission.admit(request(url, headers))).toMatchObject({
+    expect(await admission.admit(request(url, headers))).toMatchObject({
       admitted: false,
       code,
       reason: CloseReason[reason],
     });
   });
 
-  it('refuses everything while draining, before reading the token', () => {
+  it('refuses everything while draining, before reading the token', async () => {
     const { admission, health } = setup();
     health.isDraining = true;
-    expect(admission.admit(request('/api/room/r1/ws?token=ok-r1'))).toEqual({
+    expect(await admission.admit(request('/api/room/r1/ws?token=ok-r1'))).toEqual({
       admitted: false,
       room: 'r1',
       code: CloseCode.Restart,
@@ -81,12 +87,50 @@ describe('ConnectionAdmission', () => {
     });
   });
 
-  it('holds a place per admitted socket until it leaves', () => {
+  it('holds a place per admitted socket until it leaves', async () => {
     const { admission } = setup({ connectionsPerIp: 1 });
     const open = () => admission.admit(request('/api/room/r1/ws?token=ok-r1'));
-    expect(open().admitted).toBe(true);
-    expect(open()).toMatchObject({ code: CloseCode.TryAgainLater, reason: 'Too many connections' });
+    expect((await open()).admitted).toBe(true);
+    expect(await open()).toMatchObject({
+      code: CloseCode.TryAgainLater,
+      reason: 'Too many connections',
+    });
     admission.leave('203.0.113.9');
-    expect(open().admitted).toBe(true);
+    expect((await open()).admitted).toBe(true);
+  });
+
+  it('admits a ticket once, for its own room, within its lifetime', async () => {
+    const { admission, tickets, clock } = setup();
+    const ticket = await tickets.issue('r1', 'Ann');
+    const open = (room: string, value: string) =>
+      admission.admit(request(`/api/room/${room}/ws?ticket=${value}`));
+    expect(await open('r1', ticket)).toMatchObject({ admitted: true, room: 'r1', name: 'Ann' });
+    expect(await open('r1', ticket)).toMatchObject({ code: CloseCode.Unauthorized });
+
+    const elsewhere = await tickets.issue('r2', 'Ann');
+    expect(await open('r1', elsewhere)).toMatchObject({ code: CloseCode.Unauthorized });
+
+    const late = await tickets.issue('r1', 'Ann');
+    clock.advance(30_001);
+    expect(await open('r1', late)).toMatchObject({ code: CloseCode.Unauthorized });
+    expect(await open('r1', 'not-a-ticket')).toMatchObject({ code: CloseCode.Unauthorized });
+  });
+
+  it('hands the gateway the decision made before the upgrade, once', async () => {
+    const { admission } = setup({ connectionsPerIp: 1 });
+    const first = request('/api/room/r1/ws?token=ok-r1');
+    await admission.prepare(first);
+    expect(admission.take(first)).toMatchObject({ admitted: true, name: 'Ann' });
+    expect(admission.take(first)).toMatchObject({ admitted: false });
+  });
+
+  it('gives the place back when the client goes away before the upgrade completes', async () => {
+    const { admission } = setup({ connectionsPerIp: 1 });
+    const gone = request('/api/room/r1/ws?token=ok-r1');
+    await admission.prepare(gone);
+    gone.socket.emit('close');
+    const next = request('/api/room/r1/ws?token=ok-r1');
+    await admission.prepare(next);
+    expect(admission.take(next)).toMatchObject({ admitted: true });
   });
 });

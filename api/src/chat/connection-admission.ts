@@ -5,6 +5,7 @@ import { ClientIpResolver } from '../common/client-ip';
 import { AppConfig } from '../config/app-config';
 import { HealthService } from '../health/health.service';
 import { RoomTokenService } from '../rooms/room-token.service';
+import { type TicketClaims, TicketStore } from '../rooms/tickets';
 import { ConnectionLimiter } from './connection-limiter';
 
 /** A socket let in: its room, the user name its token carries and the client's address. */
@@ -27,21 +28,56 @@ export type Admission = Admitted | Refused;
 
 /**
  * Decides whether a room socket may open, in this order: the replica is not draining, the path is
- * a room socket, a browser's `Origin` is allowed, the token is valid for the room, and the
- * client's address is under its connection cap. An admitted socket holds one of its address's
- * places until `leave`.
+ * a room socket, a browser's `Origin` is allowed, the token (or single-use ticket) is valid for the
+ * room, and the client's address is under its connection cap. The decision is made before the
+ * upgrade (`prepare`, which may ask Redis) and handed to the gateway with the socket (`take`).
+ * An admitted socket holds one of its address's places until `leave`.
  */
 @Injectable()
 export class ConnectionAdmission {
+  /** Decisions made for upgrades under way, until the gateway takes them. */
+  private readonly prepared = new WeakMap<IncomingMessage, Admission>();
+
   constructor(
     private readonly config: AppConfig,
     private readonly health: HealthService,
     private readonly tokens: RoomTokenService,
+    private readonly tickets: TicketStore,
     private readonly limiter: ConnectionLimiter,
     private readonly clientIp: ClientIpResolver,
   ) {}
 
-  admit(request: IncomingMessage): Admission {
+  /**
+   * Decides for `request` and keeps the decision for `take`. Never rejects. If the upgrade never
+   * completes (the client went away meanwhile), the place an admitted socket took is given back
+   * when its TCP connection closes.
+   */
+  async prepare(request: IncomingMessage): Promise<void> {
+    const admission = await this.admit(request);
+    this.prepared.set(request, admission);
+    if (!admission.admitted) return;
+    request.socket.once('close', () => {
+      if (this.prepared.get(request) !== admission) return;
+      this.prepared.delete(request);
+      this.leave(admission.ip);
+    });
+  }
+
+  /** The decision `prepare` made for `request`; from now on the gateway owns its place. */
+  take(request: IncomingMessage): Admission {
+    const admission = this.prepared.get(request);
+    this.prepared.delete(request);
+    return (
+      admission ?? {
+        admitted: false,
+        room: null,
+        code: CloseCode.Unauthorized,
+        reason: CloseReason.Unauthorized,
+      }
+    );
+  }
+
+  async admit(request: IncomingMessage): Promise<Admission> {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const room = parseSocketPath(url.pathname);
     const refuse = (code: CloseCode, reason: CloseReason): Refused => ({
@@ -55,10 +91,22 @@ export class ConnectionAdmission {
     if (!this.isOriginAllowed(request.headers.origin, request.headers.host)) {
       return refuse(CloseCode.Policy, CloseReason.OriginNotAllowed);
     }
-    const name = this.tokens.verify(url.searchParams.get('token'), room);
+    const ticket = url.searchParams.get('ticket');
+    let name: string | null;
+    if (ticket === null) {
+      name = this.tokens.verify(url.searchParams.get('token'), room);
+    } else {
+      let claims: TicketClaims | null;
+      try {
+        claims = await this.tickets.redeem(ticket);
+      } catch {
+        return refuse(CloseCode.TryAgainLater, CloseReason.StorageUnavailable);
+      }
+      name = claims?.room === room ? claims.name : null;
+    }
     if (name === null) return refuse(CloseCode.Unauthorized, CloseReason.Unauthorized);
     const ip = this.clientIp.ofRequest(request);
-    if (!this.limiter.acquire(ip)) {
+    if (!(await this.limiter.acquire(ip))) {
       return refuse(CloseCode.TryAgainLater, CloseReason.TooManyConnections);
     }
     return { admitted: true, room, name, ip };

@@ -16,6 +16,7 @@ import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import { HealthService } from '../health/health.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { ChatConnection } from './chat-connection';
+import { ConnectionAdmission } from './connection-admission';
 import { type FrameReply, RoomFrameHandler } from './room-frame-handler';
 
 const NOT_FOUND = 'HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n';
@@ -37,6 +38,7 @@ export class RoomWsAdapter extends WsAdapter {
   private readonly metrics: MetricsService;
   private readonly health: HealthService;
   private frames: RoomFrameHandler | undefined;
+  private admission: ConnectionAdmission | undefined;
   /** Shared by every socket: ws calls it with the socket as `this`. */
   private readonly onMessage: (this: WebSocket, data: RawData, isBinary: boolean) => void;
   private readonly onSocketError: (error: Error) => void;
@@ -76,9 +78,20 @@ export class RoomWsAdapter extends WsAdapter {
         socket.end(DRAINING);
         return;
       }
-      server.handleUpgrade(request, socket, head, (ws) => server.emit('connection', ws, request));
+      // Admission may ask Redis (a ticket, the per-IP cap); it never rejects.
+      const admission = this.admissionService();
+      void admission.prepare(request).then(() => {
+        server.handleUpgrade(request, socket, head, (ws) => server.emit('connection', ws, request));
+      });
     });
     return server;
+  }
+
+  private admissionService(): ConnectionAdmission {
+    const admission =
+      this.admission ?? this.app.get<ConnectionAdmission>(ConnectionAdmission, { strict: false });
+    this.admission = admission;
+    return admission;
   }
 
   /** Frames are dispatched by `receive` (see the class comment), not by message name. */

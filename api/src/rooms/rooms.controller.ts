@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, HttpStatus, Param, Post, UseGuards } from '
 import { type CreateRoomResponse, type RoomCredentialsResponse } from '@taco/protocol';
 import { CreateRoomDto } from './dto/create-room.dto';
 import { RoomCredentialsDto } from './dto/room-credentials.dto';
-import { CredentialsThrottleGuard } from './credentials-throttle.guard';
+import { CredentialsThrottleGuard } from './ip-throttle.guard';
 import { RoomIdPipe } from './room-id.pipe';
 import { RoomsService } from './rooms.service';
 

@@ -1,13 +1,32 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, type OnModuleDestroy } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
+import { RedisConnections } from '../bus/redis/redis-connections';
+import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
-import { CredentialsRateLimiter, MemoryCredentialsRateLimiter } from './credentials-rate-limiter';
-import { CredentialsThrottleGuard } from './credentials-throttle.guard';
+import {
+  CredentialsRateLimiter,
+  type IpRateLimiter,
+  LOOKUPS_PER_CREDENTIAL,
+  LookupRateLimiter,
+  MemoryIpRateLimiter,
+  RedisIpRateLimiter,
+} from './ip-rate-limiter';
+import { CredentialsThrottleGuard, LookupThrottleGuard } from './ip-throttle.guard';
 import { RoomTokenService } from './room-token.service';
 import { RoomsController } from './rooms.controller';
 import { RoomsService } from './rooms.service';
 import { TokenSecret } from './token-secret';
 import { TokenSecretModule } from './token-secret.module';
+import { MemoryTicketStore, RedisTicketStore, TicketStore } from './tickets';
+import { TicketsController } from './tickets.controller';
+
+/** A per-IP budget: in Redis when the replicas share one, else in this process. */
+function ipBudget(name: string, perMinute: (config: AppConfig) => number) {
+  return (config: AppConfig, clock: Clock, redis: RedisConnections | null): IpRateLimiter =>
+    redis
+      ? new RedisIpRateLimiter(redis, name, perMinute(config))
+      : new MemoryIpRateLimiter(perMinute(config), () => clock.now());
+}
 
 @Module({
   imports: [
@@ -22,13 +41,42 @@ import { TokenSecretModule } from './token-secret.module';
       }),
     }),
   ],
-  controllers: [RoomsController],
+  controllers: [RoomsController, TicketsController],
   providers: [
     RoomsService,
     RoomTokenService,
-    { provide: CredentialsRateLimiter, useClass: MemoryCredentialsRateLimiter },
+    {
+      provide: CredentialsRateLimiter,
+      useFactory: ipBudget('credentials', (config) => config.credentialsPerMinute),
+      inject: [AppConfig, Clock, RedisConnections],
+    },
+    {
+      provide: LookupRateLimiter,
+      useFactory: ipBudget(
+        'lookups',
+        (config) => config.credentialsPerMinute * LOOKUPS_PER_CREDENTIAL,
+      ),
+      inject: [AppConfig, Clock, RedisConnections],
+    },
     CredentialsThrottleGuard,
+    LookupThrottleGuard,
+    {
+      provide: TicketStore,
+      useFactory: (clock: Clock, redis: RedisConnections | null) =>
+        redis ? new RedisTicketStore(redis) : new MemoryTicketStore(() => clock.now()),
+      inject: [Clock, RedisConnections],
+    },
   ],
-  exports: [RoomTokenService],
+  exports: [RoomTokenService, TicketStore, LookupThrottleGuard, LookupRateLimiter],
 })
-export class RoomsModule {}
+export class RoomsModule implements OnModuleDestroy {
+  constructor(
+    @Inject(CredentialsRateLimiter) private readonly credentials: IpRateLimiter,
+    @Inject(LookupRateLimiter) private readonly lookups: IpRateLimiter,
+  ) {}
+
+  onModuleDestroy(): void {
+    this.credentials.close();
+    this.lookups.close();
+  }
+}

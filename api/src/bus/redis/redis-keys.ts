@@ -23,4 +23,10 @@ export function roomOfChannel(channel: string): string | null {
 export const SHARED_KEYS = {
   /** The token secret the replicas agreed on when the operator set none (see `TokenSecret`). */
   jwtSecret: 'taco:jwt-secret',
+  /** A single-use socket ticket and the room and name it opens (see `TicketStore`). */
+  ticket: (ticket: string) => `taco:ticket:${ticket}`,
+  /** Per-IP call budgets (rate-limiter-flexible adds the IP after the prefix). */
+  rateLimitPrefix: (budget: string) => `taco:limit:${budget}`,
+  /** Open sockets of one client IP, counted per replica (see `RedisConnectionLimiter`). */
+  connections: (ip: string) => `taco:connections:{${ip}}`,
 } as const;

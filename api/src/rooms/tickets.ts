@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import { TICKET_TTL_SECONDS } from '@taco/protocol';
+import { SHARED_KEYS } from '../bus/redis/redis-keys';
+import { type RedisConnections } from '../bus/redis/redis-connections';
+
+/** What a ticket opens: one socket of `room` as `name`. */
+export interface TicketClaims {
+  room: string;
+  name: string;
+}
+
+/** Tickets are 32 characters of base64url (24 random bytes); anything else is never looked up. */
+const TICKET_FORMAT = /^[A-Za-z0-9_-]{32}$/;
+
+function newTicket(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/**
+ * Single-use socket tickets (`POST /api/room/:room_id/ticket`, then `?ticket=` on the socket), so
+ * a browser's URL and a proxy's log never hold the long-lived token. The port (also the
+ * injection token): in this process when embedded, in Redis when replicas share one, so a ticket
+ * is spent once across all of them.
+ */
+export abstract class TicketStore {
+  /** A new ticket for `name` in `room`, valid for `TICKET_TTL_SECONDS`. */
+  abstract issue(room: string, name: string): Promise<string>;
+  /**
+   * Spends `ticket`: its claims the first time within its lifetime, `null` ever after (or for a
+   * string that never was a ticket). Rejects only when the store cannot be reached.
+   */
+  abstract redeem(ticket: string): Promise<TicketClaims | null>;
+}
+
+/** Redis: `SET … EX` on issue, `GETDEL` on redeem, so exactly one redeemer wins. */
+export class RedisTicketStore extends TicketStore {
+  constructor(private readonly redis: RedisConnections) {
+    super();
+  }
+
+  async issue(room: string, name: string): Promise<string> {
+    const ticket = newTicket();
+    const claims: TicketClaims = { room, name };
+    await this.redis.command.set(
+      SHARED_KEYS.ticket(ticket),
+      JSON.stringify(claims),
+      'EX',
+      TICKET_TTL_SECONDS,
+    );
+    return ticket;
+  }
+
+  async redeem(ticket: string): Promise<TicketClaims | null> {
+    if (!TICKET_FORMAT.test(ticket)) return null;
+    const stored = await this.redis.command.getdel(SHARED_KEYS.ticket(ticket));
+    return stored === null ? null : (JSON.parse(stored) as TicketClaims);
+  }
+}
+
+/** In this process: a map of live tickets, each dropped when spent or once expired. */
+export class MemoryTicketStore extends TicketStore {
+  private readonly tickets = new Map<string, TicketClaims & { expiresAt: number }>();
+
+  constructor(private readonly now: () => number) {
+    super();
+  }
+
+  issue(room: string, name: string): Promise<string> {
+    this.sweep();
+    const ticket = newTicket();
+    this.tickets.set(ticket, { room, name, expiresAt: this.now() + TICKET_TTL_SECONDS * 1000 });
+    return Promise.resolve(ticket);
+  }
+
+  redeem(ticket: string): Promise<TicketClaims | null> {
+    const entry = this.tickets.get(ticket);
+    this.tickets.delete(ticket);
+    if (!entry || entry.expiresAt <= this.now()) return Promise.resolve(null);
+    return Promise.resolve({ room: entry.room, name: entry.name });
+  }
+
+  /** Drops expired tickets. They all live as long, so the oldest come first in the map. */
+  private sweep(): void {
+    const now = this.now();
+    for (const [ticket, entry] of this.tickets) {
+      if (entry.expiresAt > now) return;
+      this.tickets.delete(ticket);
+    }
+  }
+}
