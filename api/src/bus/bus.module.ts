@@ -20,16 +20,23 @@ import { RedisPresenceStore } from './redis/redis-presence.store';
 const SWEEP_INTERVAL_MS = 60_000;
 const REDIS_BOOT_WAIT_MS = 5000;
 
-/** Chooses the storage and fan-out driver from configuration: Redis with `REDIS_URL`, else memory. */
+/**
+ * Chooses the storage and fan-out driver from configuration: Redis with `REDIS_URL` or
+ * `REDIS_CLUSTER_NODES` (a Redis Cluster), else memory.
+ */
 @Global()
 @Module({
   providers: [
     {
       provide: RedisConnections,
-      useFactory: (config: AppConfig) =>
-        config.redisUrl === undefined
+      useFactory: (config: AppConfig) => {
+        if (config.redisClusterNodes !== undefined) {
+          return new RedisConnections({ clusterNodes: config.redisClusterNodes }, config.replicaId);
+        }
+        return config.redisUrl === undefined
           ? null
-          : new RedisConnections(config.redisUrl, config.replicaId),
+          : new RedisConnections({ url: config.redisUrl }, config.replicaId);
+      },
       inject: [AppConfig],
     },
     {

@@ -8,8 +8,10 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 export class AppConfig {
   port: number;
   host: string;
-  /** Unset: the embedded, in-memory driver. */
+  /** Unset (and no cluster nodes): the embedded, in-memory driver. */
   redisUrl: string | undefined;
+  /** Seed nodes of a Redis Cluster (`REDIS_CLUSTER_NODES`); never set together with `redisUrl`. */
+  redisClusterNodes?: { host: string; port: number }[] | undefined;
   /**
    * The operator's token secret. Unset: the embedded server makes one per boot, and replicas
    * sharing Redis agree on one kept there (see `TokenSecret`).

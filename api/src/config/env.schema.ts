@@ -107,6 +107,11 @@ export class EnvironmentVariables {
   })
   REDIS_URL?: string;
 
+  /** Checked by `loadConfig`: `host:port` seeds of a Redis Cluster, comma-separated. */
+  @IsOptional()
+  @IsString()
+  REDIS_CLUSTER_NODES?: string;
+
   @IsOptional()
   @IsString()
   JWT_SECRET?: string;

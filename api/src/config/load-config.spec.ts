@@ -47,6 +47,18 @@ describe('loadConfig', () => {
     ).toBeUndefined();
   });
 
+  it('reads the seed nodes of a Redis Cluster', () => {
+    const config = loadConfig({
+      WEB_DIST: 'off',
+      REDIS_CLUSTER_NODES: ' 127.0.0.1:7000, redis-2:7001 ',
+    });
+    expect(config.redisClusterNodes).toEqual([
+      { host: '127.0.0.1', port: 7000 },
+      { host: 'redis-2', port: 7001 },
+    ]);
+    expect(config.redisUrl).toBeUndefined();
+  });
+
   it('reads every documented variable', () => {
     const dist = mkdtempSync(join(tmpdir(), 'taco-dist-'));
     writeFileSync(join(dist, 'index.html'), '<!doctype html>');
@@ -105,6 +117,13 @@ describe('loadConfig', () => {
     [{ REPLICA_ID: 'has space' }, /REPLICA_ID/],
     [{ JWT_SECRET: 'short' }, /JWT_SECRET must be at least 32 bytes/],
     [{ REDIS_URL: 'http://redis' }, /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
+    [{ REDIS_CLUSTER_NODES: 'redis-1:7000,,redis-2:7001' }, /REDIS_CLUSTER_NODES must be/],
+    [{ REDIS_CLUSTER_NODES: 'redis-1' }, /REDIS_CLUSTER_NODES must be .*got "redis-1"/],
+    [{ REDIS_CLUSTER_NODES: 'redis-1:70000' }, /REDIS_CLUSTER_NODES must be/],
+    [
+      { REDIS_URL: 'redis://redis:6379', REDIS_CLUSTER_NODES: 'redis-1:7000' },
+      /REDIS_URL .* or REDIS_CLUSTER_NODES .*, not both/,
+    ],
     [{ WEB_DIST: '/nowhere/at/all' }, /WEB_DIST must be a built web client folder/],
     [{ CONNECTIONS_PER_IP: '0' }, /CONNECTIONS_PER_IP/],
     [{ CREDENTIALS_PER_MINUTE: 'many' }, /CREDENTIALS_PER_MINUTE/],

@@ -71,6 +71,23 @@ function webDist(value: string | undefined, problems: string[]): string | null {
   return dir;
 }
 
+/** `host:port,host:port,…`: every entry a host name or IPv4 address and a port (1–65535). */
+function parseClusterNodes(text: string, problems: string[]): { host: string; port: number }[] {
+  const nodes: { host: string; port: number }[] = [];
+  for (const entry of text.split(',').map((part) => part.trim())) {
+    const match = /^([A-Za-z0-9.-]+):(\d{1,5})$/.exec(entry);
+    const port = Number(match?.[2]);
+    if (!match?.[1] || port < 1 || port > 65535) {
+      problems.push(
+        `REDIS_CLUSTER_NODES must be comma-separated host:port seeds of a Redis Cluster (got "${entry}")`,
+      );
+      return [];
+    }
+    nodes.push({ host: match[1], port });
+  }
+  return nodes;
+}
+
 /**
  * Reads and validates the environment. Throws `ConfigError` naming every problem. Logs are human
  * lines when `stdoutIsTerminal`, JSON lines otherwise.
@@ -85,6 +102,13 @@ export function loadConfig(
   );
 
   const redisUrl = vars.REDIS_URL;
+  const redisClusterNodes =
+    vars.REDIS_CLUSTER_NODES === undefined
+      ? undefined
+      : parseClusterNodes(vars.REDIS_CLUSTER_NODES, problems);
+  if (redisUrl !== undefined && redisClusterNodes !== undefined) {
+    problems.push('Set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both');
+  }
   const jwtSecret = vars.JWT_SECRET;
   if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret) < MIN_SECRET_BYTES) {
     problems.push(`JWT_SECRET must be at least ${MIN_SECRET_BYTES} bytes long`);
@@ -100,6 +124,7 @@ export function loadConfig(
     port: vars.PORT ?? 3000,
     host: vars.HOST ?? '0.0.0.0',
     redisUrl,
+    redisClusterNodes,
     jwtSecret,
     tokenTtlSeconds: seconds(vars.TOKEN_TTL, '24h'),
     historyMax: vars.HISTORY_MAX ?? HISTORY_MAX_DEFAULT,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Redis } from 'ioredis';
+import { type RedisClient } from './redis-connections';
 
 /** A Lua script run by its SHA, loaded again on NOSCRIPT (after a Redis restart, say). */
 export class LuaScript {
@@ -10,7 +10,7 @@ export class LuaScript {
   }
 
   async run(
-    client: Redis,
+    client: RedisClient,
     keys: readonly string[],
     args: readonly (string | number)[],
   ): Promise<unknown> {

@@ -60,7 +60,7 @@ export class RedisChatBus extends ChatBus {
     private readonly options: RedisChatBusOptions,
   ) {
     super();
-    redis.subscriber.on('messageBuffer', (channel: Buffer, payload: Buffer) => {
+    redis.onMessage((channel, payload) => {
       const room = roomOfChannel(channel.toString('utf8'));
       const event = decodeEnvelope(payload);
       if (room !== null && event !== null) this.listener(room, event);
@@ -83,7 +83,7 @@ export class RedisChatBus extends ChatBus {
     const started = performance.now();
     const [seq, epoch] = (await append.run(
       this.redis.coalesced(),
-      [keys.seq, keys.log, keys.epoch],
+      [keys.seq, keys.log, keys.epoch, keys.channel],
       [
         storedHead,
         storedTail,
@@ -91,7 +91,7 @@ export class RedisChatBus extends ChatBus {
         payloadTail,
         this.options.historyMax,
         this.options.roomTtlSeconds,
-        keys.channel,
+        this.redis.publishCommand,
         newEpoch(),
       ],
     )) as [number, string];
@@ -104,8 +104,8 @@ export class RedisChatBus extends ChatBus {
     const started = performance.now();
     await clear.run(
       this.redis.coalesced(),
-      [keys.seq, keys.log, keys.epoch],
-      [clearedPayload(room, sender), keys.channel, this.options.roomTtlSeconds],
+      [keys.seq, keys.log, keys.epoch, keys.channel],
+      [clearedPayload(room, sender), this.redis.publishCommand, this.options.roomTtlSeconds],
     );
     this.roundTrip('clear', started);
   }
@@ -128,7 +128,7 @@ export class RedisChatBus extends ChatBus {
 
   async publish(room: string, event: RoomEvent): Promise<void> {
     const started = performance.now();
-    await this.redis.coalesced().publish(roomKeys(room).channel, encodeEnvelope(event));
+    await this.redis.publish(roomKeys(room).channel, encodeEnvelope(event));
     this.roundTrip('publish', started);
   }
 
@@ -140,14 +140,14 @@ export class RedisChatBus extends ChatBus {
     if (this.redis.subscriber.status !== 'ready')
       throw new Error('The Redis subscriber is not connected');
     await withTimeout(
-      this.redis.subscriber.subscribe(roomKeys(room).channel),
+      this.redis.subscribe(roomKeys(room).channel),
       SUBSCRIBE_TIMEOUT_MS,
       'Subscribing to a room',
     );
   }
 
   async unsubscribe(room: string): Promise<void> {
-    await this.redis.subscriber.unsubscribe(roomKeys(room).channel);
+    await this.redis.unsubscribe(roomKeys(room).channel);
   }
 
   onDelivery(listener: DeliveryListener): void {

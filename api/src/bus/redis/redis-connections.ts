@@ -1,24 +1,45 @@
 import { type Writable } from 'node:stream';
 import { Logger } from '@nestjs/common';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, type ClusterNode, Redis, type RedisOptions } from 'ioredis';
 
 /** How long a command may take before it fails instead of holding a client's frame. */
 const COMMAND_TIMEOUT_MS = 2000;
 /** How long subscribing may take before a join fails. */
 export const SUBSCRIBE_TIMEOUT_MS = 3000;
 const ERROR_LOG_INTERVAL_MS = 10_000;
+/** How often a cluster client re-reads which node owns which slots. */
+const SLOTS_REFRESH_INTERVAL_MS = 2000;
 
 const retryStrategy = (attempt: number) => Math.min(100 * attempt, 2000);
+
+/** One standalone Redis (`REDIS_URL`) or the seed nodes of a Redis Cluster (`REDIS_CLUSTER_NODES`). */
+export type RedisTarget = { url: string } | { clusterNodes: readonly RedisNodeAddress[] };
+
+export interface RedisNodeAddress {
+  host: string;
+  port: number;
+}
+
+/** A client of either kind: every command the driver sends works on both. */
+export type RedisClient = Redis | Cluster;
 
 /**
  * The replica's two Redis connections: one for commands, which fails fast while Redis is away
  * (a message that cannot be stored is refused, never queued out of sight), and one subscriber,
  * which ioredis reconnects and re-subscribes by itself.
+ *
+ * On a Redis Cluster both are cluster clients: commands go to the node owning each key's slot,
+ * and room channels are shard channels (`SSUBSCRIBE`/`SPUBLISH`), so a room's channel lives on
+ * the shard that holds its keys; the subscriber keeps one connection per master.
  */
 export class RedisConnections {
   private readonly logger = new Logger('Redis');
-  readonly command: Redis;
-  readonly subscriber: Redis;
+  readonly command: RedisClient;
+  readonly subscriber: RedisClient;
+  /** Whether room channels are shard channels (a Redis Cluster). */
+  readonly sharded: boolean;
+  /** The publish command of room channels, for the Lua scripts. */
+  readonly publishCommand: 'PUBLISH' | 'SPUBLISH';
   private lastErrorLog = 0;
   /** The command stream held corked until the event loop's next check phase, if any. */
   private corked: Writable | null = null;
@@ -28,20 +49,45 @@ export class RedisConnections {
     stream?.uncork();
   };
 
-  constructor(url: string, replicaId: string) {
+  constructor(target: RedisTarget | string, replicaId: string) {
+    const where = typeof target === 'string' ? { url: target } : target;
     const common: RedisOptions = { retryStrategy, connectionName: `taco:${replicaId}` };
-    this.command = new Redis(url, {
+    const commandOptions: RedisOptions = {
       ...common,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       commandTimeout: COMMAND_TIMEOUT_MS,
-    });
-    this.subscriber = new Redis(url, {
+    };
+    const subscriberOptions: RedisOptions = {
       ...common,
       enableOfflineQueue: true,
       maxRetriesPerRequest: null,
       autoResubscribe: true,
-    });
+    };
+    if ('url' in where) {
+      this.sharded = false;
+      this.command = new Redis(where.url, commandOptions);
+      this.subscriber = new Redis(where.url, subscriberOptions);
+    } else {
+      this.sharded = true;
+      const nodes: ClusterNode[] = where.clusterNodes.map(({ host, port }) => ({ host, port }));
+      this.command = new Cluster(nodes, {
+        redisOptions: commandOptions,
+        // Like the standalone connection, never queue out of sight: while a shard fails over,
+        // its rooms' commands fail and their senders are told.
+        enableOfflineQueue: false,
+        clusterRetryStrategy: retryStrategy,
+        slotsRefreshInterval: SLOTS_REFRESH_INTERVAL_MS,
+        enableAutoPipelining: true,
+      });
+      this.subscriber = new Cluster(nodes, {
+        redisOptions: subscriberOptions,
+        clusterRetryStrategy: retryStrategy,
+        slotsRefreshInterval: SLOTS_REFRESH_INTERVAL_MS,
+        shardedSubscribers: true,
+      });
+    }
+    this.publishCommand = this.sharded ? 'SPUBLISH' : 'PUBLISH';
     for (const [role, client] of [
       ['commands', this.command],
       ['subscriber', this.subscriber],
@@ -58,16 +104,41 @@ export class RedisConnections {
    * The command connection, with this turn of the event loop's commands coalesced: everything
    * sent until the next check phase goes to Redis in one write (one system call) instead of one
    * write per command. Nothing waits for replies, and each command still gets its own reply or
-   * error; under load, the frames of many sockets read in one poll share a write.
+   * error; under load, the frames of many sockets read in one poll share a write. (A cluster
+   * client pipelines each node's commands of a turn by itself.)
    */
-  coalesced(): Redis {
-    const stream = this.command.stream as Writable | undefined;
-    if (this.corked === null && stream?.writable) {
-      stream.cork();
-      this.corked = stream;
-      setImmediate(this.uncork);
+  coalesced(): RedisClient {
+    if (this.command instanceof Redis) {
+      const stream = this.command.stream as Writable | undefined;
+      if (this.corked === null && stream?.writable) {
+        stream.cork();
+        this.corked = stream;
+        setImmediate(this.uncork);
+      }
     }
     return this.command;
+  }
+
+  /** Subscribes to a room channel (a shard channel on a cluster). */
+  subscribe(channel: string): Promise<unknown> {
+    return this.sharded ? this.subscriber.ssubscribe(channel) : this.subscriber.subscribe(channel);
+  }
+
+  unsubscribe(channel: string): Promise<unknown> {
+    return this.sharded
+      ? this.subscriber.sunsubscribe(channel)
+      : this.subscriber.unsubscribe(channel);
+  }
+
+  /** Publishes to a room channel outside a script. */
+  publish(channel: string, payload: string): Promise<unknown> {
+    const client = this.coalesced();
+    return this.sharded ? client.spublish(channel, payload) : client.publish(channel, payload);
+  }
+
+  /** Every message on a room channel, as raw bytes. */
+  onMessage(listener: (channel: Buffer, payload: Buffer) => void): void {
+    this.subscriber.on(this.sharded ? 'smessageBuffer' : 'messageBuffer', listener);
   }
 
   private logError(role: string, error: Error): void {

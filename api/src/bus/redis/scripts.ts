@@ -28,8 +28,9 @@ end
 `;
 
 /**
- * Append. KEYS: seq, log, epoch. ARGV: stored head, stored tail, payload head, payload tail,
- * history max, TTL seconds, channel, epoch candidate. The stored head and tail are the JSON of the
+ * Append. KEYS: seq, log, epoch, channel. ARGV: stored head, stored tail, payload head, payload
+ * tail, history max, TTL seconds, publish command (PUBLISH, or SPUBLISH for a shard channel),
+ * epoch candidate. The channel is declared with the keys, so a Redis Cluster checks its slot. The stored head and tail are the JSON of the
  * message around its `seq`; the payload head and tail are the live frame's JSON around its `seq`
  * and `epoch` (the script writes \`<seq>,"epoch":"<epoch>"\` between them), published as the
  * finished text. Returns {seq, epoch}.
@@ -42,18 +43,21 @@ redis.call('LTRIM', KEYS[2], -tonumber(ARGV[5]), -1)
 redis.call('EXPIRE', KEYS[1], ARGV[6])
 redis.call('EXPIRE', KEYS[2], ARGV[6])
 redis.call('EXPIRE', KEYS[3], ARGV[6])
-redis.call('PUBLISH', ARGV[7], '\\n' .. ARGV[3] .. seq .. ',"epoch":"' .. epoch .. '"' .. ARGV[4])
+redis.call(ARGV[7], KEYS[4], '\\n' .. ARGV[3] .. seq .. ',"epoch":"' .. epoch .. '"' .. ARGV[4])
 return {seq, epoch}
 `;
 
-/** Clear. KEYS: seq, log, epoch. ARGV: cleared payload, channel, TTL seconds. `seq` and epoch are kept. */
+/**
+ * Clear. KEYS: seq, log, epoch, channel. ARGV: cleared payload, publish command, TTL seconds.
+ * `seq` and epoch are kept.
+ */
 export const CLEAR_SCRIPT = `
 redis.call('DEL', KEYS[2])
 if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('EXPIRE', KEYS[1], ARGV[3])
   redis.call('EXPIRE', KEYS[3], ARGV[3])
 end
-redis.call('PUBLISH', ARGV[2], '\\n' .. ARGV[1])
+redis.call(ARGV[2], KEYS[4], '\\n' .. ARGV[1])
 return 1
 `;
 
