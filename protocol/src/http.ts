@@ -10,6 +10,10 @@ export const ApiPath = {
   roomSocket: (room: string, token: string) =>
     `${API_PREFIX}/room/${enc(room)}/ws?token=${enc(token)}`,
   roomTicket: (room: string) => `${API_PREFIX}/room/${enc(room)}/ticket`,
+  /** A generated name of a room that does not exist yet. */
+  roomName: `${API_PREFIX}/room-name`,
+  /** How many people are in a room. */
+  roomInfo: (room: string) => `${API_PREFIX}/room/${enc(room)}`,
   /** The room socket with a single-use ticket instead of the token. */
   roomSocketWithTicket: (room: string, ticket: string) =>
     `${API_PREFIX}/room/${enc(room)}/ws?ticket=${enc(ticket)}`,
@@ -73,6 +77,17 @@ export interface RoomTicketResponse {
 
 export const TICKET_TTL_SECONDS = 30;
 
+/** `GET /api/room-name`: a generated `colour-animal` name no room uses (no one in it, no history). */
+export interface RoomNameResponse {
+  room_id: string;
+}
+
+/** `GET /api/room/:room_id`: how many distinct names are connected there now (never who). */
+export interface RoomInfoResponse {
+  room_id: string;
+  participants: number;
+}
+
 /** Every error answer of the API. */
 export interface ApiErrorBody {
   statusCode: number;
@@ -84,6 +99,8 @@ export interface ApiErrorBody {
 export const NAME_TAKEN_MESSAGE = 'That name is already taken in this room';
 export const RATE_LIMITED_MESSAGE = 'Too many requests; please try again shortly';
 export const STORAGE_UNAVAILABLE_MESSAGE = 'Chat is briefly unavailable; please try again';
+/** 503 from `GET /api/room-name` when every name drawn was in use (practically never). */
+export const NO_FREE_ROOM_NAME_MESSAGE = 'No free room name was found; please try again';
 /** 401 from the ticket call: the Bearer token is missing, invalid or for another room. */
 export const TICKET_UNAUTHORIZED_MESSAGE = 'A valid token for this room is required';
 /** 400: a body that is not a JSON object. */

@@ -71,4 +71,6 @@ export abstract class ChatBus {
   abstract onDelivery(listener: DeliveryListener): void;
   /** Whether the bus can store and deliver right now. */
   abstract isReady(): Promise<boolean>;
+  /** Whether the room has stored state: a sequence started (someone joined or wrote) or history. */
+  abstract hasRoom(room: string): Promise<boolean>;
 }

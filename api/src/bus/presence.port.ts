@@ -26,6 +26,8 @@ export abstract class PresenceStore {
   abstract leave(room: string, name: string, connectionId: string): Promise<PresenceLeave>;
   /** Whether a name is connected in the room, compared trimmed and case-insensitively. */
   abstract isPresent(room: string, name: string): Promise<boolean>;
+  /** Every name connected in the room now. */
+  abstract names(room: string): Promise<string[]>;
   /**
    * Keeps this replica's connections in a room alive. Returns the names that had been reported
    * gone meanwhile and are present again, so the others can be told.

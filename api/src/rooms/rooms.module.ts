@@ -13,6 +13,7 @@ import {
 } from './ip-rate-limiter';
 import { CredentialsThrottleGuard, LookupThrottleGuard } from './ip-throttle.guard';
 import { RoomTokenService } from './room-token.service';
+import { RoomDirectoryController } from './room-directory.controller';
 import { RoomsController } from './rooms.controller';
 import { RoomsService } from './rooms.service';
 import { TokenSecret } from './token-secret';
@@ -41,7 +42,7 @@ function ipBudget(name: string, perMinute: (config: AppConfig) => number) {
       }),
     }),
   ],
-  controllers: [RoomsController, TicketsController],
+  controllers: [RoomsController, TicketsController, RoomDirectoryController],
   providers: [
     RoomsService,
     RoomTokenService,

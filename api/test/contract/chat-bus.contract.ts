@@ -260,5 +260,16 @@ export function describeChatBusContract(driver: string, create: () => Promise<Bu
     it('is ready', async () => {
       expect(await bus.isReady()).toBe(true);
     });
+
+    it('knows a room once someone read or wrote there, and forgets it when it expires', async () => {
+      expect(await bus.hasRoom(room)).toBe(false);
+      await bus.history(room, { count: 10 });
+      expect(await bus.hasRoom(room)).toBe(true);
+      const written = `${room}-written`;
+      await bus.append(written, { sender: 'Ann', body: 'hi', timestamp: 1 });
+      expect(await bus.hasRoom(written)).toBe(true);
+      await subject.expireRoom(written);
+      expect(await bus.hasRoom(written)).toBe(false);
+    });
   });
 }

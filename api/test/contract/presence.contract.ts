@@ -39,6 +39,16 @@ export function describePresenceContract(
       expect(await store.isPresent(room, 'Ann')).toBe(false);
     });
 
+    it('names everyone connected now, each name once', async () => {
+      expect(await store.names(room)).toEqual([]);
+      await store.join(room, 'Ann', 'c1');
+      await store.join(room, 'Ann', 'c2');
+      await store.join(room, 'Bob', 'c3');
+      expect((await store.names(room)).sort()).toEqual(['Ann', 'Bob']);
+      await store.leave(room, 'Bob', 'c3');
+      expect(await store.names(room)).toEqual(['Ann']);
+    });
+
     it('ignores a leave it never saw', async () => {
       expect(await store.leave(room, 'Nobody', 'c9')).toEqual({ last: false });
       await store.join(room, 'Ann', 'c1');

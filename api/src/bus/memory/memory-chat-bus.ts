@@ -49,6 +49,10 @@ export class MemoryChatBus extends ChatBus {
     if (this.subscribed.has(room)) this.listener(room, event);
   }
 
+  hasRoom(room: string): Promise<boolean> {
+    return Promise.resolve(this.rooms.has(room));
+  }
+
   append(room: string, draft: MessageDraft): Promise<StoredMessage> {
     const log = this.log(room);
     log.seq += 1;

@@ -41,6 +41,10 @@ export class MemoryPresenceStore extends PresenceStore {
     return Promise.resolve(false);
   }
 
+  names(room: string): Promise<string[]> {
+    return Promise.resolve([...(this.rooms.get(room)?.keys() ?? [])]);
+  }
+
   /** This process's own connections never go stale: they leave when they close. */
   refresh(): Promise<string[]> {
     return Promise.resolve([]);

@@ -154,6 +154,12 @@ export class RedisChatBus extends ChatBus {
     this.listener = listener;
   }
 
+  async hasRoom(room: string): Promise<boolean> {
+    const keys = roomKeys(room);
+    // Both keys carry the room's hash tag: one slot, so one command on a cluster too.
+    return (await this.redis.coalesced().exists(keys.seq, keys.log)) > 0;
+  }
+
   async isReady(): Promise<boolean> {
     if (!this.redis.isConnected) return false;
     try {

@@ -56,12 +56,11 @@ export class RedisPresenceStore extends PresenceStore {
   }
 
   async isPresent(room: string, name: string): Promise<boolean> {
-    const present = (await names.run(
-      this.redis.coalesced(),
-      [roomKeys(room).presence],
-      [],
-    )) as string[];
-    return present.some((other) => isSameUserName(other, name));
+    return (await this.names(room)).some((other) => isSameUserName(other, name));
+  }
+
+  async names(room: string): Promise<string[]> {
+    return (await names.run(this.redis.coalesced(), [roomKeys(room).presence], [])) as string[];
   }
 
   async refresh(room: string, entries: PresenceEntry[]): Promise<string[]> {

@@ -1,0 +1,75 @@
+import {
+  Controller,
+  Get,
+  Header,
+  Logger,
+  Param,
+  ServiceUnavailableException,
+  UseGuards,
+} from '@nestjs/common';
+import {
+  generateRoomName,
+  NO_FREE_ROOM_NAME_MESSAGE,
+  type RoomInfoResponse,
+  type RoomNameResponse,
+  STORAGE_UNAVAILABLE_MESSAGE,
+  userNameKey,
+} from '@taco/protocol';
+import { ChatBus } from '../bus/chat-bus.port';
+import { PresenceStore } from '../bus/presence.port';
+import { LookupThrottleGuard } from './ip-throttle.guard';
+import { RoomIdPipe } from './room-id.pipe';
+
+/** How many names `GET /api/room-name` draws before giving up (each is free with p > 0.99). */
+const NAME_DRAWS = 20;
+
+/**
+ * What the create form asks before anyone joins: a free room name to suggest, and how busy a
+ * room is. Both answer from shared storage, so every replica agrees.
+ */
+@Controller()
+@UseGuards(LookupThrottleGuard)
+export class RoomDirectoryController {
+  private readonly logger = new Logger(RoomDirectoryController.name);
+
+  constructor(
+    private readonly bus: ChatBus,
+    private readonly presence: PresenceStore,
+  ) {}
+
+  /** A generated `colour-animal` name of a room that does not exist: no one in it, no history. */
+  @Get('room-name')
+  @Header('Cache-Control', 'no-store')
+  async roomName(): Promise<RoomNameResponse> {
+    for (let draw = 0; draw < NAME_DRAWS; draw++) {
+      const room = generateRoomName();
+      if (!(await this.isInUse(room))) return { room_id: room };
+    }
+    throw new ServiceUnavailableException(NO_FREE_ROOM_NAME_MESSAGE);
+  }
+
+  /** How many distinct names are in the room now; never who. */
+  @Get('room/:room_id')
+  @Header('Cache-Control', 'no-store')
+  async roomInfo(@Param('room_id', RoomIdPipe) room: string): Promise<RoomInfoResponse> {
+    const names = await this.storage(() => this.presence.names(room));
+    const distinct = new Set(names.map(userNameKey));
+    return { room_id: room, participants: distinct.size };
+  }
+
+  private async isInUse(room: string): Promise<boolean> {
+    const [names, stored] = await this.storage(() =>
+      Promise.all([this.presence.names(room), this.bus.hasRoom(room)]),
+    );
+    return names.length > 0 || stored;
+  }
+
+  private async storage<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      this.logger.warn(`Reading rooms failed: ${String(error)}`);
+      throw new ServiceUnavailableException(STORAGE_UNAVAILABLE_MESSAGE);
+    }
+  }
+}
