@@ -114,6 +114,8 @@ describe('Taco Chat in a real browser against the real server', () => {
     await snap(alice, '03-room-empty');
 
     bob = await newPage();
+    const socketUrls: string[] = [];
+    bob.on('websocket', (socket) => socketUrls.push(socket.url()));
     await bob.goto(`/r/${room}`);
     await bob.getByRole('dialog').getByText('Please choose a username').waitFor();
     await bob.waitForTimeout(400);
@@ -122,6 +124,9 @@ describe('Taco Chat in a real browser against the real server', () => {
 
     await participant(alice, 'Bob').getByRole('img', { name: 'active' }).waitFor();
     await participant(bob, 'Alice').getByRole('img', { name: 'active' }).waitFor();
+    // The socket opens with a single-use ticket: no URL holds the long-lived token.
+    expect(socketUrls).toHaveLength(1);
+    expect(socketUrls[0]).toMatch(/\/api\/room\/[a-z-]+\/ws\?ticket=[A-Za-z0-9_-]{32}$/);
 
     await alice.getByPlaceholder('Type a message...').pressSequentially('Hel');
     await bob.getByText('Alice is typing').waitFor();

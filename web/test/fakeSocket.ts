@@ -53,6 +53,8 @@ export function fakeSocketDeps(overrides: Partial<SocketDeps> = {}) {
     notify: (sender, message) => {
       notifications.push([sender, message]);
     },
+    // Sockets carry the token unless a test hands in a ticket service.
+    fetchTicket: undefined,
     ...overrides,
   };
   const last = (): FakeSocket => {

@@ -1,3 +1,4 @@
+import { ApiPath, type RoomTicketResponse } from '@taco/protocol';
 import { showNotification } from './notifications';
 import type { ReconnectClock, TimerId } from './reconnectMachine';
 import { browserSocketFactory, type SocketFactory, socketOrigin } from './socketFactory';
@@ -12,6 +13,28 @@ export interface SocketDeps extends ReconnectClock {
   setInterval: (callback: () => void, ms: number) => TimerId;
   clearInterval: (id: TimerId) => void;
   notify: (sender: string, message: string) => void;
+  /**
+   * Exchanges the room token for a single-use socket ticket, so the socket's URL never holds the
+   * token. Without it the socket carries the token itself (`?token=`).
+   */
+  fetchTicket?: (room: string, token: string) => Promise<TicketResult>;
+}
+
+/** A ticket, or the HTTP status that refused one (0: the server could not be reached). */
+export type TicketResult = { ticket: string } | { status: number };
+
+/** `POST /api/room/:room_id/ticket` with the token as a Bearer header. */
+export async function fetchTicket(room: string, token: string): Promise<TicketResult> {
+  try {
+    const response = await fetch(ApiPath.roomTicket(room), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (response.status !== 201) return { status: response.status };
+    return { ticket: ((await response.json()) as RoomTicketResponse).ticket };
+  } catch {
+    return { status: 0 };
+  }
 }
 
 export const defaultSocketDeps = (): SocketDeps => ({
@@ -24,4 +47,5 @@ export const defaultSocketDeps = (): SocketDeps => ({
   setInterval: (callback, ms) => setInterval(callback, ms),
   clearInterval: (id) => clearInterval(id),
   notify: showNotification,
+  fetchTicket,
 });

@@ -24,7 +24,7 @@ import { selectParticipants } from '../features/presence/presenceSlice';
 import { selectConnection } from '../features/connection/connectionSlice';
 import { selectNotices } from '../features/notices/noticesSlice';
 import { TYPING_STALE_MS } from '../features/typing/typingSlice';
-import type { SocketDeps } from './socketDeps';
+import type { SocketDeps, TicketResult } from './socketDeps';
 
 const ROOM = 'teal-otter';
 const EPOCH = 'e1';
@@ -100,6 +100,74 @@ describe('socket middleware: connection', () => {
     jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 3);
     expect(fake.sockets).toHaveLength(1);
     expect(selectConnection(fake.store.getState()).status).toBe('idle');
+  });
+});
+
+describe('socket middleware: single-use tickets', () => {
+  /** A ticket service the test answers by hand, one call at a time. */
+  function ticketDesk() {
+    const calls: Array<{ room: string; token: string; answer: (result: TicketResult) => void }> =
+      [];
+    const fetchTicket = (room: string, token: string) =>
+      new Promise<TicketResult>((answer) => calls.push({ room, token, answer }));
+    return { calls, fetchTicket };
+  }
+  /** Lets the middleware see a settled ticket promise. */
+  const settle = () => Promise.resolve();
+
+  it('asks for a ticket with the token and opens the socket with the ticket only', async () => {
+    const desk = ticketDesk();
+    const fake = setup({ fetchTicket: desk.fetchTicket });
+    expect(fake.sockets).toHaveLength(0);
+    expect(desk.calls.map(({ room, token }) => [room, token])).toEqual([[ROOM, 'tok en']]);
+    desk.calls[0]?.answer({ ticket: 'T1cket' });
+    await settle();
+    expect(fake.last().url).toBe('ws://chat.test/api/room/teal-otter/ws?ticket=T1cket');
+    expect(fake.last().url).not.toContain('tok');
+  });
+
+  it('gets a new ticket for every reconnect', async () => {
+    const desk = ticketDesk();
+    const fake = setup({ fetchTicket: desk.fetchTicket });
+    desk.calls[0]?.answer({ ticket: 'first' });
+    await settle();
+    fake.last().serverOpen();
+    fake.last().serverClose(CloseCode.Restart);
+    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS);
+    expect(desk.calls).toHaveLength(2);
+    desk.calls[1]?.answer({ ticket: 'second' });
+    await settle();
+    expect(fake.last().url).toContain('?ticket=second');
+  });
+
+  it('treats a refused ticket (401) like a 4401 close: credentials are requested again', async () => {
+    const desk = ticketDesk();
+    const fake = setup({ fetchTicket: desk.fetchTicket });
+    desk.calls[0]?.answer({ status: 401 });
+    await settle();
+    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 3);
+    expect(fake.sockets).toHaveLength(0);
+    expect(desk.calls).toHaveLength(1);
+    expect(fake.store.getState().roomAuth[ROOM]).toMatchObject({ authenticated: false });
+  });
+
+  it('retries later when the ticket call fails for any other reason', async () => {
+    const desk = ticketDesk();
+    const fake = setup({ fetchTicket: desk.fetchTicket });
+    desk.calls[0]?.answer({ status: 0 });
+    await settle();
+    expect(selectConnection(fake.store.getState()).status).not.toBe('open');
+    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 2);
+    expect(desk.calls.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('ignores a ticket that arrives after the room was left', async () => {
+    const desk = ticketDesk();
+    const fake = setup({ fetchTicket: desk.fetchTicket });
+    fake.store.dispatch(roomLeft({ room: ROOM }));
+    desk.calls[0]?.answer({ ticket: 'late' });
+    await settle();
+    expect(fake.sockets).toHaveLength(0);
   });
 });
 

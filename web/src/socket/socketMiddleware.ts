@@ -1,6 +1,7 @@
 import type { Middleware, UnknownAction } from '@reduxjs/toolkit';
 import {
   ApiPath,
+  CloseCode,
   type ClientFrame,
   FrameType,
   HISTORY_REQUEST_COUNT,
@@ -87,13 +88,32 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
       else send({ type: FrameType.History, count, after, epoch });
     }
 
+    /** Counts connection attempts, so an answer for an older one is ignored. */
+    let attempts = 0;
+
     function connect(attempt: number) {
       if (target === null) return;
-      const { room, token } = target;
+      const current = target;
+      const { room, token } = current;
+      const mine = ++attempts;
       outbox.reset();
       typing.reset();
       api.dispatch(reconnectStarted({ room, attempt }));
-      socket = new RoomSocket(deps, deps.socketOrigin() + ApiPath.roomSocket(room, token), room, {
+      if (!deps.fetchTicket) {
+        open(room, ApiPath.roomSocket(room, token));
+        return;
+      }
+      void deps.fetchTicket(room, token).then((result) => {
+        // Left, joined elsewhere or tried again meanwhile: this attempt is over.
+        if (target !== current || mine !== attempts) return;
+        if ('ticket' in result) open(room, ApiPath.roomSocketWithTicket(room, result.ticket));
+        // Refused: the token is no good (like a 4401 close); anything else is a failed attempt.
+        else closed(room, result.status === 401 ? CloseCode.Unauthorized : CloseCode.Abnormal);
+      });
+    }
+
+    function open(room: string, path: string) {
+      socket = new RoomSocket(deps, deps.socketOrigin() + path, room, {
         opened: () => {
           reconnect.opened();
           api.dispatch(connectionOpened({ room }));
@@ -102,10 +122,14 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
         frame: (frame) => onFrame(room, frame),
         closed: (code) => {
           socket = null;
-          api.dispatch(connectionClosed({ room, code }));
-          api.dispatch(closeOutcome(room, reconnect.closed(code)));
+          closed(room, code);
         },
       });
+    }
+
+    function closed(room: string, code: number) {
+      api.dispatch(connectionClosed({ room, code }));
+      api.dispatch(closeOutcome(room, reconnect.closed(code)));
     }
 
     function onFrame(room: string, frame: ServerFrame) {
