@@ -124,6 +124,13 @@ describe('Taco Chat in a real browser against the real server', () => {
 
     await participant(alice, 'Bob').getByRole('img', { name: 'active' }).waitFor();
     await participant(bob, 'Alice').getByRole('img', { name: 'active' }).waitFor();
+    // Someone about to create a room with that name is told it is busy.
+    const newcomer = await newPage();
+    await newcomer.goto('/');
+    await newcomer.getByLabel('Room Name').fill(room);
+    await newcomer.getByText(`${room} already has 2 people in it`).waitFor();
+    await snap(newcomer, '04b-create-busy-room');
+    await newcomer.close();
     // The socket opens with a single-use ticket: no URL holds the long-lived token.
     expect(socketUrls).toHaveLength(1);
     expect(socketUrls[0]).toMatch(/\/api\/room\/[a-z-]+\/ws\?ticket=[A-Za-z0-9_-]{32}$/);

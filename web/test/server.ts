@@ -5,7 +5,14 @@ import { setupServer } from 'msw/node';
 export const API = 'http://localhost';
 
 /** The HTTP API (protocol/src/http.ts) as tests need it; tests override handlers per case. */
+/** The name `GET /api/room-name` suggests in tests unless a test says otherwise. */
+export const SUGGESTED_ROOM = 'teal-otter';
+
 export const handlers = [
+  http.get(`${API}${ApiPath.roomName}`, () => HttpResponse.json({ room_id: SUGGESTED_ROOM })),
+  http.get(`${API}/api/room/:room`, ({ params }) =>
+    HttpResponse.json({ room_id: String(params.room), participants: 0 }),
+  ),
   http.post(`${API}${ApiPath.createRoom}`, async ({ request }) => {
     const body = (await request.json()) as { room_id: string; sender: string };
     return HttpResponse.json(

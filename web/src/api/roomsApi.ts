@@ -3,6 +3,8 @@ import {
   type CreateRoomRequest,
   type CreateRoomResponse,
   type RoomCredentialsResponse,
+  type RoomInfoResponse,
+  type RoomNameResponse,
 } from '@taco/protocol';
 import { apiSlice } from './apiSlice';
 
@@ -11,7 +13,10 @@ export interface RequestCredentialsArgs {
   senderId: string;
 }
 
-/** Room creation and room credentials (the HTTP half of @taco/protocol, protocol/src/http.ts). */
+/**
+ * Room creation, credentials and what the create form asks about rooms (the HTTP half of
+ * @taco/protocol, protocol/src/http.ts).
+ */
 export const roomsApi = apiSlice.injectEndpoints({
   endpoints: (build) => ({
     createRoom: build.mutation<CreateRoomResponse, CreateRoomRequest>({
@@ -24,7 +29,22 @@ export const roomsApi = apiSlice.injectEndpoints({
         body: { sender_id: senderId },
       }),
     }),
+    /** A generated name of a room no one uses; a new one on every mount. */
+    roomName: build.query<RoomNameResponse, void>({
+      query: () => ApiPath.roomName,
+      keepUnusedDataFor: 0,
+    }),
+    /** How many people are in a room now. */
+    roomInfo: build.query<RoomInfoResponse, string>({
+      query: (room) => ApiPath.roomInfo(room),
+      keepUnusedDataFor: 10,
+    }),
   }),
 });
 
-export const { useCreateRoomMutation, useRequestCredentialsMutation } = roomsApi;
+export const {
+  useCreateRoomMutation,
+  useRequestCredentialsMutation,
+  useRoomInfoQuery,
+  useRoomNameQuery,
+} = roomsApi;

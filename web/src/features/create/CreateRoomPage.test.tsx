@@ -2,7 +2,7 @@ import { ANIMALS, ApiPath, COLOURS, FORBIDDEN_NAME_CHARACTERS } from '@taco/prot
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { renderApp } from '../../../test/render';
-import { API, server } from '../../../test/server';
+import { API, server, SUGGESTED_ROOM } from '../../../test/server';
 import { CREATE_ERROR_MESSAGE } from './CreateRoomPage';
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -19,6 +19,58 @@ async function fill(user: ReturnType<typeof renderApp>['user'], room: string, na
   await user.clear(userInput());
   await user.type(userInput(), name);
 }
+
+describe('Create Room page: the room name', () => {
+  it('suggests a name no room uses, from the server', async () => {
+    renderApp();
+    await waitFor(() => expect(roomInput()).toHaveValue(SUGGESTED_ROOM));
+  });
+
+  it('keeps its own suggestion when the server cannot give one', async () => {
+    server.use(http.get(`${API}${ApiPath.roomName}`, () => HttpResponse.error()));
+    renderApp();
+    const local = (roomInput() as HTMLInputElement).value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(roomInput()).toHaveValue(local);
+    expect(local).toMatch(/^[a-z]+-[a-z]+$/);
+  });
+
+  it('never replaces a name the user already typed', async () => {
+    server.use(
+      http.get(`${API}${ApiPath.roomName}`, async () => {
+        await delay(100);
+        return HttpResponse.json({ room_id: SUGGESTED_ROOM });
+      }),
+    );
+    const { user } = renderApp();
+    await user.clear(roomInput());
+    await user.type(roomInput(), 'our-room');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(roomInput()).toHaveValue('our-room');
+  });
+
+  it('says how many people a room already has before joining it', async () => {
+    server.use(
+      http.get(`${API}/api/room/:room`, ({ params }) =>
+        HttpResponse.json({
+          room_id: String(params.room),
+          participants: params.room === 'busy-room' ? 3 : params.room === 'duo-room' ? 1 : 0,
+        }),
+      ),
+    );
+    const { user } = renderApp();
+    await user.clear(roomInput());
+    await user.type(roomInput(), 'busy-room');
+    expect(await screen.findByText('busy-room already has 3 people in it')).toBeInTheDocument();
+    expect(screen.getByRole('status')).toHaveAttribute('aria-live', 'polite');
+    await user.clear(roomInput());
+    await user.type(roomInput(), 'duo-room');
+    expect(await screen.findByText('duo-room already has 1 person in it')).toBeInTheDocument();
+    await user.clear(roomInput());
+    await user.type(roomInput(), 'quiet-room');
+    await waitFor(() => expect(screen.getByRole('status')).toHaveTextContent(''));
+  });
+});
 
 describe('Create Room page', () => {
   it('shows the header, both fields prefilled with a colour-animal room name, and the help texts', () => {

@@ -13,7 +13,7 @@ import Form from 'react-bootstrap/Form';
 import Spinner from 'react-bootstrap/Spinner';
 import { useNavigate } from 'react-router-dom';
 import { errorReason } from '../../api/errorText';
-import { useCreateRoomMutation } from '../../api/roomsApi';
+import { useCreateRoomMutation, useRoomInfoQuery, useRoomNameQuery } from '../../api/roomsApi';
 import { PRODUCT_NAME } from '../../app/brand';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { BadgeIcon } from '../../components/BadgeIcon';
@@ -23,11 +23,33 @@ import { selectRoomAuth } from '../roomAuth/roomAuthSlice';
 export const CREATE_ERROR_MESSAGE =
   'We encountered an error when creating your room, please try again.';
 
+/** How long typing in the room name must pause before the form asks how busy that room is. */
+export const ROOM_INFO_DEBOUNCE_MS = 300;
+
+/** "teal-otter already has 3 people in it". */
+export function busyRoomText(room: string, participants: number): string {
+  return `${room} already has ${participants} ${participants === 1 ? 'person' : 'people'} in it`;
+}
+
+/** `value`, once it has stopped changing for `ms`. */
+function useDebounced<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
 /** `/`: create a room with a generated name and a display name. */
 export function CreateRoomPage() {
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
-  const [roomName, setRoomName] = useState(() => generateRoomName());
+  // A name at once; the server's suggestion (a room nobody uses) replaces it unless edited.
+  const [localName] = useState(() => generateRoomName());
+  const [editedName, setEditedName] = useState<string | null>(null);
+  const suggestion = useRoomNameQuery();
+  const roomName = editedName ?? suggestion.data?.room_id ?? localName;
   const [userName, setUserName] = useState('');
   const [validated, setValidated] = useState(false);
   const [submittedRoom, setSubmittedRoom] = useState<string | null>(null);
@@ -41,6 +63,14 @@ export function CreateRoomPage() {
 
   const roomError = validateRoomName(roomName);
   const userError = validateUserName(userName);
+
+  // Says so before joining when the room has people in it (joining it on purpose is fine).
+  const lookedUp = useDebounced(roomError === null ? roomName : null, ROOM_INFO_DEBOUNCE_MS);
+  const info = useRoomInfoQuery(lookedUp ?? '', { skip: lookedUp === null });
+  const busy =
+    info.data && info.data.room_id === roomName && info.data.participants > 0
+      ? busyRoomText(roomName, info.data.participants)
+      : null;
 
   useEffect(() => {
     document.title = PRODUCT_NAME;
@@ -101,7 +131,7 @@ export function CreateRoomPage() {
               <Form.Control
                 required
                 value={roomName}
-                onChange={onEdit(setRoomName)}
+                onChange={onEdit(setEditedName)}
                 isInvalid={validated && roomError !== null}
                 autoComplete="off"
                 autoCapitalize="none"
@@ -112,6 +142,9 @@ export function CreateRoomPage() {
                 <Form.Control.Feedback type="invalid">{roomError}</Form.Control.Feedback>
               ) : null}
               <Form.Text id="roomNameHelp">This is the name of your room.</Form.Text>
+              <div className="form-text text-warning-emphasis" role="status" aria-live="polite">
+                {busy}
+              </div>
             </Form.Group>
             <Form.Group className="mb-4" controlId="userName">
               <Form.Label>Your Name</Form.Label>
