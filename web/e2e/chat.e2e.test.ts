@@ -33,8 +33,19 @@ function feed(page: Page) {
   return page.getByRole('log', { name: 'Messages' });
 }
 
-async function createRoom(page: Page, name: string, room?: string): Promise<string> {
+/** Opens the create form once the server's room-name suggestion has filled it in. */
+async function openCreateForm(page: Page): Promise<void> {
+  const answer = page.waitForResponse((response) => response.url().endsWith('/api/room-name'));
   await page.goto('/');
+  const { room_id } = (await (await answer).json()) as { room_id: string };
+  await page.waitForFunction(
+    (expected) => document.querySelector<HTMLInputElement>('#roomName')?.value === expected,
+    room_id,
+  );
+}
+
+async function createRoom(page: Page, name: string, room?: string): Promise<string> {
+  await openCreateForm(page);
   const roomInput = page.getByLabel('Room Name');
   if (room !== undefined) await roomInput.fill(room);
   const roomName = await roomInput.inputValue();
