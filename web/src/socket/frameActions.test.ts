@@ -45,7 +45,7 @@ const table: Array<[string, ServerFrame, ReturnType<typeof frameAction>]> = [
   [
     'a clear',
     { type: FrameType.Clear, room: ROOM, sender: 'Bob' },
-    roomCleared({ room: ROOM, source: 'remote' }),
+    roomCleared({ room: ROOM, source: 'remote', sender: 'Bob' }),
   ],
   [
     'an error naming a message',

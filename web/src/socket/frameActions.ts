@@ -53,7 +53,8 @@ const frameTable: {
     typingUpdated({ room, sender: frame.sender, typing: frame.typing, time: now }),
   [FrameType.Presence]: (frame, { room }) =>
     presenceUpdated({ room, sender: frame.sender, active: frame.connecting }),
-  [FrameType.Clear]: (_frame, { room }) => roomCleared({ room, source: 'remote' }),
+  [FrameType.Clear]: (frame, { room }) =>
+    roomCleared({ room, source: 'remote', sender: frame.sender }),
   [FrameType.Error]: (frame, { room }) =>
     errorFrameReceived({
       room,

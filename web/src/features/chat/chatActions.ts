@@ -21,10 +21,15 @@ export const roomJoined = createAction<{ room: string; token: string }>('chat/ro
 /** The user left the room page: the socket closes. */
 export const roomLeft = createAction<{ room: string }>('chat/roomLeft');
 
-/** The room's messages were cleared, here (`local`) or by anyone in the room (`remote`). */
-export const roomCleared = createAction<{ room: string; source: 'local' | 'remote' }>(
-  'chat/roomCleared',
-);
+/**
+ * The room's messages were cleared, here (`local`) or by anyone in the room (`remote`, the
+ * server's frame 4, which names who cleared it: the clearer gets it too).
+ */
+export const roomCleared = createAction<{
+  room: string;
+  source: 'local' | 'remote';
+  sender?: string;
+}>('chat/roomCleared');
 
 // Messages
 
