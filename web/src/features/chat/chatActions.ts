@@ -29,6 +29,8 @@ export const roomCleared = createAction<{
   room: string;
   source: 'local' | 'remote';
   sender?: string;
+  /** When the frame came (ms since the epoch). */
+  time?: number;
 }>('chat/roomCleared');
 
 // Messages
@@ -79,10 +81,16 @@ export const messageRetried = createAction<{ room: string; clientId: string }>(
 
 // Participants
 
-/** Someone's presence changed (frame 3): `active` is the frame's `connecting`. */
-export const presenceUpdated = createAction<{ room: string; sender: string; active: boolean }>(
-  'chat/presenceUpdated',
-);
+/**
+ * Someone's presence changed (frame 3): `active` is the frame's `connecting`; `time` is when the
+ * frame came (ms since the epoch).
+ */
+export const presenceUpdated = createAction<{
+  room: string;
+  sender: string;
+  active: boolean;
+  time?: number;
+}>('chat/presenceUpdated');
 
 /** Someone started or stopped typing (frame 2), at `time` (ms since the epoch). */
 export const typingUpdated = createAction<{

@@ -21,8 +21,14 @@ function message(seq: number | null, sender: string, timestamp = noon): Message 
 }
 
 let nextId = 1;
-function event(kind: FeedEvent['kind'], name: string, afterSeq: number | null, epoch = 'e1') {
-  return { id: nextId++, kind, name, afterSeq, epoch };
+function event(
+  kind: FeedEvent['kind'],
+  name: string,
+  afterSeq: number | null,
+  epoch = 'e1',
+  time: number | null = null,
+): FeedEvent {
+  return { id: nextId++, kind, name, afterSeq, epoch, time };
 }
 
 function feed(input: Partial<FeedInput>) {
@@ -87,6 +93,19 @@ describe('buildFeed', () => {
         events: [event('joined', 'Cy', 1), event('left', 'Bob', 2)],
       }),
     ).toEqual(['[Today]', 'Bob 1', 'Cy joined', 'Cy 2', 'Bob left', 'Alice null']);
+  });
+
+  it('puts a line under the day it happened, and the messages after it under theirs', () => {
+    expect(
+      shape({
+        messages: [message(1, 'Bob', noon - 24 * 60 * MINUTE), message(2, 'Bob')],
+        events: [event('joined', 'Cy', 1, 'e1', NOW - 60_000)],
+      }),
+    ).toEqual(['[Yesterday]', 'Bob 1', '[Today]', 'Cy joined', 'Bob 2']);
+    expect(shape({ events: [event('joined', 'Cy', null, 'e1', NOW)] })).toEqual([
+      '[Today]',
+      'Cy joined',
+    ]);
   });
 
   it('puts lines from an older epoch before the messages of the new one', () => {

@@ -119,9 +119,18 @@ export function buildFeed(input: FeedInput): FeedItem[] {
   let day: number | null = null;
   let unreadShown = false;
   const { unreadAfter } = input;
+  const divide = (ms: number) => {
+    const start = startOfDay(ms);
+    if (start === day) return;
+    day = start;
+    previous = null;
+    items.push({ kind: 'day', key: `d${start}`, label: dayLabel(ms, input.now) });
+  };
   for (const row of interleave(input)) {
     if (row.kind === 'events') {
       previous = null;
+      const time = row.events[0]!.time;
+      if (time !== null) divide(time);
       let run: FeedEvent[] = [];
       const endRun = () => {
         if (run.length > PRESENCE_RUN_MAX) {
@@ -145,16 +154,7 @@ export function buildFeed(input: FeedInput): FeedItem[] {
     }
     const { message } = row;
     const own = message.id === 0 || isSameUserName(message.senderName, input.me);
-    const messageDay = startOfDay(message.timestamp * 1000);
-    if (messageDay !== day) {
-      day = messageDay;
-      previous = null;
-      items.push({
-        kind: 'day',
-        key: `d${messageDay}`,
-        label: dayLabel(message.timestamp * 1000, input.now),
-      });
-    }
+    divide(message.timestamp * 1000);
     if (
       !unreadShown &&
       !own &&

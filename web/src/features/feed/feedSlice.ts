@@ -24,6 +24,8 @@ export interface FeedEvent {
   epoch: string | null;
   /** The newest message's `seq` when this happened; `null` before any. */
   afterSeq: number | null;
+  /** When this tab heard of it (ms since the epoch), for the day dividers; `null`: unknown. */
+  time: number | null;
 }
 
 export interface RoomFeed {
@@ -65,8 +67,15 @@ function advance(feed: RoomFeed, epoch: string | undefined, seqs: readonly numbe
   for (const seq of seqs) if (feed.lastSeq === null || seq > feed.lastSeq) feed.lastSeq = seq;
 }
 
-function add(feed: RoomFeed, kind: FeedEventKind, name: string) {
-  feed.events.push({ id: feed.nextId++, kind, name, epoch: feed.epoch, afterSeq: feed.lastSeq });
+function add(feed: RoomFeed, kind: FeedEventKind, name: string, time: number | undefined) {
+  feed.events.push({
+    id: feed.nextId++,
+    kind,
+    name,
+    epoch: feed.epoch,
+    afterSeq: feed.lastSeq,
+    time: time ?? null,
+  });
 }
 
 export const feedSlice = createSlice({
@@ -111,9 +120,9 @@ export const feedSlice = createSlice({
             feed.events.splice(left, 1);
             return;
           }
-          add(feed, 'joined', payload.sender);
+          add(feed, 'joined', payload.sender, payload.time);
         } else {
-          add(feed, 'left', payload.sender);
+          add(feed, 'left', payload.sender, payload.time);
         }
       })
       .addCase(roomCleared, (state, { payload }) => {
@@ -121,7 +130,7 @@ export const feedSlice = createSlice({
         if (payload.sender === undefined) return;
         const feed = ensureRoom(state, payload.room);
         feed.events = [];
-        add(feed, 'cleared', payload.sender);
+        add(feed, 'cleared', payload.sender, payload.time);
       });
   },
 });

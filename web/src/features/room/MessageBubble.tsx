@@ -19,7 +19,7 @@ const timeFormat = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
 const fullFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'short' });
 
 /** Lets a bubble tell the feed that the user is reading, so it stops following the bottom. */
-export const FeedScrollContext = createContext<{ release: () => void }>({ release: () => {} });
+export const FeedScrollContext = createContext<{ settle: () => void }>({ settle: () => {} });
 
 /** A message's time in the user's locale format, the full date and time on hover. */
 export function MessageTime({ seconds, className }: { seconds: number; className?: string }) {
@@ -38,9 +38,10 @@ export function MessageTime({ seconds, className }: { seconds: number; className
 function Collapsible({ body, children }: { body: string; children: ReactNode }) {
   const ref = useRef<HTMLDivElement>(null);
   const id = useId();
-  const { release } = useContext(FeedScrollContext);
+  const { settle } = useContext(FeedScrollContext);
   const [expanded, setExpanded] = useState(false);
   const [overflows, setOverflows] = useState(false);
+  const toggled = useRef(false);
 
   useLayoutEffect(() => {
     const element = ref.current;
@@ -53,10 +54,18 @@ function Collapsible({ body, children }: { body: string; children: ReactNode }) 
     return () => observer.disconnect();
   }, [body, expanded]);
 
+  // After the user opens or closes it, the feed follows the bottom only if it is still there:
+  // an opened message is read from where it was, not from its end.
+  useLayoutEffect(() => {
+    if (!toggled.current) return;
+    toggled.current = false;
+    if (!expanded) ref.current?.scrollIntoView?.({ block: 'nearest' });
+    settle();
+  }, [expanded, settle]);
+
   const toggle = () => {
-    if (!expanded) release();
+    toggled.current = true;
     setExpanded(!expanded);
-    if (expanded) ref.current?.scrollIntoView?.({ block: 'nearest' });
   };
 
   return (

@@ -295,7 +295,7 @@ describe('MessageList: feed lines', () => {
   it('collapses a run of more than 3 joins into one line that names them', () => {
     const { server } = setup();
     for (const name of ['ana', 'bo', 'cy', 'dee', 'eve']) server.presence(name, true);
-    expect(rowTexts()).toEqual(['ana, bo, cy and 2 others joined']);
+    expect(rowTexts()).toEqual(['Today', 'ana, bo, cy and 2 others joined']);
     server.send(chat(1, 'ana', 'hi'));
     server.presence('fay', true);
     server.presence('eve', false);
@@ -320,7 +320,7 @@ describe('MessageList: feed lines', () => {
   it('shows "History cleared by {name}" in place of the cleared messages', () => {
     const { fake } = setup({ history: [chat(1, 'Bob', 'soon gone')] });
     act(() => fake.last().serverSend({ type: FrameType.Clear, room: ROOM, sender: 'Bob' }));
-    expect(rowTexts()).toEqual(['History cleared by Bob']);
+    expect(rowTexts()).toEqual(['Today', 'History cleared by Bob']);
   });
 });
 

@@ -153,7 +153,8 @@ export function MessageList({ room, me }: { room: string; me: string }) {
     return () => document.removeEventListener('visibilitychange', onVisibility);
   }, [room, markSeen]);
 
-  const onScroll = () => {
+  /** Whether the user is at the bottom, from where the feed is scrolled now. */
+  const onScroll = useCallback(() => {
     const element = scroller.current;
     if (!element) return;
     const distance = element.scrollHeight - element.scrollTop - element.clientHeight;
@@ -162,9 +163,9 @@ export function MessageList({ room, me }: { room: string; me: string }) {
       setUnseen(0);
       markSeen();
     }
-  };
+  }, [markSeen]);
 
-  const scrollContext = useMemo(() => ({ release: () => (pinned.current = false) }), []);
+  const scrollContext = useMemo(() => ({ settle: onScroll }), [onScroll]);
 
   return (
     <div className="feed-wrap">

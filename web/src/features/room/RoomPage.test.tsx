@@ -269,9 +269,7 @@ describe('Room page: chat', () => {
     const { socket } = openRoom();
     act(() => socket.serverSend({ type: FrameType.Clear, room: ROOM, sender: 'Bob' }));
     expect(messageItems()).toHaveLength(0);
-    expect(within(screen.getByRole('log')).getByRole('listitem')).toHaveTextContent(
-      'History cleared by Bob',
-    );
+    expect(within(screen.getByRole('log')).getByText('History cleared by Bob')).toBeInTheDocument();
   });
 
   it('shows that the connection is lost while it reconnects', () => {
