@@ -1,5 +1,6 @@
 import {
   createContext,
+  memo,
   type ReactNode,
   useContext,
   useId,
@@ -101,7 +102,14 @@ interface MessageBubbleProps {
   matcher: MentionMatcher;
 }
 
-export function MessageBubble({ message, own, continued, room, matcher }: MessageBubbleProps) {
+/** One message; drawn again only when it, its place in a group or the known names change. */
+export const MessageBubble = memo(function MessageBubble({
+  message,
+  own,
+  continued,
+  room,
+  matcher,
+}: MessageBubbleProps) {
   const dispatch = useAppDispatch();
   const blocks = useMemo(() => parseMessage(message.message, matcher), [message.message, matcher]);
   const mentionsMe = useMemo(() => {
@@ -149,4 +157,4 @@ export function MessageBubble({ message, own, continued, room, matcher }: Messag
       ) : null}
     </li>
   );
-}
+});
