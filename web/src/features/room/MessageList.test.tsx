@@ -263,6 +263,22 @@ describe('MessageList: readable history', () => {
     expect(JSON.parse(window.localStorage.getItem(SEEN_KEY)!)).toEqual({ epoch: EPOCH, seq: 4 });
   });
 
+  it('moves the line to what arrived while the tab was in the background', () => {
+    const visibility = jest.spyOn(document, 'visibilityState', 'get');
+    const { server } = setup({ history: [chat(1, 'Bob', 'before')] });
+    expect(screen.queryByText('New messages')).toBeNull();
+    visibility.mockReturnValue('hidden');
+    act(() => void document.dispatchEvent(new Event('visibilitychange')));
+    server.send(chat(2, 'Bob', 'while away'));
+    expect(JSON.parse(window.localStorage.getItem(SEEN_KEY)!)).toEqual({ epoch: EPOCH, seq: 1 });
+    visibility.mockReturnValue('visible');
+    act(() => void document.dispatchEvent(new Event('visibilitychange')));
+    const texts = rowTexts();
+    expect(texts[texts.indexOf('New messages') + 1]).toContain('while away');
+    expect(JSON.parse(window.localStorage.getItem(SEEN_KEY)!)).toEqual({ epoch: EPOCH, seq: 2 });
+    visibility.mockRestore();
+  });
+
   it('shows no unread line on a first visit', () => {
     setup({ history: [chat(1, 'Bob', 'hello')] });
     expect(screen.queryByText('New messages')).toBeNull();
