@@ -5,7 +5,7 @@ import {
   presenceUpdated,
   roomCleared,
 } from '../chat/chatActions';
-import { feedSlice, type FeedState, selectFeedEvents } from './feedSlice';
+import { FEED_EVENTS_MAX, feedSlice, type FeedState, selectFeedEvents } from './feedSlice';
 
 const ROOM = 'teal-otter';
 const reduce = feedSlice.reducer;
@@ -71,6 +71,17 @@ describe('feedSlice', () => {
     expect(events(state)).toHaveLength(1);
     state = reduce(state, roomCleared({ room: ROOM, source: 'remote', sender: 'Alice' }));
     expect(events(state)).toEqual([{ kind: 'cleared', name: 'Alice', epoch: 'e1', afterSeq: 7 }]);
+  });
+
+  it('keeps the newest lines of a long session', () => {
+    let state = settled();
+    for (let i = 0; i <= FEED_EVENTS_MAX; i++) {
+      state = reduce(state, presenceUpdated({ room: ROOM, sender: `User ${i}`, active: true }));
+    }
+    const kept = events(state);
+    expect(kept).toHaveLength(FEED_EVENTS_MAX);
+    expect(kept[0]!.name).toBe('User 1');
+    expect(kept.at(-1)!.name).toBe(`User ${FEED_EVENTS_MAX}`);
   });
 
   it('starts anchoring afresh in a new epoch', () => {

@@ -42,6 +42,9 @@ export interface RoomFeed {
   nextId: number;
 }
 
+/** Lines kept per room; older ones go first (a long session in a busy room stays small). */
+export const FEED_EVENTS_MAX = 500;
+
 /** Room id → its feed lines. */
 export type FeedState = Record<string, RoomFeed>;
 
@@ -76,6 +79,8 @@ function add(feed: RoomFeed, kind: FeedEventKind, name: string, time: number | u
     afterSeq: feed.lastSeq,
     time: time ?? null,
   });
+  if (feed.events.length > FEED_EVENTS_MAX)
+    feed.events.splice(0, feed.events.length - FEED_EVENTS_MAX);
 }
 
 export const feedSlice = createSlice({
