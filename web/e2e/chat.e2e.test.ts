@@ -165,7 +165,7 @@ describe('Taco Chat in a real browser against the real server', () => {
     await expectClass(bob, 'See you at noon?', 'message-other');
     await snap(alice, '06-chat-alice');
     await snap(bob, '07-chat-bob');
-    expect(await feed(bob).getByRole('listitem').count()).toBe(3);
+    expect(await feed(bob).locator('li.message').count()).toBe(3);
   });
 
   it('shares the link through the clipboard with a toast', async () => {
@@ -187,7 +187,7 @@ describe('Taco Chat in a real browser against the real server', () => {
     expect(await alice.getByRole('dialog').count()).toBe(0);
     await expectClass(alice, 'Hello Bob! 🌮', 'message-own');
     await expectClass(alice, 'Hi Alice', 'message-other');
-    expect(await feed(alice).getByRole('listitem').count()).toBe(3);
+    expect(await feed(alice).locator('li.message').count()).toBe(3);
     const stored = await alice.evaluate(() => window.localStorage.getItem('persist:root'));
     expect(Object.keys(JSON.parse(stored ?? '{}') as object).sort()).toEqual([
       '_persist',
@@ -199,8 +199,8 @@ describe('Taco Chat in a real browser against the real server', () => {
     const clear = bob.getByRole('button', { name: 'Clear Room' });
     expect(await clear.isEnabled()).toBe(true);
     await clear.click();
-    await feed(alice).getByRole('listitem').first().waitFor({ state: 'detached' });
-    expect(await feed(bob).getByRole('listitem').count()).toBe(0);
+    await feed(alice).locator('li.message').first().waitFor({ state: 'detached' });
+    expect(await feed(bob).locator('li.message').count()).toBe(0);
     expect(await alice.getByRole('button', { name: 'Clear Room' }).isDisabled()).toBe(true);
     await snap(alice, '09-cleared');
   });

@@ -11,6 +11,7 @@ import {
 } from 'redux-persist';
 import { apiSlice } from '../api/apiSlice';
 import { connectionSlice } from '../features/connection/connectionSlice';
+import { feedSlice } from '../features/feed/feedSlice';
 import { messagesSlice } from '../features/messages/messagesSlice';
 import { noticesSlice } from '../features/notices/noticesSlice';
 import { presenceSlice } from '../features/presence/presenceSlice';
@@ -27,6 +28,7 @@ export const rootReducer = combineReducers({
   authErrors: authErrorsSlice.reducer,
   connection: connectionSlice.reducer,
   messages: messagesSlice.reducer,
+  feed: feedSlice.reducer,
   presence: presenceSlice.reducer,
   typing: typingSlice.reducer,
   notices: noticesSlice.reducer,

@@ -40,12 +40,12 @@ const table: Array<[string, ServerFrame, ReturnType<typeof frameAction>]> = [
   [
     'a presence update',
     { type: FrameType.Presence, room: ROOM, sender: 'Bob', connecting: false },
-    presenceUpdated({ room: ROOM, sender: 'Bob', active: false }),
+    presenceUpdated({ room: ROOM, sender: 'Bob', active: false, time: context.now }),
   ],
   [
     'a clear',
     { type: FrameType.Clear, room: ROOM, sender: 'Bob' },
-    roomCleared({ room: ROOM, source: 'remote' }),
+    roomCleared({ room: ROOM, source: 'remote', sender: 'Bob', time: context.now }),
   ],
   [
     'an error naming a message',

@@ -51,9 +51,10 @@ const frameTable: {
         }),
   [FrameType.Typing]: (frame, { room, now }) =>
     typingUpdated({ room, sender: frame.sender, typing: frame.typing, time: now }),
-  [FrameType.Presence]: (frame, { room }) =>
-    presenceUpdated({ room, sender: frame.sender, active: frame.connecting }),
-  [FrameType.Clear]: (_frame, { room }) => roomCleared({ room, source: 'remote' }),
+  [FrameType.Presence]: (frame, { room, now }) =>
+    presenceUpdated({ room, sender: frame.sender, active: frame.connecting, time: now }),
+  [FrameType.Clear]: (frame, { room, now }) =>
+    roomCleared({ room, source: 'remote', sender: frame.sender, time: now }),
   [FrameType.Error]: (frame, { room }) =>
     errorFrameReceived({
       room,

@@ -21,10 +21,17 @@ export const roomJoined = createAction<{ room: string; token: string }>('chat/ro
 /** The user left the room page: the socket closes. */
 export const roomLeft = createAction<{ room: string }>('chat/roomLeft');
 
-/** The room's messages were cleared, here (`local`) or by anyone in the room (`remote`). */
-export const roomCleared = createAction<{ room: string; source: 'local' | 'remote' }>(
-  'chat/roomCleared',
-);
+/**
+ * The room's messages were cleared, here (`local`) or by anyone in the room (`remote`, the
+ * server's frame 4, which names who cleared it: the clearer gets it too).
+ */
+export const roomCleared = createAction<{
+  room: string;
+  source: 'local' | 'remote';
+  sender?: string;
+  /** When the frame came (ms since the epoch). */
+  time?: number;
+}>('chat/roomCleared');
 
 // Messages
 
@@ -74,10 +81,16 @@ export const messageRetried = createAction<{ room: string; clientId: string }>(
 
 // Participants
 
-/** Someone's presence changed (frame 3): `active` is the frame's `connecting`. */
-export const presenceUpdated = createAction<{ room: string; sender: string; active: boolean }>(
-  'chat/presenceUpdated',
-);
+/**
+ * Someone's presence changed (frame 3): `active` is the frame's `connecting`; `time` is when the
+ * frame came (ms since the epoch).
+ */
+export const presenceUpdated = createAction<{
+  room: string;
+  sender: string;
+  active: boolean;
+  time?: number;
+}>('chat/presenceUpdated');
 
 /** Someone started or stopped typing (frame 2), at `time` (ms since the epoch). */
 export const typingUpdated = createAction<{

@@ -1,77 +1,111 @@
 import { isSameUserName } from '@taco/protocol';
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import Button from 'react-bootstrap/Button';
-import { useAppDispatch, useAppSelector } from '../../app/hooks';
-import { messageRetried } from '../chat/chatActions';
-import { type Message, selectEarlierMissing, selectMessages } from '../messages/messagesSlice';
-import { selectParticipants } from '../presence/presenceSlice';
+import { useAppSelector } from '../../app/hooks';
 import { BadgeIcon } from '../../components/BadgeIcon';
-import { linkify } from './linkify';
+import { buildFeed, type FeedItem } from '../feed/feedItems';
+import { selectFeedEvents } from '../feed/feedSlice';
+import { readLastSeen, writeLastSeen } from '../feed/lastSeen';
+import { mentionMatcher, type MentionMatcher } from '../messages/markdown';
+import { selectEarlierMissing, selectMessages, selectResumePoint } from '../messages/messagesSlice';
+import { selectParticipants } from '../presence/presenceSlice';
+import { FeedScrollContext, MessageBubble } from './MessageBubble';
+import './feed.css';
 
 /** How close to the bottom (in pixels) still counts as "at the bottom". */
 const PINNED_SLACK_PX = 48;
 
-const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
-const dayTimeFormat = new Intl.DateTimeFormat(undefined, {
-  month: 'short',
-  day: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-});
-const fullFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-
-/** The time of a message; with the day when it was not sent today. */
-function MessageTime({ seconds }: { seconds: number }) {
-  const date = new Date(seconds * 1000);
-  const today = date.toDateString() === new Date().toDateString();
-  return (
-    <time dateTime={date.toISOString()} title={fullFormat.format(date)}>
-      {(today ? timeFormat : dayTimeFormat).format(date)}
-    </time>
-  );
+/** The time now, refreshed at each local midnight so that "Today" and "Yesterday" move on. */
+function useToday(): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const midnight = new Date(now);
+    midnight.setHours(24, 0, 1, 0);
+    const timer = setTimeout(() => setNow(Date.now()), midnight.getTime() - now);
+    return () => clearTimeout(timer);
+  }, [now]);
+  return now;
 }
 
-function MessageBubble({ message, own, room }: { message: Message; own: boolean; room: string }) {
-  const dispatch = useAppDispatch();
-  return (
-    <li className={`message ${own ? 'message-own' : 'message-other'}`}>
-      <div className="message-sender">{message.senderName}</div>
-      <div className={`bubble ${message.status === 'failed' ? 'bubble-failed' : ''}`}>
-        {linkify(message.message)}
-      </div>
-      <div className="message-meta">
-        <MessageTime seconds={message.timestamp} />
-        {message.status === 'pending' ? <span> · Sending…</span> : null}
-        {message.status === 'failed' ? (
-          <>
-            <span className="text-danger"> · Not sent</span>
-            <Button
-              variant="link"
-              size="sm"
-              className="message-retry"
-              onClick={() =>
-                dispatch(messageRetried({ room, clientId: message.clientId ?? message.key }))
-              }
-            >
-              Retry
-            </Button>
-          </>
-        ) : null}
-      </div>
-    </li>
-  );
+function FeedRow({
+  item,
+  room,
+  matcher,
+}: {
+  item: FeedItem;
+  room: string;
+  matcher: MentionMatcher;
+}) {
+  switch (item.kind) {
+    case 'message':
+      return (
+        <MessageBubble
+          message={item.message}
+          own={item.own}
+          continued={item.continued}
+          room={room}
+          matcher={matcher}
+        />
+      );
+    case 'day':
+      return (
+        <li className="feed-divider feed-day">
+          <span>{item.label}</span>
+        </li>
+      );
+    case 'unread':
+      return (
+        <li className="feed-divider feed-unread">
+          <span>New messages</span>
+        </li>
+      );
+    case 'presence':
+      return <li className="feed-line">{item.text}</li>;
+    case 'cleared':
+      return <li className="feed-line feed-line-cleared">History cleared by {item.name}</li>;
+  }
 }
 
-/** The message feed: bubbles, the typing bubble, and a jump to new messages. */
+/**
+ * The message feed: messages grouped by sender, day and "New messages" dividers, join, leave
+ * and clear lines, the typing bubble, and a jump to new messages. It follows the bottom while
+ * the user is there.
+ */
 export function MessageList({ room, me }: { room: string; me: string }) {
   const messages = useAppSelector((state) => selectMessages(state, room));
+  const events = useAppSelector((state) => selectFeedEvents(state, room));
   const participants = useAppSelector((state) => selectParticipants(state, room));
   const earlierMissing = useAppSelector((state) => selectEarlierMissing(state, room));
+  const { after: lastSeq, epoch } = useAppSelector((state) => selectResumePoint(state, room));
   const typists = participants.filter((p) => p.typing && !isSameUserName(p.name, me));
   const scroller = useRef<HTMLDivElement>(null);
+  const list = useRef<HTMLOListElement>(null);
   const pinned = useRef(true);
   const seenCount = useRef(messages.length);
   const [unseen, setUnseen] = useState(0);
+  /** Where the "New messages" line goes: where the user had left off when they came back. */
+  const [unreadAfter, setUnreadAfter] = useState(() => readLastSeen(room));
+
+  const names = useMemo(() => {
+    const all = new Set(participants.map((p) => p.name));
+    for (const message of messages) all.add(message.senderName);
+    return [...all].sort();
+  }, [participants, messages]);
+  const namesKey = names.join('\n');
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- rebuilt only when the names change
+  const matcher = useMemo(() => mentionMatcher({ names, me }), [namesKey, me]);
+
+  const now = useToday();
+  const items = useMemo(
+    () => buildFeed({ messages, events, epoch, me, unreadAfter, now }),
+    [messages, events, epoch, me, unreadAfter, now],
+  );
+
+  /** Remembers the newest message as seen while the user is looking at the bottom. */
+  const markSeen = useCallback(() => {
+    if (document.visibilityState !== 'visible' || !pinned.current) return;
+    if (lastSeq !== null && epoch !== null) writeLastSeen(room, { epoch, seq: lastSeq });
+  }, [room, lastSeq, epoch]);
 
   const scrollToBottom = useCallback(() => {
     const element = scroller.current;
@@ -92,23 +126,46 @@ export function MessageList({ room, me }: { room: string; me: string }) {
     } else if (added > 0) {
       setUnseen((count) => count + added);
     }
-  }, [messages, typists.length, lastIsOwnNew, scrollToBottom]);
+    markSeen();
+  }, [items, messages.length, typists.length, lastIsOwnNew, scrollToBottom, markSeen]);
 
   useEffect(() => {
     const onResize = () => {
       if (pinned.current) scrollToBottom();
     };
     window.addEventListener('resize', onResize);
-    return () => window.removeEventListener('resize', onResize);
+    // Content that settles after layout (a long message's "Show more") keeps the bottom in view.
+    const observer = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(onResize);
+    if (list.current) observer?.observe(list.current);
+    return () => {
+      window.removeEventListener('resize', onResize);
+      observer?.disconnect();
+    };
   }, [scrollToBottom]);
 
-  const onScroll = () => {
+  useEffect(() => {
+    const onVisibility = () => {
+      // Leaving the tab: the line will mark what arrives while away.
+      if (document.visibilityState === 'hidden') setUnreadAfter(readLastSeen(room));
+      else markSeen();
+    };
+    document.addEventListener('visibilitychange', onVisibility);
+    return () => document.removeEventListener('visibilitychange', onVisibility);
+  }, [room, markSeen]);
+
+  /** Whether the user is at the bottom, from where the feed is scrolled now. */
+  const onScroll = useCallback(() => {
     const element = scroller.current;
     if (!element) return;
     const distance = element.scrollHeight - element.scrollTop - element.clientHeight;
     pinned.current = distance <= PINNED_SLACK_PX;
-    if (pinned.current) setUnseen(0);
-  };
+    if (pinned.current) {
+      setUnseen(0);
+      markSeen();
+    }
+  }, [markSeen]);
+
+  const scrollContext = useMemo(() => ({ settle: onScroll }), [onScroll]);
 
   return (
     <div className="feed-wrap">
@@ -122,16 +179,15 @@ export function MessageList({ room, me }: { room: string; me: string }) {
             <p className="mb-0">No messages yet. Say hello!</p>
           </div>
         ) : null}
-        <ol className="message-list" role="log" aria-live="polite" aria-label="Messages">
-          {messages.map((message) => (
-            <MessageBubble
-              key={message.key}
-              message={message}
-              room={room}
-              own={message.id === 0 || isSameUserName(message.senderName, me)}
-            />
-          ))}
-        </ol>
+        <div role="log" aria-live="polite" aria-label="Messages">
+          <FeedScrollContext.Provider value={scrollContext}>
+            <ol className="message-list" ref={list}>
+              {items.map((item) => (
+                <FeedRow key={item.key} item={item} room={room} matcher={matcher} />
+              ))}
+            </ol>
+          </FeedScrollContext.Provider>
+        </div>
         {typists.length > 0 ? (
           <div className="message message-other typing-bubble">
             <div className="message-sender">

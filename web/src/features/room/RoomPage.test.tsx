@@ -35,6 +35,13 @@ const chatMessage = (seq: number, sender: string, body: string) => ({
 });
 
 /** Renders an authenticated room and plays the server's opening frames. */
+/** The feed's messages (its other rows are day dividers and feed lines). */
+function messageItems(): HTMLElement[] {
+  return within(screen.getByRole('log', { name: 'Messages' }))
+    .queryAllByRole('listitem')
+    .filter((item) => item.classList.contains('message'));
+}
+
 function openRoom(options: Parameters<typeof renderApp>[0] = {}) {
   const rendered = renderApp({ path: `/r/${ROOM}`, preloadedState: authenticated(), ...options });
   const socket = rendered.fake.last();
@@ -158,8 +165,7 @@ describe('Room page: chat', () => {
   it('shows the welcome, the feed with sender names, own messages right and others left', () => {
     openRoom();
     expect(screen.getByRole('heading', { name: 'Welcome Alice' })).toBeInTheDocument();
-    const feed = screen.getByRole('log', { name: 'Messages' });
-    const items = within(feed).getAllByRole('listitem');
+    const items = messageItems();
     expect(items).toHaveLength(2);
     expect(items[0]).toHaveClass('message-other');
     expect(items[0]).toHaveTextContent('Bob');
@@ -210,7 +216,7 @@ describe('Room page: chat', () => {
       { type: FrameType.Message, body: 'Hello there', client_id: expect.any(String) as string },
       { type: FrameType.Typing, typing: false },
     ]);
-    const last = within(screen.getByRole('log')).getAllByRole('listitem').at(-1)!;
+    const last = messageItems().at(-1)!;
     expect(last).toHaveClass('message-own');
     expect(last).toHaveTextContent('Hello there');
     expect(last).toHaveTextContent('Sending…');
@@ -254,15 +260,16 @@ describe('Room page: chat', () => {
     socket.sent.length = 0;
     await user.click(clear);
     expect(socket.sent).toEqual([{ type: FrameType.Clear }]);
-    expect(within(screen.getByRole('log')).queryAllByRole('listitem')).toHaveLength(0);
+    expect(messageItems()).toHaveLength(0);
     expect(screen.getByText('No messages yet. Say hello!')).toBeInTheDocument();
     expect(clear).toBeDisabled();
   });
 
-  it('empties the feed when someone else clears the room', () => {
+  it('empties the feed when someone else clears the room, saying who did', () => {
     const { socket } = openRoom();
     act(() => socket.serverSend({ type: FrameType.Clear, room: ROOM, sender: 'Bob' }));
-    expect(within(screen.getByRole('log')).queryAllByRole('listitem')).toHaveLength(0);
+    expect(messageItems()).toHaveLength(0);
+    expect(within(screen.getByRole('log')).getByText('History cleared by Bob')).toBeInTheDocument();
   });
 
   it('shows that the connection is lost while it reconnects', () => {
@@ -296,7 +303,7 @@ describe('Room page: chat', () => {
         });
       });
       expect(screen.getByText('Earlier messages are no longer available.')).toBeInTheDocument();
-      expect(within(screen.getByRole('log')).getAllByRole('listitem')).toHaveLength(1);
+      expect(messageItems()).toHaveLength(1);
     });
   });
 

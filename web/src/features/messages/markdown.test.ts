@@ -1,0 +1,142 @@
+import { type Block, type Inline, mentionMatcher, parseInline, parseMessage } from './markdown';
+
+const matcher = mentionMatcher({ names: ['Bob', 'Ann', 'Ann Lee'], me: 'Alice' });
+const inline = (text: string) => parseInline(text, matcher);
+const blocks = (text: string) => parseMessage(text, matcher);
+const t = (text: string): Inline => ({ type: 'text', text });
+
+describe('inline Markdown', () => {
+  it('reads bold, both italics and inline code', () => {
+    expect(inline('a **b** *c* _d_ `e`')).toEqual([
+      t('a '),
+      { type: 'strong', children: [t('b')] },
+      t(' '),
+      { type: 'em', children: [t('c')] },
+      t(' '),
+      { type: 'em', children: [t('d')] },
+      t(' '),
+      { type: 'code', text: 'e' },
+    ]);
+  });
+
+  it('nests emphasis, and reads ***x*** as bold italic', () => {
+    expect(inline('**bold _and italic_**')).toEqual([
+      { type: 'strong', children: [t('bold '), { type: 'em', children: [t('and italic')] }] },
+    ]);
+    expect(inline('***x***')).toEqual([
+      { type: 'strong', children: [{ type: 'em', children: [t('x')] }] },
+    ]);
+  });
+
+  it('leaves what is not emphasis alone: snake_case, 2 * 3 * 4, unclosed and escaped markers', () => {
+    expect(inline('snake_case_name')).toEqual([t('snake_case_name')]);
+    expect(inline('2 * 3 * 4')).toEqual([t('2 * 3 * 4')]);
+    expect(inline('**not closed')).toEqual([t('**not closed')]);
+    expect(inline('\\*literal\\* and `')).toEqual([t('*literal* and `')]);
+    expect(inline('** spaced **')).toEqual([t('** spaced **')]);
+  });
+
+  it('keeps code literal: no emphasis, links or mentions inside', () => {
+    expect(inline('`**x** https://a.b @Bob`')).toEqual([
+      { type: 'code', text: '**x** https://a.b @Bob' },
+    ]);
+    expect(inline('``a ` b``')).toEqual([{ type: 'code', text: 'a ` b' }]);
+  });
+
+  it('links http(s) and www. addresses, without the punctuation that ends a sentence', () => {
+    expect(inline('see https://example.com/a?b=1. and www.example.org/x, ok')).toEqual([
+      t('see '),
+      { type: 'link', href: 'https://example.com/a?b=1', text: 'https://example.com/a?b=1' },
+      t('. and '),
+      { type: 'link', href: 'https://www.example.org/x', text: 'www.example.org/x' },
+      t(', ok'),
+    ]);
+    expect(inline('(https://en.wikipedia.org/wiki/Taco_(food))')).toEqual([
+      t('('),
+      {
+        type: 'link',
+        href: 'https://en.wikipedia.org/wiki/Taco_(food)',
+        text: 'https://en.wikipedia.org/wiki/Taco_(food)',
+      },
+      t(')'),
+    ]);
+    expect(inline('**https://example.com**')).toEqual([
+      {
+        type: 'strong',
+        children: [{ type: 'link', href: 'https://example.com', text: 'https://example.com' }],
+      },
+    ]);
+  });
+
+  it('never links another scheme or markup', () => {
+    for (const text of [
+      'javascript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      '[click](javascript:alert(1))',
+      '<a href="javascript:alert(1)">x</a>',
+      'vbscript:msgbox',
+      'http://',
+      'wwwx.example.com',
+    ]) {
+      expect(inline(text)).toEqual([t(text)]);
+    }
+    expect(inline('xhttps://example.com')).toEqual([t('xhttps://example.com')]);
+  });
+
+  it('reads mentions of known names, the longest first, and tells the reader apart', () => {
+    expect(inline('hi @ann lee and @Ann, @alice! @Bobby @Zed mail@Bob')).toEqual([
+      t('hi '),
+      { type: 'mention', name: 'Ann Lee', text: '@ann lee', self: false },
+      t(' and '),
+      { type: 'mention', name: 'Ann', text: '@Ann', self: false },
+      t(', '),
+      { type: 'mention', name: 'Alice', text: '@alice', self: true },
+      t('! @Bobby @Zed mail@Bob'),
+    ]);
+  });
+});
+
+describe('block Markdown', () => {
+  it('keeps line breaks and drops blank lines around the message', () => {
+    expect(blocks('\none\n\ntwo\n')).toEqual<Block[]>([
+      { type: 'text', lines: [[t('one')], [], [t('two')]] },
+    ]);
+  });
+
+  it('reads fenced code blocks with a language, keeping their text exactly', () => {
+    expect(blocks('look:\n```ts\nconst a = **1**;\n  <b>x</b>\n```\ndone')).toEqual<Block[]>([
+      { type: 'text', lines: [[t('look:')]] },
+      { type: 'code', language: 'ts', text: 'const a = **1**;\n  <b>x</b>' },
+      { type: 'text', lines: [[t('done')]] },
+    ]);
+    expect(blocks('```one line```')).toEqual<Block[]>([
+      { type: 'code', language: '', text: 'one line' },
+    ]);
+    expect(blocks('```\nnot closed')).toEqual<Block[]>([
+      { type: 'text', lines: [[t('```')], [t('not closed')]] },
+    ]);
+  });
+
+  it('reads > quotes, with Markdown inside, up to a bounded depth', () => {
+    expect(blocks('> quoted **text**\n>more\nreply')).toEqual<Block[]>([
+      {
+        type: 'quote',
+        blocks: [
+          {
+            type: 'text',
+            lines: [[t('quoted '), { type: 'strong', children: [t('text')] }], [t('more')]],
+          },
+        ],
+      },
+      { type: 'text', lines: [[t('reply')]] },
+    ]);
+    const deep = blocks('>>>>>>>> x');
+    expect(JSON.stringify(deep)).toContain('> x');
+  });
+
+  it('reads a long, hostile body as text without throwing', () => {
+    const body = '*_`'.repeat(1300) + '\n' + '> '.repeat(500) + '\n' + '**a'.repeat(1300);
+    const parsed = blocks(body);
+    expect(parsed.map((block) => block.type)).toEqual(['text', 'quote', 'text']);
+  });
+});
