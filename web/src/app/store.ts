@@ -11,6 +11,7 @@ import {
 } from 'redux-persist';
 import { apiSlice } from '../api/apiSlice';
 import { connectionSlice } from '../features/connection/connectionSlice';
+import { feedNotesSlice } from '../features/feedNotes/feedNotesSlice';
 import { messagesSlice } from '../features/messages/messagesSlice';
 import { noticesSlice } from '../features/notices/noticesSlice';
 import {
@@ -36,6 +37,7 @@ export function makeRootReducer(storage: Storage) {
     presence: presenceSlice.reducer,
     typing: typingSlice.reducer,
     notices: noticesSlice.reducer,
+    feedNotes: feedNotesSlice.reducer,
     notifyPrefs: persistReducer(notifyPrefsPersistConfig(storage), notifyPrefsSlice.reducer),
   });
 }

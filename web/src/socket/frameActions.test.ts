@@ -79,7 +79,7 @@ const table: Array<[string, ServerFrame, ReturnType<typeof frameAction>]> = [
       connecting: true,
       renamed_from: 'Bob',
     },
-    participantRenamed({ room: ROOM, from: 'Bob', to: 'Bobby' }),
+    participantRenamed({ room: ROOM, from: 'Bob', to: 'Bobby', time: context.now }),
   ],
   [
     'a rename: the old name gone with renamed_to',

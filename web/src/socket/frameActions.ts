@@ -53,10 +53,10 @@ const frameTable: {
         }),
   [FrameType.Typing]: (frame, { room, now }) =>
     typingUpdated({ room, sender: frame.sender, typing: frame.typing, time: now }),
-  [FrameType.Presence]: (frame, { room }) => {
+  [FrameType.Presence]: (frame, { room, now }) => {
     // A rename: the new name arrives with `renamed_from`, the old one leaves with `renamed_to`.
     if (frame.connecting && frame.renamed_from !== undefined) {
-      return participantRenamed({ room, from: frame.renamed_from, to: frame.sender });
+      return participantRenamed({ room, from: frame.renamed_from, to: frame.sender, time: now });
     }
     if (!frame.connecting && frame.renamed_to !== undefined) {
       return participantRenamedAway({ room, name: frame.sender, to: frame.renamed_to });

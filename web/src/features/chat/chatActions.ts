@@ -137,10 +137,13 @@ export const messageFailed = createAction<{ room: string; clientId: string }>('c
 
 // Names
 
-/** `from` is now called `to` (a presence frame with `renamed_from`). */
-export const participantRenamed = createAction<{ room: string; from: string; to: string }>(
-  'chat/participantRenamed',
-);
+/** `from` is now called `to` (a presence frame with `renamed_from`), at `time` (ms). */
+export const participantRenamed = createAction<{
+  room: string;
+  from: string;
+  to: string;
+  time: number;
+}>('chat/participantRenamed');
 
 /** `name` has no connection left because it was renamed (a presence frame with `renamed_to`). */
 export const participantRenamedAway = createAction<{ room: string; name: string; to: string }>(

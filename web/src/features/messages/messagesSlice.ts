@@ -17,6 +17,7 @@ import {
   roomCleared,
   roomCreated,
   roomEntered,
+  roomForgotten,
   roomJoined,
 } from '../chat/chatActions';
 
@@ -213,6 +214,9 @@ export const messagesSlice = createSlice({
         if (!unsent || message?.status !== 'failed') return;
         unsentAdapter.removeOne(unsent, message.clientId);
         unsentAdapter.addOne(unsent, { ...message, status: 'pending' });
+      })
+      .addCase(roomForgotten, (state, action) => {
+        delete state[action.payload.room];
       })
       .addCase(roomCleared, (state, action) => {
         const room = ensureRoom(state, action.payload.room);

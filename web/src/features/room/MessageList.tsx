@@ -6,6 +6,8 @@ import { messageRetried } from '../chat/chatActions';
 import { type Message, selectEarlierMissing, selectMessages } from '../messages/messagesSlice';
 import { selectParticipants } from '../presence/presenceSlice';
 import { BadgeIcon } from '../../components/BadgeIcon';
+import { selectFeedNotes, withNotes } from '../feedNotes/feedNotesSlice';
+import { FeedNoteLine } from './FeedNoteLine';
 import { linkify } from './linkify';
 
 /** How close to the bottom (in pixels) still counts as "at the bottom". */
@@ -67,6 +69,7 @@ export function MessageList({ room, me }: { room: string; me: string }) {
   const messages = useAppSelector((state) => selectMessages(state, room));
   const participants = useAppSelector((state) => selectParticipants(state, room));
   const earlierMissing = useAppSelector((state) => selectEarlierMissing(state, room));
+  const notes = useAppSelector((state) => selectFeedNotes(state, room));
   const typists = participants.filter((p) => p.typing && !isSameUserName(p.name, me));
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
@@ -123,14 +126,18 @@ export function MessageList({ room, me }: { room: string; me: string }) {
           </div>
         ) : null}
         <ol className="message-list" role="log" aria-live="polite" aria-label="Messages">
-          {messages.map((message) => (
-            <MessageBubble
-              key={message.key}
-              message={message}
-              room={room}
-              own={message.id === 0 || isSameUserName(message.senderName, me)}
-            />
-          ))}
+          {withNotes(messages, notes).map((item) =>
+            'note' in item ? (
+              <FeedNoteLine key={item.note.key} note={item.note} />
+            ) : (
+              <MessageBubble
+                key={item.message.key}
+                message={item.message}
+                room={room}
+                own={item.message.id === 0 || isSameUserName(item.message.senderName, me)}
+              />
+            ),
+          )}
         </ol>
         {typists.length > 0 ? (
           <div className="message message-other typing-bubble">
