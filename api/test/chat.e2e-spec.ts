@@ -219,6 +219,24 @@ describe('Chat socket', () => {
       expect((await t.post(ApiPath.roomCredentials(room), { sender_id: 'Ann' })).status).toBe(409);
     });
 
+    it('applies renames sent back to back one after the other, leaving no name behind', async () => {
+      const room = newRoom();
+      const ann = await t.join(room, 'Ann');
+      const bob = await t.join(room, 'Bob');
+      await bob.drain();
+      ann.send({ type: FrameType.Rename, token: signed(room, 'Annie') });
+      ann.send({ type: FrameType.Rename, token: signed(room, 'Anna') });
+      expect(await bob.next(isPresence('Annie', true))).toMatchObject({ renamed_from: 'Ann' });
+      expect(await bob.next(isPresence('Anna', true))).toMatchObject({ renamed_from: 'Annie' });
+      expect(await bob.next(isPresence('Annie', false))).toMatchObject({ renamed_to: 'Anna' });
+      await ann.close();
+      await bob.next(isPresence('Anna', false));
+      const carl = t.connect(room, await t.token(room, 'Carl'));
+      await carl.next(isPresence('Carl', true));
+      const roster = presenceFrames(await carl.drain()).map((f) => f.sender);
+      expect(roster).toEqual(['Bob']);
+    });
+
     it('refuses a token of another room, a forged token and a name someone holds', async () => {
       const room = newRoom();
       const ann = await t.join(room, 'Ann');

@@ -113,7 +113,8 @@ export class ChatGateway
       // A rename counts as a message.
       allow: (connection, now) => connection.allowMessage(now),
       act: (connection, frame) => {
-        const renamed = this.rename(connection, frame.token);
+        // One rename at a time per connection, each from the name the last one left.
+        const renamed = connection.renaming.then(() => this.rename(connection, frame.token));
         connection.renaming = renamed.then(
           () => undefined,
           () => undefined,
