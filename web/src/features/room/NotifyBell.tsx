@@ -1,14 +1,22 @@
+import { useState } from 'react';
 import Dropdown from 'react-bootstrap/Dropdown';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { NOTIFY_MODES, notifyModeChosen, selectNotifyMode } from '../notifyPrefs/notifyPrefsSlice';
+import { MenuItem } from './MenuItem';
 
 /** The room's bell: which messages show a browser notification, remembered by this browser. */
 export function NotifyBell({ room }: { room: string }) {
   const dispatch = useAppDispatch();
   const mode = useAppSelector((state) => selectNotifyMode(state, room));
+  const [open, setOpen] = useState(false);
   const label = NOTIFY_MODES.find((m) => m.mode === mode)?.label ?? '';
   return (
-    <Dropdown align="end" className="header-dropdown">
+    <Dropdown
+      align="end"
+      className="header-dropdown"
+      show={open}
+      onToggle={(next) => setOpen(next)}
+    >
       <Dropdown.Toggle
         variant="outline-secondary"
         size="sm"
@@ -29,16 +37,16 @@ export function NotifyBell({ room }: { room: string }) {
       </Dropdown.Toggle>
       <Dropdown.Menu role="menu">
         {NOTIFY_MODES.map((option) => (
-          <Dropdown.Item
+          <MenuItem
             key={option.mode}
-            as="button"
-            role="menuitemradio"
-            aria-checked={option.mode === mode}
-            active={option.mode === mode}
-            onClick={() => dispatch(notifyModeChosen({ room, mode: option.mode }))}
+            checked={option.mode === mode}
+            onSelect={() => {
+              dispatch(notifyModeChosen({ room, mode: option.mode }));
+              setOpen(false);
+            }}
           >
             {option.label}
-          </Dropdown.Item>
+          </MenuItem>
         ))}
       </Dropdown.Menu>
     </Dropdown>

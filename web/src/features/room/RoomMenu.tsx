@@ -17,6 +17,7 @@ import { useRenameCredentialsMutation } from '../../api/roomsApi';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { renameRequested, roomForgotten } from '../chat/chatActions';
 import { selectIsConnected } from '../connection/connectionSlice';
+import { MenuItem } from './MenuItem';
 
 /** The room's menu: change your display name, or leave the room for good. */
 export function RoomMenu({ room, me }: { room: string; me: string }) {
@@ -24,9 +25,15 @@ export function RoomMenu({ room, me }: { room: string; me: string }) {
   const navigate = useNavigate();
   const connected = useAppSelector((state) => selectIsConnected(state, room));
   const [renaming, setRenaming] = useState(false);
+  const [open, setOpen] = useState(false);
   return (
     <>
-      <Dropdown align="end" className="header-dropdown">
+      <Dropdown
+        align="end"
+        className="header-dropdown"
+        show={open}
+        onToggle={(next) => setOpen(next)}
+      >
         <Dropdown.Toggle
           variant="outline-secondary"
           size="sm"
@@ -37,25 +44,24 @@ export function RoomMenu({ room, me }: { room: string; me: string }) {
           <span aria-hidden="true">⋯</span>
         </Dropdown.Toggle>
         <Dropdown.Menu role="menu">
-          <Dropdown.Item
-            as="button"
-            role="menuitem"
+          <MenuItem
             disabled={!connected}
-            onClick={() => setRenaming(true)}
+            onSelect={() => {
+              setOpen(false);
+              setRenaming(true);
+            }}
           >
             Change name…
-          </Dropdown.Item>
-          <Dropdown.Item
-            as="button"
-            role="menuitem"
-            onClick={() => {
+          </MenuItem>
+          <MenuItem
+            onSelect={() => {
               // No confirmation: the link still works, with a new name.
               void navigate(WebRoute.create);
               dispatch(roomForgotten({ room }));
             }}
           >
             Leave room
-          </Dropdown.Item>
+          </MenuItem>
         </Dropdown.Menu>
       </Dropdown>
       {renaming ? <RenameModal room={room} me={me} onDone={() => setRenaming(false)} /> : null}

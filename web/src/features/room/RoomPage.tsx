@@ -144,9 +144,12 @@ function Room({ room }: { room: string }) {
             size="sm"
             className="d-md-none"
             onClick={() => setSidebarOpen(true)}
-            aria-label={`Show participants (${participantCount} online)`}
           >
-            ☰ <span className="ms-1">{participantCount}</span>
+            {/* The name says what the visible "☰ 3" means, and contains it. */}
+            <span aria-hidden="true">☰ </span>
+            <span className="visually-hidden">Show participants, </span>
+            <span className="ms-1">{participantCount}</span>
+            <span className="visually-hidden"> online</span>
           </Button>
           <div className="chat-heading">
             <h1 id="chat-heading" className="chat-title">
