@@ -36,6 +36,13 @@ export const DEFAULT_MESSAGE_BUCKET: MessageBucket = {
 /** Waited on top of the time the bucket needs, so the server's bucket has surely refilled. */
 export const REFILL_MARGIN_MS = 100;
 
+/**
+ * Tokens kept in hand besides the one a message takes: the server counts time from when frames
+ * arrive, and one that arrived late leaves it less refilled than this mirror, counting from when
+ * they left. With the defaults, 0.3 tokens is 150 ms of network jitter.
+ */
+export const SLACK_TOKENS = 0.3;
+
 /** A message refused as rate limited this many times is reported as not sent. */
 export const RATE_LIMITED_TRIES = 4;
 
@@ -142,7 +149,7 @@ export class Outbox {
     this.refill();
     for (const { clientId, message } of this.pending()) {
       if (this.sent.has(clientId)) continue;
-      if (this.tokens < 1) {
+      if (this.tokens < 1 + SLACK_TOKENS) {
         this.schedule();
         return;
       }
@@ -154,7 +161,8 @@ export class Outbox {
 
   private schedule() {
     if (this.timer !== null) return;
-    const due = Math.ceil(((1 - this.tokens) * 1000) / this.bucket.perSecond) + REFILL_MARGIN_MS;
+    const missing = 1 + SLACK_TOKENS - this.tokens;
+    const due = Math.ceil((missing * 1000) / this.bucket.perSecond) + REFILL_MARGIN_MS;
     this.timer = this.clock.setTimeout(() => {
       this.timer = null;
       this.pump();

@@ -551,8 +551,9 @@ describe('socket middleware: rate limits', () => {
     typed(fake, ...ids);
     // typing=false frames are not messages
     const messages = () => sentIds(socket).filter((id) => id !== undefined);
-    expect(messages()).toEqual(ids.slice(0, RATE_LIMITS.messageBurst));
-    jest.advanceTimersByTime(2000);
+    // All but the last token of the bucket at once (one stays in hand for network jitter).
+    expect(messages()).toEqual(ids.slice(0, RATE_LIMITS.messageBurst - 1));
+    jest.advanceTimersByTime(3000);
     expect(messages()).toEqual(ids);
   });
 
