@@ -662,9 +662,10 @@ describe('socket middleware: rename', () => {
       authenticated: true,
     });
     expect(selectParticipants(fake.store.getState(), ROOM).map((p) => p.name)).toEqual(['Alicia']);
-    // The page joins with the new token: the socket is already that name's, it stays.
+    // The page joins with the new token: the socket is already that name's, it stays open.
     fake.store.dispatch(roomJoined({ room: ROOM, token: 'new-token' }));
     expect(fake.sockets).toHaveLength(1);
+    expect(selectConnection(fake.store.getState()).status).toBe('open');
   });
 
   it("shows someone else's rename without touching the user's credential", () => {

@@ -95,7 +95,7 @@ export function MessageList({ room, me }: { room: string; me: string }) {
     } else if (added > 0) {
       setUnseen((count) => count + added);
     }
-  }, [messages, typists.length, lastIsOwnNew, scrollToBottom]);
+  }, [messages, notes.length, typists.length, lastIsOwnNew, scrollToBottom]);
 
   useEffect(() => {
     const onResize = () => {

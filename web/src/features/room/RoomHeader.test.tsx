@@ -6,6 +6,9 @@ import { server } from '../../../test/server';
 import { selectNotifyMode } from '../notifyPrefs/notifyPrefsSlice';
 import { selectRecentRooms } from '../roomAuth/roomAuthSlice';
 
+/** An HTTP round trip through MSW can take more than a second on a busy machine. */
+const SLOW = { timeout: 5000 };
+
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
@@ -46,7 +49,7 @@ describe('Room header', () => {
     const { user, socket, store } = openRoom();
     await user.click(screen.getByRole('button', { name: 'Room menu' }));
     await user.click(await screen.findByRole('menuitem', { name: 'Change name…' }));
-    const dialog = await screen.findByRole('dialog', { name: 'Change your name' });
+    const dialog = await screen.findByRole('dialog', { name: 'Change your name' }, SLOW);
     const input = within(dialog).getByLabelText('New display name');
     const save = within(dialog).getByRole('button', { name: 'Change name' });
     expect(input).toHaveValue('Alice');
@@ -54,13 +57,16 @@ describe('Room header', () => {
     await user.clear(input);
     await user.type(input, 'Taken');
     await user.click(save);
-    expect(await within(dialog).findByRole('alert')).toHaveTextContent(NAME_TAKEN_MESSAGE);
+    expect(await within(dialog).findByRole('alert', {}, SLOW)).toHaveTextContent(
+      NAME_TAKEN_MESSAGE,
+    );
     await user.clear(input);
     await user.type(input, 'Alicia');
     socket.sent.length = 0;
     await user.click(within(dialog).getByRole('button', { name: 'Change name' }));
-    await waitFor(() =>
-      expect(socket.sent).toEqual([{ type: FrameType.Rename, token: 'token-Alicia' }]),
+    await waitFor(
+      () => expect(socket.sent).toEqual([{ type: FrameType.Rename, token: 'token-Alicia' }]),
+      SLOW,
     );
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
     act(() => {
