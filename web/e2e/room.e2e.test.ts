@@ -283,6 +283,8 @@ describe('A room on a laptop and a phone', () => {
     await snap(bob, 'room-07-rename-dialog');
     await dialog.getByRole('button', { name: 'Change name' }).click();
     await bob.getByRole('heading', { name: 'Welcome Bobby' }).waitFor();
+    // The same socket goes on, now as Bobby: still online, no reconnect.
+    await bob.locator('.connection-pill-open').waitFor();
     await feed(alice).getByText('Bob is now Bobby').waitFor();
     await feed(bob).getByText('Bob is now Bobby').waitFor();
     await participants(alice).getByText('Bobby').waitFor();
