@@ -1,17 +1,22 @@
 import {
+  ApiPath,
   CloseCode,
   CloseReason,
   ErrorCode,
   type ErrorFrame,
   FRAME_MAX_BYTES,
+  FrameErrorMessage,
   FrameType,
   MESSAGE_MAX_LENGTH,
+  NAME_TAKEN_MESSAGE,
+  type ServerFrame,
   type ServerClearedFrame,
   type ServerHistoryFrame,
   type ServerMessageFrame,
   type ServerTypingFrame,
 } from '@taco/protocol';
 import { ChatGateway } from '../src/chat/chat.gateway';
+import { RoomTokenService } from '../src/rooms/room-token.service';
 import { type TestClient } from './support/test-client';
 import { isError, isHistory, isPresence, isSingleMessage } from './support/frames';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -160,6 +165,105 @@ describe('Chat socket', () => {
     });
     // seq never goes back after a clear, nor does the epoch change
     expect(await say(ann, 'three')).toMatchObject({ seq: 3, epoch });
+  });
+
+  describe('rename (frame 8)', () => {
+    const signed = (room: string, name: string) => t.app.get(RoomTokenService).sign(room, name);
+    const presenceFrames = (frames: ServerFrame[]) =>
+      frames.filter((f) => f.type === FrameType.Presence);
+
+    it('moves the connection to the new name and tells everyone, old name gone', async () => {
+      const room = newRoom();
+      const ann = await t.join(room, 'Ann');
+      const bob = await t.join(room, 'Bob');
+      await ann.next(isPresence('Bob', true));
+      ann.send({ type: FrameType.Rename, token: await t.token(room, 'Annie') });
+      const renamed = { type: FrameType.Presence, room, sender: 'Annie', connecting: true };
+      const gone = { type: FrameType.Presence, room, sender: 'Ann', connecting: false };
+      for (const client of [ann, bob]) {
+        expect(await client.next(isPresence('Annie', true))).toEqual({
+          ...renamed,
+          renamed_from: 'Ann',
+        });
+        expect(await client.next(isPresence('Ann', false))).toEqual({
+          ...gone,
+          renamed_to: 'Annie',
+        });
+      }
+      // The connection speaks as the new name; the old name is free, the new one taken.
+      expect(await say(ann, 'new name')).toMatchObject({ sender: 'Annie' });
+      expect((await t.post(ApiPath.roomCredentials(room), { sender_id: 'Ann' })).status).toBe(200);
+      expect((await t.post(ApiPath.roomCredentials(room), { sender_id: 'annie' })).status).toBe(
+        409,
+      );
+      const carl = t.connect(room, await t.token(room, 'Carl'));
+      await carl.next(isPresence('Carl', true));
+      const roster = presenceFrames(await carl.drain()).map((f) => f.sender);
+      expect(roster).not.toContain('Ann');
+      await ann.close();
+      expect(await bob.next(isPresence('Annie', false))).not.toHaveProperty('renamed_to');
+    });
+
+    it('keeps the old name present while another of its connections is', async () => {
+      const room = newRoom();
+      const annToken = await t.token(room, 'Ann');
+      const tab1 = t.connect(room, annToken);
+      await tab1.next(isPresence('Ann', true));
+      const tab2 = t.connect(room, annToken);
+      await tab2.next(isPresence('Ann', true));
+      const bob = await t.join(room, 'Bob');
+      await bob.drain();
+      tab1.send({ type: FrameType.Rename, token: await t.token(room, 'Annie') });
+      expect(await bob.next(isPresence('Annie', true))).toMatchObject({ renamed_from: 'Ann' });
+      expect(presenceFrames(await bob.drain())).toEqual([]);
+      expect((await t.post(ApiPath.roomCredentials(room), { sender_id: 'Ann' })).status).toBe(409);
+    });
+
+    it('applies renames sent back to back one after the other, leaving no name behind', async () => {
+      const room = newRoom();
+      const ann = await t.join(room, 'Ann');
+      const bob = await t.join(room, 'Bob');
+      await bob.drain();
+      ann.send({ type: FrameType.Rename, token: signed(room, 'Annie') });
+      ann.send({ type: FrameType.Rename, token: signed(room, 'Anna') });
+      expect(await bob.next(isPresence('Annie', true))).toMatchObject({ renamed_from: 'Ann' });
+      expect(await bob.next(isPresence('Anna', true))).toMatchObject({ renamed_from: 'Annie' });
+      expect(await bob.next(isPresence('Annie', false))).toMatchObject({ renamed_to: 'Anna' });
+      await ann.close();
+      await bob.next(isPresence('Anna', false));
+      const carl = t.connect(room, await t.token(room, 'Carl'));
+      await carl.next(isPresence('Carl', true));
+      const roster = presenceFrames(await carl.drain()).map((f) => f.sender);
+      expect(roster).toEqual(['Bob']);
+    });
+
+    it('refuses a token of another room, a forged token and a name someone holds', async () => {
+      const room = newRoom();
+      const ann = await t.join(room, 'Ann');
+      const bob = await t.join(room, 'Bob');
+      await ann.next(isPresence('Bob', true));
+      await bob.drain();
+      const refused: ErrorFrame = {
+        type: FrameType.Error,
+        code: ErrorCode.Unauthorized,
+        message: FrameErrorMessage.renameRefused,
+      };
+      ann.send({ type: FrameType.Rename, token: await t.token(newRoom(), 'Annie') });
+      expect(await ann.nextOfType(FrameType.Error)).toEqual(refused);
+      ann.send({ type: FrameType.Rename, token: 'not-a-token' });
+      expect(await ann.nextOfType(FrameType.Error)).toEqual(refused);
+      // A valid token for a name someone is connected with.
+      ann.send({ type: FrameType.Rename, token: signed(room, 'BOB') });
+      expect(await ann.nextOfType(FrameType.Error)).toEqual({
+        type: FrameType.Error,
+        code: ErrorCode.NameTaken,
+        message: NAME_TAKEN_MESSAGE,
+      });
+      // Its own current name: nothing happens.
+      ann.send({ type: FrameType.Rename, token: signed(room, 'Ann') });
+      expect(presenceFrames(await bob.drain())).toEqual([]);
+      expect(await say(ann, 'still me')).toMatchObject({ sender: 'Ann' });
+    });
   });
 
   describe('history', () => {

@@ -11,6 +11,7 @@ import { type Redis } from 'ioredis';
 import { RedisConnections } from '../src/bus/redis/redis-connections';
 import { RedisPresenceStore } from '../src/bus/redis/redis-presence.store';
 import { PresenceKeeper } from '../src/chat/presence-keeper.service';
+import { RoomTokenService } from '../src/rooms/room-token.service';
 import { parsePrometheusText } from './support/prometheus-text';
 import { RedisServer } from './support/redis-server';
 import { isHistory, isPresence, isSingleMessage } from './support/frames';
@@ -95,6 +96,39 @@ describe('Two replicas sharing Redis', () => {
 
     await bob.close();
     expect(await ann.next(isPresence('Bob', false))).toMatchObject({ connecting: false });
+  });
+
+  it('announces a rename on one replica to the other, and frees the old name on both', async () => {
+    const room = 'rename-room';
+    const ann = await one.join(room, 'Ann');
+    const bob = await two.join(room, 'Bob');
+    await ann.next(isPresence('Bob', true));
+    ann.send({ type: FrameType.Rename, token: await two.token(room, 'Annie') });
+    expect(await bob.next(isPresence('Annie', true))).toEqual({
+      type: FrameType.Presence,
+      room,
+      sender: 'Annie',
+      connecting: true,
+      renamed_from: 'Ann',
+    });
+    expect(await bob.next(isPresence('Ann', false))).toMatchObject({ renamed_to: 'Annie' });
+    expect((await two.post(ApiPath.roomCredentials(room), { sender_id: 'Ann' })).status).toBe(200);
+    expect((await two.post(ApiPath.roomCredentials(room), { sender_id: 'Annie' })).status).toBe(
+      409,
+    );
+    // The renamed name cannot be taken over by a rename on the other replica either.
+    bob.send({ type: FrameType.Rename, token: one.app.get(RoomTokenService).sign(room, 'ANNIE') });
+    expect(await bob.next((f) => f.type === FrameType.Error)).toMatchObject({
+      code: ErrorCode.NameTaken,
+    });
+    ann.send({ type: FrameType.Message, body: 'renamed' });
+    expect(await bob.next<ServerMessageFrame>(isSingleMessage)).toMatchObject({
+      sender: 'Annie',
+      body: 'renamed',
+    });
+    await ann.close();
+    expect(await bob.next(isPresence('Annie', false))).toMatchObject({ connecting: false });
+    await bob.close();
   });
 
   it('times Redis round trips per command in its metrics', async () => {

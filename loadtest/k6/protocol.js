@@ -12,6 +12,7 @@ export const FrameType = Object.freeze({
   History: 5,
   Heartbeat: 6,
   Error: 7,
+  Rename: 8,
 });
 
 /** Error codes of frame type 7 (protocol/src/frame-types.ts). */
@@ -22,6 +23,8 @@ export const ErrorCode = Object.freeze({
   TooLong: 'too_long',
   RateLimited: 'rate_limited',
   Unavailable: 'unavailable',
+  Unauthorized: 'unauthorized',
+  NameTaken: 'name_taken',
 });
 
 /** Close codes (protocol/src/close-codes.ts). */

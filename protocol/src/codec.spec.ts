@@ -11,7 +11,7 @@ import {
 } from './codec';
 import { CLIENT_FRAME_TYPES, ErrorCode, FrameType } from './frame-types';
 import { type ClientFrame, type ServerFrame, isHistoryFrame } from './frames';
-import { FRAME_MAX_BYTES } from './limits';
+import { FRAME_MAX_BYTES, TOKEN_MAX_LENGTH } from './limits';
 
 /** Any code point, lone surrogates included (fast-check's `binary` unit is slow to set up). */
 const anyCodePoint = fc.integer({ min: 0, max: 0x10ffff }).map((n) => String.fromCodePoint(n));
@@ -114,6 +114,13 @@ describe('decodeClientFrame', () => {
 
     test('6 heartbeat', () => {
       expect(decode({ type: 6 })).toStrictEqual({ ok: true, frame: { type: 6 } });
+    });
+
+    test('8 rename with a token, extra fields dropped', () => {
+      expect(decode({ type: 8, token: 'a.b.c', sender: 'Mallory' })).toStrictEqual({
+        ok: true,
+        frame: { type: 8, token: 'a.b.c' },
+      });
     });
 
     test('whitespace around the JSON text is allowed', () => {
@@ -238,11 +245,29 @@ describe('decodeClientFrame', () => {
       expect(errorOf(decodeClientFrame('{"type":1e400}')).code).toBe('bad_frame');
     });
 
-    test.each([3, 7, 0, 99, -1, -6, 8, 1e21])('%d is an unknown type', (type) => {
+    test.each([3, 7, 0, 99, -1, -6, 9, 1e21])('%d is an unknown type', (type) => {
       expect(errorOf(decode({ type, body: 'x', typing: true, count: 1 }))).toEqual({
         code: 'unknown_type',
         message: `Unknown frame type ${type}`,
       });
+    });
+
+    test.each<[string, unknown]>([
+      ['without a token', { type: 8 }],
+      ['with an empty token', { type: 8, token: '' }],
+      ['with a numeric token', { type: 8, token: 5 }],
+      ['with a null token', { type: 8, token: null }],
+      ['with a token over the limit', { type: 8, token: 'x'.repeat(TOKEN_MAX_LENGTH + 1) }],
+    ])('8 rename %s is a bad frame', (_label, value) => {
+      expect(errorOf(decode(value))).toEqual({
+        code: 'bad_frame',
+        message: FrameErrorMessage.token,
+      });
+    });
+
+    test('8 rename with a token of exactly the limit decodes', () => {
+      const token = 'x'.repeat(TOKEN_MAX_LENGTH);
+      expect(frameOf(decode({ type: 8, token }))).toStrictEqual({ type: 8, token });
     });
 
     test('server-only type 3 (presence) from a client is an unknown type', () => {
@@ -866,6 +891,7 @@ describe('decodeServerFrame', () => {
     seq: 7,
     epoch: 'k3x9',
   };
+  const presence = { type: 3, room: 'teal-otter', sender: 'alice', connecting: true };
   const history = {
     type: 1,
     room: 'teal-otter',
@@ -909,6 +935,13 @@ describe('decodeServerFrame', () => {
       expect(frameOf(decodeServer(presence))).toStrictEqual(presence);
     });
 
+    test('3 presence of a rename: renamed_from on the new name, renamed_to on the old', () => {
+      const joined = { type: 3, room: 'r', sender: 'bob', connecting: true, renamed_from: 'al' };
+      const left = { type: 3, room: 'r', sender: 'al', connecting: false, renamed_to: 'bob' };
+      expect(frameOf(decodeServer(joined))).toStrictEqual(joined);
+      expect(frameOf(decodeServer(left))).toStrictEqual(left);
+    });
+
     test('4 cleared', () => {
       const cleared = { type: 4, room: 'r', sender: 'alice' };
       expect(frameOf(decodeServer(cleared))).toStrictEqual(cleared);
@@ -927,6 +960,8 @@ describe('decodeServerFrame', () => {
 
   describe('rejects malformed frames as bad_frame', () => {
     test.each<[string, unknown]>([
+      ['presence with a numeric renamed_from', { ...presence, renamed_from: 1 }],
+      ['presence with a null renamed_to', { ...presence, renamed_to: null }],
       ['message without room', { ...message, room: undefined }],
       ['message with a numeric room', { ...message, room: 5 }],
       ['message without sender', { ...message, sender: undefined }],

@@ -11,7 +11,9 @@ import {
   EPOCH_MAX_LENGTH,
   HISTORY_COUNT_MAX,
   MESSAGE_MAX_LENGTH,
+  TOKEN_MAX_LENGTH,
 } from './limits';
+import { NAME_TAKEN_MESSAGE } from './http';
 import { codePointLength } from './validation';
 
 /** An error frame without its type: what to answer a frame with. */
@@ -35,6 +37,8 @@ export const FrameErrorMessage = {
   count: `Field 'count' must be a whole number from 1 to ${HISTORY_COUNT_MAX}`,
   after: "Field 'after' must be a whole number of 0 or more",
   epoch: `Field 'epoch' must be a string of at most ${EPOCH_MAX_LENGTH} characters`,
+  token: `Field 'token' must be a string of 1 to ${TOKEN_MAX_LENGTH} characters`,
+  renameRefused: 'That token is not valid for this room',
   rateLimited: 'You are sending too fast; please slow down',
   unavailable: 'The server could not store that; please try again',
 } as const;
@@ -141,6 +145,13 @@ export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
     }
     case FrameType.Heartbeat:
       return { ok: true, frame: { type } };
+    case FrameType.Rename: {
+      const { token } = raw;
+      if (typeof token !== 'string' || token === '' || codePointLength(token) > TOKEN_MAX_LENGTH) {
+        return fail(ErrorCode.BadFrame, FrameErrorMessage.token);
+      }
+      return { ok: true, frame: { type, token } };
+    }
     default:
       return fail(ErrorCode.UnknownType, FrameErrorMessage.unknownType(type));
   }
@@ -156,6 +167,18 @@ export const BINARY_FRAME_ERROR: FrameError = {
 export const RATE_LIMITED_ERROR: FrameError = {
   code: ErrorCode.RateLimited,
   message: FrameErrorMessage.rateLimited,
+};
+
+/** The error to answer a rename frame with when its token is not valid for the room. */
+export const RENAME_REFUSED_ERROR: FrameError = {
+  code: ErrorCode.Unauthorized,
+  message: FrameErrorMessage.renameRefused,
+};
+
+/** The error to answer a rename frame with when the new name is connected in the room. */
+export const NAME_TAKEN_ERROR: FrameError = {
+  code: ErrorCode.NameTaken,
+  message: NAME_TAKEN_MESSAGE,
 };
 
 /** The error to answer a frame with when the server could not do what it asked (storage down). */
@@ -229,6 +252,8 @@ export function decodeServerFrame(text: string): DecodeResult<ServerFrame> {
       if (!isString(raw.room) || !isString(raw.sender) || typeof raw.connecting !== 'boolean') {
         return bad;
       }
+      if (raw.renamed_from !== undefined && !isString(raw.renamed_from)) return bad;
+      if (raw.renamed_to !== undefined && !isString(raw.renamed_to)) return bad;
       return { ok: true, frame: raw as unknown as ServerFrame };
     case FrameType.Clear:
       if (!isString(raw.room) || !isString(raw.sender)) return bad;

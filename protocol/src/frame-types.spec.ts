@@ -1,7 +1,7 @@
 import { CLIENT_FRAME_TYPES, ErrorCode, FrameType } from './frame-types';
 
 describe('FrameType', () => {
-  test('uses the spec numbers 1–5 and Taco Chat numbers 6 and 7', () => {
+  test('uses the spec numbers 1–5 and Taco Chat numbers 6, 7 and 8', () => {
     expect(FrameType).toEqual({
       Message: 1,
       Typing: 2,
@@ -10,6 +10,7 @@ describe('FrameType', () => {
       History: 5,
       Heartbeat: 6,
       Error: 7,
+      Rename: 8,
     });
   });
 
@@ -20,8 +21,8 @@ describe('FrameType', () => {
 });
 
 describe('CLIENT_FRAME_TYPES', () => {
-  test('are message, typing, clear, history and heartbeat', () => {
-    expect([...CLIENT_FRAME_TYPES].sort()).toEqual([1, 2, 4, 5, 6]);
+  test('are message, typing, clear, history, heartbeat and rename', () => {
+    expect([...CLIENT_FRAME_TYPES].sort()).toEqual([1, 2, 4, 5, 6, 8]);
   });
 
   test('exclude the server-only presence and error frames', () => {
@@ -40,6 +41,8 @@ describe('ErrorCode', () => {
       TooLong: 'too_long',
       RateLimited: 'rate_limited',
       Unavailable: 'unavailable',
+      Unauthorized: 'unauthorized',
+      NameTaken: 'name_taken',
     });
   });
 });

@@ -1,5 +1,6 @@
 /**
- * Frame type numbers on the WebSocket. 1–5 come from the product spec; 6 and 7 are Taco Chat's own.
+ * Frame type numbers on the WebSocket. 1–5 come from the product spec; 6, 7 and 8 are Taco Chat's
+ * own (8, rename, is client → server only).
  * A number means a different thing in each direction only where the spec says so (4 is "clear"
  * from a client and "cleared" from the server; 1 carries a single message or a history batch).
  */
@@ -11,6 +12,7 @@ export const FrameType = {
   History: 5,
   Heartbeat: 6,
   Error: 7,
+  Rename: 8,
 } as const;
 
 export type FrameType = (typeof FrameType)[keyof typeof FrameType];
@@ -22,6 +24,7 @@ export const CLIENT_FRAME_TYPES = [
   FrameType.Clear,
   FrameType.History,
   FrameType.Heartbeat,
+  FrameType.Rename,
 ] as const;
 
 export type ClientFrameType = (typeof CLIENT_FRAME_TYPES)[number];
@@ -34,6 +37,10 @@ export const ErrorCode = {
   TooLong: 'too_long',
   RateLimited: 'rate_limited',
   Unavailable: 'unavailable',
+  /** A rename frame's token is not a valid token for the connection's room. */
+  Unauthorized: 'unauthorized',
+  /** A rename frame names someone connected in the room right now. */
+  NameTaken: 'name_taken',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

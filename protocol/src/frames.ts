@@ -33,8 +33,25 @@ export interface HeartbeatFrame {
   type: typeof FrameType.Heartbeat;
 }
 
+/**
+ * The sender takes another display name: `token` is a room token for the new name (from
+ * `POST /api/room/:room_id`), sent on the connection that holds the old one. The server checks
+ * that the token is valid for the connection's room, moves the connection to the new name and
+ * tells the room (a presence frame with `renamed_from`), so only the holder of a name can rename
+ * it.
+ */
+export interface ClientRenameFrame {
+  type: typeof FrameType.Rename;
+  token: string;
+}
+
 export type ClientFrame =
-  ClientMessageFrame | ClientTypingFrame | ClientClearFrame | ClientHistoryFrame | HeartbeatFrame;
+  | ClientMessageFrame
+  | ClientTypingFrame
+  | ClientClearFrame
+  | ClientHistoryFrame
+  | HeartbeatFrame
+  | ClientRenameFrame;
 
 // Server → client
 
@@ -88,6 +105,14 @@ export interface ServerPresenceFrame {
   sender: string;
   /** True: present; false: gone. */
   connecting: boolean;
+  /**
+   * On `connecting: true` only: this participant was called `renamed_from` until now (a rename,
+   * frame 8). It comes first; if the old name has no connection left, a `connecting: false` for
+   * it follows, carrying `renamed_to`.
+   */
+  renamed_from?: string;
+  /** On `connecting: false` only: the name left because it was renamed to `renamed_to`. */
+  renamed_to?: string;
 }
 
 export interface ServerClearedFrame {

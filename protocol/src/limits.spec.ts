@@ -38,6 +38,13 @@ describe('limits', () => {
     expect(limits.TYPING_THROTTLE_MS).toBe(2000);
   });
 
+  test('a stopped typist shows as typing for at most 3 s, a steady one without a gap', () => {
+    expect(limits.TYPING_STALE_MS).toBeLessThanOrEqual(3000);
+    expect(limits.TYPING_STALE_MS).toBeGreaterThan(limits.TYPING_THROTTLE_MS);
+    expect(limits.TYPING_IDLE_MS).toBeLessThan(limits.TYPING_STALE_MS);
+    expect(limits.TYPING_IDLE_MS).toBeGreaterThan(limits.TYPING_THROTTLE_MS);
+  });
+
   test('rate limits are positive and the message burst allows a short conversation', () => {
     for (const [name, value] of Object.entries(limits.RATE_LIMITS)) {
       expect([name, value > 0]).toEqual([name, true]);

@@ -13,6 +13,8 @@ export const MESSAGE_MAX_LENGTH = 4000;
 export const CLIENT_ID_MAX_LENGTH = 64;
 /** Maximum `epoch` length a history request may carry, in code points. */
 export const EPOCH_MAX_LENGTH = 64;
+/** Maximum length of a rename frame's token, in code points. */
+export const TOKEN_MAX_LENGTH = 2048;
 /** Largest frame a server accepts, in bytes; larger closes with 1009. */
 export const FRAME_MAX_BYTES = 16 * 1024;
 /** Bytes waiting to be sent to one connection before it is closed with 1013. */
@@ -41,6 +43,14 @@ export const MISSED_PONGS_LIMIT = 2;
 
 /** A typing=true frame is sent at most once per this interval (leading edge). */
 export const TYPING_THROTTLE_MS = 2000;
+
+/**
+ * A client that said typing=true and has not edited its draft for this long sends typing=false,
+ * and a receiver drops a typing indicator not refreshed for `TYPING_STALE_MS`.
+ */
+export const TYPING_IDLE_MS = 2500;
+/** A typing indicator with no refresh for this long is gone (longer than the throttle). */
+export const TYPING_STALE_MS = 3000;
 
 /** A participant whose replica stops refreshing is reported gone within this time. */
 export const PRESENCE_TTL_MS = 30_000;

@@ -199,6 +199,11 @@ describe('Taco Chat in a real browser against the real server', () => {
     const clear = bob.getByRole('button', { name: 'Clear Room' });
     expect(await clear.isEnabled()).toBe(true);
     await clear.click();
+    // It asks first: the history goes for everyone.
+    await bob
+      .getByRole('dialog', { name: 'Clear the room?' })
+      .getByRole('button', { name: 'Clear for everyone' })
+      .click();
     await feed(alice).locator('li.message').first().waitFor({ state: 'detached' });
     expect(await feed(bob).locator('li.message').count()).toBe(0);
     expect(await alice.getByRole('button', { name: 'Clear Room' }).isDisabled()).toBe(true);

@@ -41,6 +41,7 @@ export class FakeSocket implements SocketConnection {
 export function fakeSocketDeps(overrides: Partial<SocketDeps> = {}) {
   const sockets: FakeSocket[] = [];
   const notifications: Array<[string, string]> = [];
+  const tags: string[] = [];
   const createSocket: SocketFactory = (url, handlers) => {
     const socket = new FakeSocket(url, handlers);
     sockets.push(socket);
@@ -50,8 +51,9 @@ export function fakeSocketDeps(overrides: Partial<SocketDeps> = {}) {
     createSocket,
     socketOrigin: () => 'ws://chat.test',
     random: () => 0.5,
-    notify: (sender, message) => {
+    notify: (sender, message, tag) => {
       notifications.push([sender, message]);
+      tags.push(tag);
     },
     // Sockets carry the token unless a test hands in a ticket service.
     fetchTicket: undefined,
@@ -62,5 +64,5 @@ export function fakeSocketDeps(overrides: Partial<SocketDeps> = {}) {
     if (!socket) throw new Error('No socket was opened');
     return socket;
   };
-  return { deps, sockets, notifications, last };
+  return { deps, sockets, notifications, tags, last };
 }

@@ -4,6 +4,7 @@ import {
   FrameType,
   type ServerClearedFrame,
   type ServerMessageFrame,
+  type ServerPresenceFrame,
 } from '@taco/protocol';
 import { type RoomEvent } from './chat-bus.port';
 
@@ -43,6 +44,38 @@ export function presenceEvent(
 ): RoomEvent {
   const payload = encodeFrame({ type: FrameType.Presence, room, sender, connecting });
   return except === undefined ? { payload } : { payload, except };
+}
+
+/**
+ * A participant renamed: the new name is present, carrying `renamed_from`; then, when the old
+ * name has no connection left, the old name is gone, carrying `renamed_to`. Everyone gets both,
+ * the renamer's own connections included.
+ */
+export function renameEvents(
+  room: string,
+  from: string,
+  to: string,
+  fromGone: boolean,
+): RoomEvent[] {
+  const present: ServerPresenceFrame = {
+    type: FrameType.Presence,
+    room,
+    sender: to,
+    connecting: true,
+    renamed_from: from,
+  };
+  const events: RoomEvent[] = [{ payload: encodeFrame(present) }];
+  if (fromGone) {
+    const gone: ServerPresenceFrame = {
+      type: FrameType.Presence,
+      room,
+      sender: from,
+      connecting: false,
+      renamed_to: to,
+    };
+    events.push({ payload: encodeFrame(gone) });
+  }
+  return events;
 }
 
 /** Someone is typing, or stopped: for the others in the room. */

@@ -47,6 +47,8 @@ export class ChatConnection {
   /** True once `joined` has resolved: frames need not wait any more. */
   inRoom = false;
   missedPongs = 0;
+  /** Settles once a rename under way has moved the connection's presence. */
+  renaming: Promise<void> = Promise.resolve();
   /** The close code, once the socket has closed (for the connection's log line). */
   closeCode: number | undefined;
   /** When the connection was accepted (ms). */
@@ -60,7 +62,8 @@ export class ChatConnection {
   constructor(
     readonly id: string,
     readonly room: string,
-    readonly name: string,
+    /** The user name the connection speaks as; a rename (frame 8) changes it. */
+    public name: string,
     readonly ip: string,
     private readonly socket: WebSocket,
     /** The TCP socket under `socket`, for frames already framed (see `writeFrame`). */

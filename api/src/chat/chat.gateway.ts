@@ -14,17 +14,21 @@ import {
   type ErrorFrame,
   FrameType,
   type HeartbeatFrame,
+  isSameUserName,
+  NAME_TAKEN_ERROR,
   RATE_LIMITED_ERROR,
+  RENAME_REFUSED_ERROR,
   UNAVAILABLE_ERROR,
 } from '@taco/protocol';
 import { type WebSocket } from 'ws';
 import { ChatBus } from '../bus/chat-bus.port';
 import { PresenceStore } from '../bus/presence.port';
-import { presenceEvent, typingEvent } from '../bus/room-events';
+import { presenceEvent, renameEvents, typingEvent } from '../bus/room-events';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
 import { HealthService } from '../health/health.service';
 import { MetricsService } from '../metrics/metrics.service';
+import { RoomTokenService } from '../rooms/room-token.service';
 import { ChatConnection } from './chat-connection';
 import { ConnectionAdmission } from './connection-admission';
 import { ConnectionLog } from './connection-log';
@@ -105,6 +109,20 @@ export class ChatGateway
       },
       failure: 'Reading history failed',
     },
+    [FrameType.Rename]: {
+      // A rename counts as a message.
+      allow: (connection, now) => connection.allowMessage(now),
+      act: (connection, frame) => {
+        // One rename at a time per connection, each from the name the last one left.
+        const renamed = connection.renaming.then(() => this.rename(connection, frame.token));
+        connection.renaming = renamed.then(
+          () => undefined,
+          () => undefined,
+        );
+        return renamed;
+      },
+      failure: 'Renaming failed',
+    },
   };
 
   constructor(
@@ -116,6 +134,7 @@ export class ChatGateway
     private readonly admission: ConnectionAdmission,
     private readonly health: HealthService,
     private readonly metrics: MetricsService,
+    private readonly tokens: RoomTokenService,
   ) {
     this.log = new ConnectionLog(config.replicaId);
   }
@@ -165,15 +184,39 @@ export class ChatGateway
     if (first) await this.bus.publish(room, presenceEvent(room, name, true, name));
   }
 
+  /**
+   * Frame 8: the connection takes the name its new token carries. Only the holder of the old
+   * name's connection can do this, and the token must be for this room; a name someone else is
+   * connected with is refused. Presence moves to the new name, and the room hears of it: the new
+   * name present with `renamed_from`, then (if the old name has no connection left) the old one
+   * gone with `renamed_to`.
+   */
+  private async rename(connection: ChatConnection, token: string): Promise<FrameReply> {
+    const { room } = connection;
+    const name = this.tokens.verify(token, room);
+    if (name === null) return errorFrame(RENAME_REFUSED_ERROR);
+    const old = connection.name;
+    if (name === old) return undefined;
+    if (!isSameUserName(name, old) && (await this.presence.isPresent(room, name))) {
+      return errorFrame(NAME_TAKEN_ERROR);
+    }
+    connection.name = name;
+    await this.presence.join(room, name, connection.id);
+    const { last } = await this.presence.leave(room, old, connection.id);
+    for (const event of renameEvents(room, old, name, last)) await this.bus.publish(room, event);
+    return undefined;
+  }
+
   async handleDisconnect(socket: WebSocket): Promise<void> {
     const connection = ChatConnection.of(socket);
     if (!connection) return;
-    const { room, name } = connection;
     this.metrics.connections.dec();
     this.admission.leave(connection.ip);
     this.log.closed(connection, this.clock.now() - connection.openedAt);
     // A join that failed was reported; leaving still cleans up what it did.
     await connection.waitUntilInRoom();
+    await connection.renaming;
+    const { room, name } = connection;
     try {
       await this.hub.remove(connection);
       const { last } = await this.presence.leave(room, name, connection.id);

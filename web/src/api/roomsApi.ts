@@ -29,6 +29,18 @@ export const roomsApi = apiSlice.injectEndpoints({
         body: { sender_id: senderId },
       }),
     }),
+    /**
+     * Credentials for another name in a room the user is in, for a rename: the same call as
+     * `requestCredentials`, but the room's credential changes only once the server confirmed
+     * the rename on the socket.
+     */
+    renameCredentials: build.mutation<RoomCredentialsResponse, RequestCredentialsArgs>({
+      query: ({ room, senderId }) => ({
+        url: ApiPath.roomCredentials(room),
+        method: 'POST',
+        body: { sender_id: senderId },
+      }),
+    }),
     /** A generated name of a room no one uses; a new one on every mount. */
     roomName: build.query<RoomNameResponse, void>({
       query: () => ApiPath.roomName,
@@ -44,6 +56,7 @@ export const roomsApi = apiSlice.injectEndpoints({
 
 export const {
   useCreateRoomMutation,
+  useRenameCredentialsMutation,
   useRequestCredentialsMutation,
   useRoomInfoQuery,
   useRoomNameQuery,

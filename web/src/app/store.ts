@@ -14,6 +14,10 @@ import { connectionSlice } from '../features/connection/connectionSlice';
 import { feedSlice } from '../features/feed/feedSlice';
 import { messagesSlice } from '../features/messages/messagesSlice';
 import { noticesSlice } from '../features/notices/noticesSlice';
+import {
+  notifyPrefsPersistConfig,
+  notifyPrefsSlice,
+} from '../features/notifyPrefs/notifyPrefsSlice';
 import { presenceSlice } from '../features/presence/presenceSlice';
 import { authErrorsSlice } from '../features/roomAuth/authErrorsSlice';
 import { roomAuthSlice } from '../features/roomAuth/roomAuthSlice';
@@ -22,19 +26,23 @@ import { defaultSocketDeps, type SocketDeps } from '../socket/socketDeps';
 import { createSocketMiddleware } from '../socket/socketMiddleware';
 import { localStorageAdapter, makePersistConfig } from './persistence';
 
-export const rootReducer = combineReducers({
-  [apiSlice.reducerPath]: apiSlice.reducer,
-  roomAuth: roomAuthSlice.reducer,
-  authErrors: authErrorsSlice.reducer,
-  connection: connectionSlice.reducer,
-  messages: messagesSlice.reducer,
-  feed: feedSlice.reducer,
-  presence: presenceSlice.reducer,
-  typing: typingSlice.reducer,
-  notices: noticesSlice.reducer,
-});
+/** The reducers; `storage` keeps the slices persisted apart from `persist:root`. */
+export function makeRootReducer(storage: Storage) {
+  return combineReducers({
+    [apiSlice.reducerPath]: apiSlice.reducer,
+    roomAuth: roomAuthSlice.reducer,
+    authErrors: authErrorsSlice.reducer,
+    connection: connectionSlice.reducer,
+    messages: messagesSlice.reducer,
+    feed: feedSlice.reducer,
+    presence: presenceSlice.reducer,
+    typing: typingSlice.reducer,
+    notices: noticesSlice.reducer,
+    notifyPrefs: persistReducer(notifyPrefsPersistConfig(storage), notifyPrefsSlice.reducer),
+  });
+}
 
-export type RootState = ReturnType<typeof rootReducer>;
+export type RootState = ReturnType<ReturnType<typeof makeRootReducer>>;
 
 /** What a store can be given instead of the browser's: tests pass fakes. */
 export interface StoreDeps {
@@ -43,10 +51,8 @@ export interface StoreDeps {
 }
 
 export function makeStore(preloadedState?: Partial<RootState>, deps: Partial<StoreDeps> = {}) {
-  const persisted = persistReducer(
-    makePersistConfig<RootState>(deps.storage ?? localStorageAdapter),
-    rootReducer,
-  );
+  const storage = deps.storage ?? localStorageAdapter;
+  const persisted = persistReducer(makePersistConfig<RootState>(storage), makeRootReducer(storage));
   const socketDeps: SocketDeps = { ...defaultSocketDeps(), ...deps.socket };
   return configureStore({
     reducer: persisted,

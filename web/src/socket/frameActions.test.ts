@@ -2,6 +2,8 @@ import { ErrorCode, FrameType, type ServerFrame } from '@taco/protocol';
 import {
   errorFrameReceived,
   historyReceived,
+  participantRenamed,
+  participantRenamedAway,
   messageReceived,
   presenceUpdated,
   roomCleared,
@@ -68,6 +70,22 @@ const table: Array<[string, ServerFrame, ReturnType<typeof frameAction>]> = [
     }),
   ],
   ['a heartbeat', { type: FrameType.Heartbeat }, null],
+  [
+    'a rename: the new name with renamed_from',
+    {
+      type: FrameType.Presence,
+      room: ROOM,
+      sender: 'Bobby',
+      connecting: true,
+      renamed_from: 'Bob',
+    },
+    participantRenamed({ room: ROOM, from: 'Bob', to: 'Bobby', time: context.now }),
+  ],
+  [
+    'a rename: the old name gone with renamed_to',
+    { type: FrameType.Presence, room: ROOM, sender: 'Bob', connecting: false, renamed_to: 'Bobby' },
+    participantRenamedAway({ room: ROOM, name: 'Bob', to: 'Bobby' }),
+  ],
 ];
 
 describe('frame → action table', () => {
@@ -77,8 +95,10 @@ describe('frame → action table', () => {
 
   it('covers every frame type the server sends', () => {
     const covered = new Set(table.map(([, frame]) => frame.type));
-    // Every type but 5 (a history request), which only a client sends.
-    const serverTypes = Object.values(FrameType).filter((type) => type !== FrameType.History);
+    // Every type but 5 (a history request) and 8 (a rename), which only a client sends.
+    const serverTypes = Object.values(FrameType).filter(
+      (type) => type !== FrameType.History && type !== FrameType.Rename,
+    );
     expect([...covered].sort()).toEqual(serverTypes.sort());
   });
 

@@ -4,6 +4,8 @@ import {
   errorFrameReceived,
   historyReceived,
   messageReceived,
+  participantRenamed,
+  participantRenamedAway,
   presenceUpdated,
   roomCleared,
   typingUpdated,
@@ -51,8 +53,16 @@ const frameTable: {
         }),
   [FrameType.Typing]: (frame, { room, now }) =>
     typingUpdated({ room, sender: frame.sender, typing: frame.typing, time: now }),
-  [FrameType.Presence]: (frame, { room, now }) =>
-    presenceUpdated({ room, sender: frame.sender, active: frame.connecting, time: now }),
+  [FrameType.Presence]: (frame, { room, now }) => {
+    // A rename: the new name arrives with `renamed_from`, the old one leaves with `renamed_to`.
+    if (frame.connecting && frame.renamed_from !== undefined) {
+      return participantRenamed({ room, from: frame.renamed_from, to: frame.sender, time: now });
+    }
+    if (!frame.connecting && frame.renamed_to !== undefined) {
+      return participantRenamedAway({ room, name: frame.sender, to: frame.renamed_to });
+    }
+    return presenceUpdated({ room, sender: frame.sender, active: frame.connecting, time: now });
+  },
   [FrameType.Clear]: (frame, { room, now }) =>
     roomCleared({ room, source: 'remote', sender: frame.sender, time: now }),
   [FrameType.Error]: (frame, { room }) =>

@@ -1,15 +1,15 @@
-import { requestNotificationPermission, showNotification } from './notifications';
+import { notificationTag, requestNotificationPermission, showNotification } from './notifications';
 
 type Permission = 'default' | 'granted' | 'denied';
 
 function installNotification(permission: Permission) {
-  const shown: Array<{ title: string; body: string | undefined }> = [];
+  const shown: Array<{ title: string; body: string | undefined; tag: string | undefined }> = [];
   const requestPermission = jest.fn(() => Promise.resolve<Permission>('granted'));
   class FakeNotification {
     static permission = permission;
     static requestPermission = requestPermission;
-    constructor(title: string, options?: { body?: string }) {
-      shown.push({ title, body: options?.body });
+    constructor(title: string, options?: { body?: string; tag?: string }) {
+      shown.push({ title, body: options?.body, tag: options?.tag });
     }
   }
   Object.defineProperty(window, 'Notification', { configurable: true, value: FakeNotification });
@@ -30,18 +30,23 @@ describe('browser notifications', () => {
     expect(denied.requestPermission).not.toHaveBeenCalled();
   });
 
-  it('shows the sender as title and the message as body once permitted', () => {
+  it('shows the sender as title and the message as body once permitted, tagged by room', () => {
     const { shown } = installNotification('granted');
-    showNotification('Bob', 'Hi there');
-    expect(shown).toEqual([{ title: 'Bob', body: 'Hi there' }]);
+    showNotification('Bob', 'Hi there', notificationTag('teal-otter'));
+    showNotification('Ann', 'Hello', notificationTag('teal-otter'));
+    expect(shown).toEqual([
+      { title: 'Bob', body: 'Hi there', tag: 'taco-chat:teal-otter' },
+      { title: 'Ann', body: 'Hello', tag: 'taco-chat:teal-otter' },
+    ]);
+    expect(notificationTag('red-fox')).not.toBe(notificationTag('teal-otter'));
   });
 
   it('does nothing without permission or without the API', () => {
     const { shown } = installNotification('denied');
-    showNotification('Bob', 'Hi there');
+    showNotification('Bob', 'Hi there', 'tag');
     expect(shown).toEqual([]);
     Reflect.deleteProperty(window, 'Notification');
-    expect(() => showNotification('Bob', 'Hi')).not.toThrow();
+    expect(() => showNotification('Bob', 'Hi', 'tag')).not.toThrow();
     expect(() => requestNotificationPermission()).not.toThrow();
   });
 });

@@ -12,7 +12,8 @@ export interface SocketDeps extends ReconnectClock {
   now: () => number;
   setInterval: (callback: () => void, ms: number) => TimerId;
   clearInterval: (id: TimerId) => void;
-  notify: (sender: string, message: string) => void;
+  /** Shows a browser notification: the sender, then the message, with the room's tag. */
+  notify: (sender: string, message: string, tag: string) => void;
   /**
    * Exchanges the room token for a single-use socket ticket, so the socket's URL never holds the
    * token. Without it the socket carries the token itself (`?token=`).

@@ -5,7 +5,9 @@ import {
   HISTORY_REQUEST_COUNT,
   PING_INTERVAL_MS,
   RECONNECT_ATTEMPTS,
+  RATE_LIMITS,
   RECONNECT_INTERVAL_MS,
+  TYPING_STALE_MS,
   TYPING_THROTTLE_MS,
 } from '@taco/protocol';
 import { fakeSocketDeps } from '../../test/fakeSocket';
@@ -15,6 +17,7 @@ import {
   messageRetried,
   messageSent,
   reconnectRequested,
+  renameRequested,
   roomCleared,
   roomJoined,
   roomLeft,
@@ -23,7 +26,9 @@ import { selectMessages, selectResumePoint } from '../features/messages/messages
 import { selectParticipants } from '../features/presence/presenceSlice';
 import { selectConnection } from '../features/connection/connectionSlice';
 import { selectNotices } from '../features/notices/noticesSlice';
-import { TYPING_STALE_MS } from '../features/typing/typingSlice';
+import { notifyModeChosen } from '../features/notifyPrefs/notifyPrefsSlice';
+import { notificationTag } from './notifications';
+import { RATE_LIMITED_TRIES } from './outbox';
 import type { SocketDeps, TicketResult } from './socketDeps';
 
 const ROOM = 'teal-otter';
@@ -387,7 +392,6 @@ describe('socket middleware: frames in', () => {
       client_id: 'c1',
     });
     expect(selectNotices(fake.store.getState()).map((n) => n.text)).toEqual([
-      'You are sending too fast; please slow down',
       'The server could not store that; please try again',
     ]);
     expect(selectMessages(fake.store.getState(), ROOM).map((m) => m.status)).toEqual([
@@ -520,5 +524,192 @@ describe('socket middleware: frames out', () => {
       { type: FrameType.Typing, typing: true },
       { type: FrameType.Typing, typing: false },
     ]);
+  });
+});
+
+describe('socket middleware: rate limits', () => {
+  const rateLimited = (clientId: string) => ({
+    type: FrameType.Error,
+    code: ErrorCode.RateLimited,
+    message: 'You are sending too fast; please slow down',
+    client_id: clientId,
+  });
+  const sentIds = (socket: { sent: unknown[] }) =>
+    socket.sent.map((frame) => (frame as { client_id?: string }).client_id);
+  const typed = (fake: ReturnType<typeof setup>, ...ids: string[]) => {
+    for (const clientId of ids) {
+      fake.store.dispatch(
+        messageSent({ room: ROOM, clientId, body: clientId, senderName: ME, timestamp: 1 }),
+      );
+    }
+  };
+
+  it('paces a burst beyond the bucket instead of sending it all at once', () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    const ids = Array.from({ length: RATE_LIMITS.messageBurst + 2 }, (_, i) => `c${i}`);
+    typed(fake, ...ids);
+    // typing=false frames are not messages
+    const messages = () => sentIds(socket).filter((id) => id !== undefined);
+    // All but the last token of the bucket at once (one stays in hand for network jitter).
+    expect(messages()).toEqual(ids.slice(0, RATE_LIMITS.messageBurst - 1));
+    jest.advanceTimersByTime(3000);
+    expect(messages()).toEqual(ids);
+  });
+
+  it('retries what the server refused as rate limited, in the order typed, with one notice', () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    typed(fake, 'a', 'b', 'c');
+    socket.serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      epoch: EPOCH,
+      client_id: 'a',
+      ...chatMessage(2, ME, 'a'),
+    });
+    socket.serverSend(rateLimited('b'));
+    socket.serverSend(rateLimited('c'));
+    expect(selectNotices(fake.store.getState())).toHaveLength(1);
+    expect(selectMessages(fake.store.getState(), ROOM).map((m) => m.status)).toEqual([
+      'sent',
+      'sent',
+      'pending',
+      'pending',
+    ]);
+    socket.sent.length = 0;
+    jest.advanceTimersByTime(2000);
+    expect(sentIds(socket)).toEqual(['b', 'c']);
+  });
+
+  it('marks a message not sent only when its retries ran out, and Retry sends it again', () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    typed(fake, 'a');
+    for (let i = 0; i < RATE_LIMITED_TRIES; i++) {
+      expect(selectMessages(fake.store.getState(), ROOM)[1]?.status).toBe('pending');
+      socket.serverSend(rateLimited('a'));
+      jest.advanceTimersByTime(1000);
+    }
+    expect(selectMessages(fake.store.getState(), ROOM)[1]?.status).toBe('failed');
+    socket.sent.length = 0;
+    jest.advanceTimersByTime(5000);
+    expect(socket.sent).toEqual([]);
+    fake.store.dispatch(messageRetried({ room: ROOM, clientId: 'a' }));
+    expect(socket.sent).toEqual([{ type: FrameType.Message, body: 'a', client_id: 'a' }]);
+  });
+});
+
+describe('socket middleware: notifications', () => {
+  const say = (socket: ReturnType<typeof openAndSync>, seq: number, body: string) =>
+    socket.serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      epoch: EPOCH,
+      ...chatMessage(seq, 'Bob', body),
+    });
+
+  it('notifies every message by default, each with the room tag', () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    say(socket, 2, 'one');
+    say(socket, 3, 'two');
+    expect(fake.notifications).toEqual([
+      ['Bob', 'one'],
+      ['Bob', 'two'],
+    ]);
+    expect(fake.tags).toEqual([notificationTag(ROOM), notificationTag(ROOM)]);
+  });
+
+  it('in Mentions only notifies a message that mentions the user, and Off none', () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    fake.store.dispatch(notifyModeChosen({ room: ROOM, mode: 'mentions' }));
+    say(socket, 2, 'hello all');
+    say(socket, 3, 'hey @alice, look');
+    say(socket, 4, 'mail me at bob@alice.test');
+    expect(fake.notifications).toEqual([['Bob', 'hey @alice, look']]);
+    fake.store.dispatch(notifyModeChosen({ room: ROOM, mode: 'off' }));
+    say(socket, 5, '@Alice?');
+    expect(fake.notifications).toHaveLength(1);
+  });
+});
+
+describe('socket middleware: rename', () => {
+  it('sends the new token on the open socket and adopts it once the server confirms', () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    fake.store.dispatch(renameRequested({ room: ROOM, name: 'Alicia', token: 'new-token' }));
+    expect(socket.sent).toEqual([{ type: FrameType.Rename, token: 'new-token' }]);
+    expect(fake.store.getState().roomAuth[ROOM]?.senderName).toBe(ME);
+    socket.serverSend({
+      type: FrameType.Presence,
+      room: ROOM,
+      sender: 'Alicia',
+      connecting: true,
+      renamed_from: ME,
+    });
+    socket.serverSend({
+      type: FrameType.Presence,
+      room: ROOM,
+      sender: ME,
+      connecting: false,
+      renamed_to: 'Alicia',
+    });
+    expect(fake.store.getState().roomAuth[ROOM]).toMatchObject({
+      senderName: 'Alicia',
+      token: 'new-token',
+      authenticated: true,
+    });
+    expect(selectParticipants(fake.store.getState(), ROOM).map((p) => p.name)).toEqual(['Alicia']);
+    // The page joins with the new token: the socket is already that name's, it stays open.
+    fake.store.dispatch(roomJoined({ room: ROOM, token: 'new-token' }));
+    expect(fake.sockets).toHaveLength(1);
+    expect(selectConnection(fake.store.getState()).status).toBe('open');
+  });
+
+  it("shows someone else's rename without touching the user's credential", () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    socket.serverSend({ type: FrameType.Presence, room: ROOM, sender: 'Bob', connecting: true });
+    socket.serverSend({
+      type: FrameType.Presence,
+      room: ROOM,
+      sender: 'Bobby',
+      connecting: true,
+      renamed_from: 'Bob',
+    });
+    socket.serverSend({
+      type: FrameType.Presence,
+      room: ROOM,
+      sender: 'Bob',
+      connecting: false,
+      renamed_to: 'Bobby',
+    });
+    expect(selectParticipants(fake.store.getState(), ROOM).map((p) => [p.name, p.active])).toEqual([
+      ['Bobby', true],
+    ]);
+    expect(fake.store.getState().roomAuth[ROOM]?.senderName).toBe(ME);
+  });
+});
+
+describe('socket middleware: a server restart', () => {
+  it('keeps the messages held until the answer of the new epoch replaces them', () => {
+    const fake = setup();
+    openAndSync(fake, [chatMessage(1), chatMessage(2)]);
+    fake.last().serverClose(CloseCode.Restart);
+    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS);
+    expect(selectMessages(fake.store.getState(), ROOM).map((m) => m.message)).toEqual(['m1', 'm2']);
+    const socket = fake.last();
+    socket.serverOpen();
+    expect(selectMessages(fake.store.getState(), ROOM).map((m) => m.message)).toEqual(['m1', 'm2']);
+    socket.serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      epoch: 'e2',
+      messages: [],
+      complete: false,
+    });
+    expect(selectMessages(fake.store.getState(), ROOM)).toEqual([]);
   });
 });

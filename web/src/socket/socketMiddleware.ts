@@ -3,23 +3,31 @@ import {
   ApiPath,
   CloseCode,
   type ClientFrame,
+  ErrorCode,
   FrameType,
   HISTORY_REQUEST_COUNT,
+  isSameUserName,
   type ReconnectDecision,
   type ServerFrame,
+  TYPING_STALE_MS,
 } from '@taco/protocol';
 import {
   connectionClosed,
   connectionLost,
   connectionOpened,
   draftEdited,
+  errorFrameReceived,
   historyReceived,
+  messageFailed,
   messageReceived,
   messageRetried,
   messageSent,
+  participantRenamed,
   reconnectRequested,
   reconnectScheduled,
   reconnectStarted,
+  renamed,
+  renameRequested,
   roomCleared,
   roomJoined,
   roomLeft,
@@ -37,8 +45,10 @@ import {
   selectRoomAuth,
   unauthorized,
 } from '../features/roomAuth/roomAuthSlice';
-import { TYPING_STALE_MS } from '../features/typing/typingSlice';
+import { mentionsUser } from '../features/messages/mentions';
+import { type NotifyPrefsState, selectNotifyMode } from '../features/notifyPrefs/notifyPrefsSlice';
 import { frameAction } from './frameActions';
+import { notificationTag } from './notifications';
 import { Outbox, TypingSignal } from './outbox';
 import { createReconnectMachine } from './reconnectMachine';
 import { RoomSocket } from './roomSocket';
@@ -47,6 +57,7 @@ import type { SocketDeps } from './socketDeps';
 interface SocketState {
   messages: MessagesState;
   roomAuth: RoomAuthState;
+  notifyPrefs: NotifyPrefsState;
 }
 
 /** What the page learns when the socket closed and the reconnect machine decided. */
@@ -74,8 +85,14 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
     /** `after` of the history request waiting for its answer (`null`: the last messages). */
     let historyAfter: number | null = null;
     const send = (frame: ClientFrame) => socket?.send(frame) ?? false;
-    const outbox = new Outbox(send);
-    const typing = new TypingSignal(send, deps.now);
+    const outbox = new Outbox(
+      send,
+      () => (target ? selectPendingMessages(api.getState(), target.room) : []),
+      deps,
+    );
+    const typing = new TypingSignal(send, deps);
+    /** A rename sent on this connection and not confirmed yet. */
+    let pendingRename: { name: string; token: string } | null = null;
     const reconnect = createReconnectMachine(deps, (attempt) => connect(attempt));
 
     /** Asks for the last messages, or for those after `after` in the room's epoch. */
@@ -98,6 +115,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
       const mine = ++attempts;
       outbox.reset();
       typing.reset();
+      pendingRename = null;
       api.dispatch(reconnectStarted({ room, attempt }));
       if (!deps.fetchTicket) {
         open(room, ApiPath.roomSocket(room, token));
@@ -143,14 +161,36 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
         if (after !== null && messages.length >= HISTORY_REQUEST_COUNT) {
           requestHistory(room, selectResumePoint(api.getState(), room).after ?? after);
         } else {
-          outbox.flush(selectPendingMessages(api.getState(), room));
+          outbox.flush();
         }
-      } else if (messageReceived.match(action) && !action.payload.own) {
-        deps.notify(action.payload.message.sender, action.payload.message.body);
+      } else if (messageReceived.match(action)) {
+        if (action.payload.clientId !== null) outbox.settled(action.payload.clientId);
+        if (!action.payload.own) notify(room, me, action.payload.message);
+      } else if (errorFrameReceived.match(action)) {
+        const { clientId, code } = action.payload;
+        if (clientId !== null && code === ErrorCode.RateLimited && !outbox.refused(clientId)) {
+          api.dispatch(messageFailed({ room, clientId }));
+        }
+      } else if (participantRenamed.match(action)) {
+        const mine = pendingRename;
+        const { from, to } = action.payload;
+        if (mine && isSameUserName(from, me) && mine.name === to && target) {
+          pendingRename = null;
+          // The connection is the new name's already: joining with its token changes nothing.
+          target = { room, token: mine.token };
+          api.dispatch(renamed({ room, name: to, token: mine.token }));
+        }
       } else if (typingUpdated.match(action) && action.payload.typing) {
         const expire = () => api.dispatch(typingExpired({ room, now: deps.now() }));
         deps.setTimeout(expire, TYPING_STALE_MS);
       }
+    }
+
+    /** A browser notification for someone else's message, as the room's bell allows. */
+    function notify(room: string, me: string, message: { sender: string; body: string }) {
+      const mode = selectNotifyMode(api.getState(), room);
+      if (mode === 'off' || (mode === 'mentions' && !mentionsUser(message.body, me))) return;
+      deps.notify(message.sender, message.body, notificationTag(room));
     }
 
     function leave() {
@@ -177,15 +217,22 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
         if (room === action.payload.room) reconnect.retry();
       } else if (messageSent.match(action)) {
         if (room !== action.payload.room) return result;
-        outbox.send(action.payload.clientId, action.payload.body);
+        outbox.send();
         typing.stopped();
       } else if (messageRetried.match(action)) {
         if (room !== action.payload.room) return result;
         const message = selectUnsentMessage(api.getState(), room, action.payload.clientId);
-        if (message) outbox.resend(message.clientId, message.message);
+        if (message) outbox.resend(message.clientId);
       } else if (roomCleared.match(action)) {
         if (action.payload.source === 'local' && room === action.payload.room) {
-          send({ type: FrameType.Clear });
+          if (send({ type: FrameType.Clear })) outbox.spend();
+        }
+      } else if (renameRequested.match(action)) {
+        if (room !== action.payload.room) return result;
+        const { name, token } = action.payload;
+        if (send({ type: FrameType.Rename, token })) {
+          outbox.spend();
+          pendingRename = { name, token };
         }
       } else if (draftEdited.match(action)) {
         if (room === action.payload.room) typing.edited(action.payload.empty);

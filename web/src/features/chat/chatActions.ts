@@ -144,3 +144,32 @@ export interface ErrorFrameReceivedPayload {
 /** The server answered a frame with an error frame (type 7). */
 export const errorFrameReceived =
   createAction<ErrorFrameReceivedPayload>('chat/errorFrameReceived');
+
+/** The server did not store an own message for good (after its retries): the user may retry it. */
+export const messageFailed = createAction<{ room: string; clientId: string }>('chat/messageFailed');
+
+// Names
+
+/** `from` is now called `to` (a presence frame with `renamed_from`), at `time` (ms). */
+export const participantRenamed = createAction<{
+  room: string;
+  from: string;
+  to: string;
+  time: number;
+}>('chat/participantRenamed');
+
+/** `name` has no connection left because it was renamed (a presence frame with `renamed_to`). */
+export const participantRenamedAway = createAction<{ room: string; name: string; to: string }>(
+  'chat/participantRenamedAway',
+);
+
+/** The user asked to take another name, with a token for it: the socket sends a rename frame. */
+export const renameRequested = createAction<{ room: string; name: string; token: string }>(
+  'chat/renameRequested',
+);
+
+/** The server moved this connection to the new name: its token is the room's credential now. */
+export const renamed = createAction<{ room: string; name: string; token: string }>('chat/renamed');
+
+/** The user left the room for good: its credential is forgotten. */
+export const roomForgotten = createAction<{ room: string }>('chat/roomForgotten');

@@ -37,12 +37,13 @@ export const connectionSlice = createSlice({
   reducers: {},
   extraReducers: (builder) => {
     builder
-      .addCase(roomJoined, (_state, action) => ({
-        room: action.payload.room,
-        status: 'connecting',
-        attempt: 0,
-        retryDelayMs: null,
-      }))
+      .addCase(roomJoined, (state, action) =>
+        // Joined again while open (a rename's new token): the socket stays as it is; if it does
+        // not, `reconnectStarted` follows.
+        state.room === action.payload.room && state.status === 'open'
+          ? state
+          : { room: action.payload.room, status: 'connecting', attempt: 0, retryDelayMs: null },
+      )
       .addCase(roomLeft, (state, action) =>
         state.room === action.payload.room ? initialState : state,
       )

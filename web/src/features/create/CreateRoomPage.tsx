@@ -19,6 +19,7 @@ import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { BadgeIcon } from '../../components/BadgeIcon';
 import { roomCreated } from '../chat/chatActions';
 import { selectRoomAuth } from '../roomAuth/roomAuthSlice';
+import { RecentRooms } from './RecentRooms';
 
 export const CREATE_ERROR_MESSAGE =
   'We encountered an error when creating your room, please try again.';
@@ -170,6 +171,7 @@ export function CreateRoomPage() {
               Create Room
             </Button>
           </Form>
+          <RecentRooms />
         </Card.Body>
       </Card>
     </div>

@@ -55,6 +55,8 @@ function shape(input: Partial<FeedInput>): string[] {
         return '[new]';
       case 'presence':
         return item.text;
+      case 'renamed':
+        return `${item.from} is now ${item.name}`;
       case 'cleared':
         return `cleared by ${item.name}`;
     }
@@ -172,8 +174,15 @@ describe('buildFeed', () => {
           event('joined', 'dee', null),
           event('joined', 'eve', null),
           event('cleared', 'Bob', null),
+          { ...event('renamed', 'Bobby', null), from: 'Bob' },
+          event('left', 'fay', null),
         ],
       }),
-    ).toEqual(['ana, bo, dee and 1 other joined; cy left', 'cleared by Bob']);
+    ).toEqual([
+      'ana, bo, dee and 1 other joined; cy left',
+      'cleared by Bob',
+      'Bob is now Bobby',
+      'fay left',
+    ]);
   });
 });

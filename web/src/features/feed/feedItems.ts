@@ -28,6 +28,7 @@ export type FeedItem =
   | { kind: 'day'; key: string; label: string }
   | { kind: 'unread'; key: string }
   | { kind: 'presence'; key: string; text: string }
+  | { kind: 'renamed'; key: string; from: string; name: string }
   | { kind: 'cleared'; key: string; name: string };
 
 export interface FeedInput {
@@ -145,6 +146,14 @@ export function buildFeed(input: FeedInput): FeedItem[] {
         if (event.kind === 'cleared') {
           endRun();
           items.push({ kind: 'cleared', key: `c${event.id}`, name: event.name });
+        } else if (event.kind === 'renamed') {
+          endRun();
+          items.push({
+            kind: 'renamed',
+            key: `r${event.id}`,
+            from: event.from ?? '',
+            name: event.name,
+          });
         } else {
           run.push(event);
         }

@@ -2,8 +2,11 @@ import {
   connectionOpened,
   historyReceived,
   messageReceived,
+  participantRenamed,
+  participantRenamedAway,
   presenceUpdated,
   roomCleared,
+  roomForgotten,
 } from '../chat/chatActions';
 import { FEED_EVENTS_MAX, feedSlice, type FeedState, selectFeedEvents } from './feedSlice';
 
@@ -53,6 +56,22 @@ describe('feedSlice', () => {
       { kind: 'joined', name: 'Cy', epoch: 'e1', afterSeq: 7 },
       { kind: 'left', name: 'cy', epoch: 'e1', afterSeq: 8 },
     ]);
+  });
+
+  it('says "{old} is now {new}" for a rename, with no join or leave line for it', () => {
+    let state = settled();
+    state = reduce(state, presenceUpdated({ room: ROOM, sender: 'Bob', active: true }));
+    state = reduce(state, participantRenamed({ room: ROOM, from: 'Bob', to: 'Bobby', time: 5 }));
+    state = reduce(state, participantRenamedAway({ room: ROOM, name: 'Bob', to: 'Bobby' }));
+    // Bobby is present now: their presence is no news.
+    state = reduce(state, presenceUpdated({ room: ROOM, sender: 'Bobby', active: true }));
+    expect(events(state)).toEqual([
+      { kind: 'joined', name: 'Bob', epoch: 'e1', afterSeq: 7 },
+      { kind: 'renamed', name: 'Bobby', epoch: 'e1', afterSeq: 7 },
+    ]);
+    expect(selectFeedEvents({ feed: state }, ROOM)[1]?.from).toBe('Bob');
+    state = reduce(state, roomForgotten({ room: ROOM }));
+    expect(selectFeedEvents({ feed: state }, ROOM)).toEqual([]);
   });
 
   it('ignores a presence that changes nothing, and the roster after (re)connecting', () => {

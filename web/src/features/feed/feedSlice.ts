@@ -4,22 +4,27 @@ import {
   connectionOpened,
   historyReceived,
   messageReceived,
+  participantRenamed,
+  participantRenamedAway,
   presenceUpdated,
   roomCleared,
+  roomForgotten,
 } from '../chat/chatActions';
 
 /**
  * Lines the feed shows between messages, known only to this tab and never sent: "{name}
- * joined", "{name} left" and "History cleared by {name}". Each is anchored after the newest
+ * joined", "{name} left", "{from} is now {name}" and "History cleared by {name}". Each is anchored after the newest
  * message this tab held when it happened (its `(epoch, seq)`), so it sits in the order the
  * user saw things, whatever the clocks say.
  */
-export type FeedEventKind = 'joined' | 'left' | 'cleared';
+export type FeedEventKind = 'joined' | 'left' | 'renamed' | 'cleared';
 
 export interface FeedEvent {
   id: number;
   kind: FeedEventKind;
   name: string;
+  /** A rename's former name. */
+  from?: string;
   /** The room's epoch `afterSeq` belongs to. */
   epoch: string | null;
   /** The newest message's `seq` when this happened; `null` before any. */
@@ -70,11 +75,18 @@ function advance(feed: RoomFeed, epoch: string | undefined, seqs: readonly numbe
   for (const seq of seqs) if (feed.lastSeq === null || seq > feed.lastSeq) feed.lastSeq = seq;
 }
 
-function add(feed: RoomFeed, kind: FeedEventKind, name: string, time: number | undefined) {
+function add(
+  feed: RoomFeed,
+  kind: FeedEventKind,
+  name: string,
+  time: number | undefined,
+  from?: string,
+) {
   feed.events.push({
     id: feed.nextId++,
     kind,
     name,
+    ...(from === undefined ? {} : { from }),
     epoch: feed.epoch,
     afterSeq: feed.lastSeq,
     time: time ?? null,
@@ -129,6 +141,18 @@ export const feedSlice = createSlice({
         } else {
           add(feed, 'left', payload.sender, payload.time);
         }
+      })
+      .addCase(participantRenamed, (state, { payload }) => {
+        const feed = ensureRoom(state, payload.room);
+        feed.present[userNameKey(payload.to)] = true;
+        add(feed, 'renamed', payload.to, payload.time, payload.from);
+      })
+      .addCase(participantRenamedAway, (state, { payload }) => {
+        // The old name's last connection moved to the new name: no "left" line for it.
+        ensureRoom(state, payload.room).present[userNameKey(payload.name)] = false;
+      })
+      .addCase(roomForgotten, (state, { payload }) => {
+        delete state[payload.room];
       })
       .addCase(roomCleared, (state, { payload }) => {
         // The server's frame names who cleared; an own clear shows when that frame comes back.

@@ -5,17 +5,19 @@ import {
   type EntityState,
   isAnyOf,
 } from '@reduxjs/toolkit';
-import { type ChatMessage, isSameUserName } from '@taco/protocol';
+import { type ChatMessage, ErrorCode, isSameUserName } from '@taco/protocol';
 import { roomsApi } from '../../api/roomsApi';
 import {
   errorFrameReceived,
   historyReceived,
+  messageFailed,
   messageReceived,
   messageRetried,
   messageSent,
   roomCleared,
   roomCreated,
   roomEntered,
+  roomForgotten,
   roomJoined,
 } from '../chat/chatActions';
 
@@ -192,12 +194,18 @@ export const messagesSlice = createSlice({
           source: 'local',
         });
       })
-      .addCase(errorFrameReceived, (state, { payload: { room, clientId } }) => {
-        // An error naming an own message means the server did not store it.
+      .addCase(errorFrameReceived, (state, { payload: { room, clientId, code } }) => {
+        // An error naming an own message means the server did not store it; one refused as
+        // rate limited stays pending: the socket sends it again once the limit allows.
         const unsent = state[room]?.unsent;
-        if (unsent && clientId !== null) {
+        if (unsent && clientId !== null && code !== ErrorCode.RateLimited) {
           unsentAdapter.updateOne(unsent, { id: clientId, changes: { status: 'failed' } });
         }
+      })
+      .addCase(messageFailed, (state, { payload: { room, clientId } }) => {
+        const unsent = state[room]?.unsent;
+        if (unsent)
+          unsentAdapter.updateOne(unsent, { id: clientId, changes: { status: 'failed' } });
       })
       .addCase(messageRetried, (state, action) => {
         // A retried message goes to the end, pending again.
@@ -206,6 +214,9 @@ export const messagesSlice = createSlice({
         if (!unsent || message?.status !== 'failed') return;
         unsentAdapter.removeOne(unsent, message.clientId);
         unsentAdapter.addOne(unsent, { ...message, status: 'pending' });
+      })
+      .addCase(roomForgotten, (state, action) => {
+        delete state[action.payload.room];
       })
       .addCase(roomCleared, (state, action) => {
         const room = ensureRoom(state, action.payload.room);

@@ -5,7 +5,7 @@ import { MAX_NOTICES, noticeDismissed, selectNotices } from './noticesSlice';
 const ROOM = 'teal-otter';
 
 describe('notices slice', () => {
-  it('collects error frames as notices, at most three, dismissable', () => {
+  it('shows one notice at a time: the newest replaces it, the same one again changes nothing', () => {
     const store = makeStore();
     for (const n of [1, 2, 3, 4]) {
       store.dispatch(
@@ -18,10 +18,18 @@ describe('notices slice', () => {
       );
     }
     const notices = selectNotices(store.getState());
-    expect(MAX_NOTICES).toBe(3);
-    expect(notices.map((n) => n.text)).toEqual(['slow 2', 'slow 3', 'slow 4']);
+    expect(MAX_NOTICES).toBe(1);
+    expect(notices.map((n) => n.text)).toEqual(['slow 4']);
+    const again = errorFrameReceived({
+      room: ROOM,
+      code: 'rate_limited',
+      message: 'slow 4',
+      clientId: null,
+    });
+    store.dispatch(again);
+    expect(selectNotices(store.getState())).toEqual(notices);
     store.dispatch(noticeDismissed({ id: notices[0]!.id }));
-    expect(selectNotices(store.getState())).toHaveLength(2);
+    expect(selectNotices(store.getState())).toHaveLength(0);
   });
 
   it('gives every notice its own id, even after others were dismissed', () => {

@@ -14,8 +14,8 @@ export interface NoticesState {
 
 const initialState: NoticesState = { items: [], nextId: 1 };
 
-/** Notices kept at once; older ones drop off. */
-export const MAX_NOTICES = 3;
+/** One notice at a time: a new one replaces the one showing. */
+export const MAX_NOTICES = 1;
 
 export const noticesSlice = createSlice({
   name: 'notices',
@@ -27,6 +27,8 @@ export const noticesSlice = createSlice({
   },
   extraReducers: (builder) => {
     builder.addCase(errorFrameReceived, (state, action) => {
+      // The same notice again (a burst refused one frame after another) stays as it is.
+      if (state.items.some((n) => n.text === action.payload.message)) return;
       state.items.push({ id: state.nextId, text: action.payload.message });
       state.nextId += 1;
       if (state.items.length > MAX_NOTICES) state.items.splice(0, state.items.length - MAX_NOTICES);

@@ -4,7 +4,12 @@ import {
   createSlice,
   type EntityState,
 } from '@reduxjs/toolkit';
-import { presenceUpdated, typingUpdated } from '../chat/chatActions';
+import {
+  participantRenamed,
+  participantRenamedAway,
+  presenceUpdated,
+  typingUpdated,
+} from '../chat/chatActions';
 import { selectRoomTyping, type TypingEntry } from '../typing/typingSlice';
 
 /** A participant as spec §3 defines one: presence from this slice, typing from the typing slice. */
@@ -44,6 +49,14 @@ export const presenceSlice = createSlice({
     builder
       .addCase(presenceUpdated, (state, { payload }) => {
         upsert(state, payload.room, { name: payload.sender, active: payload.active });
+      })
+      .addCase(participantRenamed, (state, { payload }) => {
+        upsert(state, payload.room, { name: payload.to, active: true });
+      })
+      .addCase(participantRenamedAway, (state, { payload }) => {
+        // Not a departure: the same person is listed under the new name.
+        const room = state[payload.room];
+        if (room) presenceAdapter.removeOne(room, payload.name);
       })
       .addCase(typingUpdated, (state, { payload }) => {
         // Whoever types is there.

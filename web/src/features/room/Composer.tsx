@@ -1,21 +1,59 @@
 import { nanoid } from '@reduxjs/toolkit';
 import { codePointLength, FrameErrorMessage, MESSAGE_MAX_LENGTH } from '@taco/protocol';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import {
+  type FormEvent,
+  type KeyboardEvent,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+} from 'react';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
-import { useAppDispatch } from '../../app/hooks';
+import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { draftEdited, messageSent } from '../chat/chatActions';
+import { selectParticipants } from '../presence/presenceSlice';
+import { completeMention, mentionAt, mentionCandidates } from './mentionCompletion';
 
 /** The message input is focused on load and again after this delay. */
 export const INPUT_FOCUS_DELAY_MS = 500;
 
-/** The message input and send button. */
+/** Now, in Unix seconds (a message's time until the server's arrives). */
+function unixSeconds(): number {
+  return Date.now() / 1000;
+}
+
+/** Whether the main pointer is a finger: there, Enter inserts a new line and the button sends. */
+function isTouchDevice(): boolean {
+  return typeof window.matchMedia === 'function' && window.matchMedia('(pointer: coarse)').matches;
+}
+
+/**
+ * The message input and send button. The input grows with its text up to a few lines (then
+ * scrolls); Enter sends and Shift+Enter starts a new line (on touch devices Enter is a new line
+ * and the button sends). Typing `@` offers the present participants to mention.
+ */
 export function Composer({ room, me }: { room: string; me: string }) {
   const dispatch = useAppDispatch();
   const [draft, setDraft] = useState('');
-  const input = useRef<HTMLInputElement>(null);
+  const [caret, setCaret] = useState(0);
+  const [active, setActive] = useState(0);
+  /** The `@` whose list the user closed with Escape: it stays closed until another `@`. */
+  const [dismissedAt, setDismissedAt] = useState<number | null>(null);
+  const input = useRef<HTMLTextAreaElement>(null);
+  /** Where the caret goes once the next draft is in the input (after a completed mention). */
+  const pendingCaret = useRef<number | null>(null);
+  const [touch] = useState(isTouchDevice);
+  const participants = useAppSelector((state) => selectParticipants(state, room));
   const body = draft.trim();
   const tooLong = codePointLength(body) > MESSAGE_MAX_LENGTH;
+
+  const mention = mentionAt(draft, caret);
+  const present = participants.filter((p) => p.active).map((p) => p.name);
+  const candidates =
+    mention && mention.start !== dismissedAt ? mentionCandidates(present, mention.query, me) : [];
+  const listOpen = candidates.length > 0;
+  const activeIndex = Math.min(active, candidates.length - 1);
 
   useEffect(() => {
     input.current?.focus();
@@ -23,8 +61,27 @@ export function Composer({ room, me }: { room: string; me: string }) {
     return () => clearTimeout(timer);
   }, [room]);
 
-  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
+  // Grows with the text; CSS caps it at a few lines, then it scrolls. A completed mention puts
+  // the caret after the inserted name as soon as React has put the text in, before the next
+  // keystroke can land anywhere else.
+  useLayoutEffect(() => {
+    const element = input.current;
+    if (!element) return;
+    element.style.height = 'auto';
+    element.style.height = `${element.scrollHeight}px`;
+    const caretAt = pendingCaret.current;
+    pendingCaret.current = null;
+    if (caretAt !== null) element.setSelectionRange(caretAt, caretAt);
+  }, [draft]);
+
+  const edit = (text: string, at: number) => {
+    setDraft(text);
+    setCaret(at);
+    setActive(0);
+    dispatch(draftEdited({ room, empty: text === '' }));
+  };
+
+  const send = () => {
     if (body === '' || tooLong) return;
     dispatch(
       messageSent({
@@ -32,30 +89,102 @@ export function Composer({ room, me }: { room: string; me: string }) {
         clientId: nanoid(),
         body,
         senderName: me,
-        timestamp: Date.now() / 1000,
+        timestamp: unixSeconds(),
       }),
     );
     setDraft('');
+    setCaret(0);
+    setDismissedAt(null);
     input.current?.focus();
+  };
+
+  const pick = (name: string) => {
+    if (!mention) return;
+    const next = completeMention(draft, caret, mention, name);
+    pendingCaret.current = next.caret;
+    edit(next.text, next.caret);
+    input.current?.focus();
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.nativeEvent.isComposing) return;
+    if (listOpen) {
+      const count = candidates.length;
+      if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+        event.preventDefault();
+        setActive((activeIndex + (event.key === 'ArrowDown' ? 1 : count - 1)) % count);
+        return;
+      }
+      if ((event.key === 'Enter' && !event.shiftKey) || event.key === 'Tab') {
+        const name = candidates[activeIndex];
+        if (name !== undefined) {
+          event.preventDefault();
+          pick(name);
+          return;
+        }
+      }
+      if (event.key === 'Escape') {
+        event.preventDefault();
+        setDismissedAt(mention?.start ?? null);
+        return;
+      }
+    }
+    if (event.key === 'Enter' && !event.shiftKey && !touch) {
+      event.preventDefault();
+      send();
+    }
+  };
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    send();
   };
 
   return (
     <Form className="composer" onSubmit={onSubmit} aria-label="Send a message">
       <div className="composer-row">
-        <Form.Control
-          ref={input}
-          className="composer-input"
-          placeholder="Type a message..."
-          aria-label="Message"
-          value={draft}
-          isInvalid={tooLong}
-          autoComplete="off"
-          enterKeyHint="send"
-          onChange={(event) => {
-            setDraft(event.target.value);
-            dispatch(draftEdited({ room, empty: event.target.value === '' }));
-          }}
-        />
+        <div className="composer-field">
+          {listOpen ? (
+            <ul className="mention-list" id="mention-list" role="listbox" aria-label="Mention">
+              {candidates.map((name, index) => (
+                <li
+                  key={name}
+                  id={`mention-option-${index}`}
+                  role="option"
+                  aria-selected={index === activeIndex}
+                  className={`mention-option ${index === activeIndex ? 'active' : ''}`}
+                  // Keeps the focus in the input.
+                  onMouseDown={(event) => event.preventDefault()}
+                  onClick={() => pick(name)}
+                >
+                  @{name}
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          <Form.Control
+            ref={input}
+            as="textarea"
+            rows={1}
+            dir="auto"
+            className="composer-input"
+            placeholder="Type a message..."
+            aria-label="Message"
+            aria-autocomplete="list"
+            aria-controls={listOpen ? 'mention-list' : undefined}
+            aria-activedescendant={listOpen ? `mention-option-${activeIndex}` : undefined}
+            value={draft}
+            isInvalid={tooLong}
+            autoComplete="off"
+            enterKeyHint={touch ? 'enter' : 'send'}
+            onKeyDown={onKeyDown}
+            onSelect={(event) => setCaret(event.currentTarget.selectionStart ?? draft.length)}
+            onChange={(event) => {
+              if (mention === null) setDismissedAt(null);
+              edit(event.target.value, event.target.selectionStart ?? event.target.value.length);
+            }}
+          />
+        </div>
         <Button type="submit" className="composer-send" disabled={body === '' || tooLong}>
           <span className="visually-hidden">Send</span>
           <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">

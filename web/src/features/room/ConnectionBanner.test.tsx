@@ -62,12 +62,44 @@ describe('ConnectionBanner', () => {
       act(() => jest.advanceTimersByTime(10_000));
       act(() => fake.last().serverClose(CloseCode.Abnormal));
     }
-    expect(screen.getByRole('alert')).toHaveTextContent('You are offline.');
-    expect(screen.getByText('Offline')).toBeInTheDocument();
+    expect(screen.getByRole('alert')).toHaveTextContent(
+      'Disconnected. Messages you send will wait until you reconnect.',
+    );
+    expect(screen.getByText('Disconnected', { selector: '.connection-pill-label' })).toBeVisible();
     const before = fake.sockets.length;
     await user.click(screen.getByRole('button', { name: 'Reconnect' }));
     expect(fake.sockets).toHaveLength(before + 1);
     act(() => fake.last().serverOpen());
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it('tries again when the user comes back to the tab, also after giving up', () => {
+    const { fake } = setup();
+    act(() => fake.last().serverOpen());
+    const visibility = jest.spyOn(document, 'visibilityState', 'get');
+    const backToTab = () => {
+      visibility.mockReturnValue('visible');
+      act(() => {
+        document.dispatchEvent(new Event('visibilitychange'));
+      });
+    };
+    backToTab();
+    expect(fake.sockets).toHaveLength(1);
+    for (let i = 0; i <= RECONNECT_ATTEMPTS; i++) {
+      act(() => fake.last().serverClose(CloseCode.Abnormal));
+      act(() => jest.advanceTimersByTime(10_000));
+    }
+    expect(screen.getByRole('alert')).toHaveTextContent('Disconnected.');
+    const before = fake.sockets.length;
+    visibility.mockReturnValue('hidden');
+    act(() => {
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    expect(fake.sockets).toHaveLength(before);
+    backToTab();
+    expect(fake.sockets).toHaveLength(before + 1);
+    act(() => fake.last().serverOpen());
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    visibility.mockRestore();
   });
 });

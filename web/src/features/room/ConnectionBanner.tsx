@@ -13,10 +13,18 @@ export function ConnectionBanner({ room }: { room: string }) {
   const attempt = useAppSelector(selectReconnectAttempt);
 
   useEffect(() => {
-    // Back online (a phone leaving a tunnel): try now instead of waiting for the next attempt.
-    const onOnline = () => dispatch(reconnectRequested({ room }));
-    window.addEventListener('online', onOnline);
-    return () => window.removeEventListener('online', onOnline);
+    // Back online (a phone leaving a tunnel), or back to the tab: try now instead of waiting for
+    // the next attempt, or after they ran out. An open socket ignores the request.
+    const retry = () => dispatch(reconnectRequested({ room }));
+    const onVisible = () => {
+      if (document.visibilityState === 'visible') retry();
+    };
+    window.addEventListener('online', retry);
+    document.addEventListener('visibilitychange', onVisible);
+    return () => {
+      window.removeEventListener('online', retry);
+      document.removeEventListener('visibilitychange', onVisible);
+    };
   }, [dispatch, room]);
   if (status === 'reconnecting') {
     return (
@@ -37,7 +45,9 @@ export function ConnectionBanner({ room }: { room: string }) {
   if (status === 'offline') {
     return (
       <div className="connection-banner connection-banner-danger" role="alert">
-        <span>You are offline. Messages you send will wait until you reconnect.</span>
+        <span>
+          <strong>Disconnected.</strong> Messages you send will wait until you reconnect.
+        </span>
         <Button size="sm" variant="light" onClick={() => dispatch(reconnectRequested({ room }))}>
           Reconnect
         </Button>
@@ -54,14 +64,14 @@ export function ConnectionPill({ room }: { room: string }) {
     status === 'open'
       ? 'Online'
       : status === 'offline'
-        ? 'Offline'
+        ? 'Disconnected'
         : status === 'reconnecting'
           ? 'Reconnecting…'
           : 'Connecting…';
   return (
     <span className={`connection-pill connection-pill-${status}`}>
       <span className="connection-pill-dot" aria-hidden="true" />
-      {label}
+      <span className="connection-pill-label">{label}</span>
     </span>
   );
 }

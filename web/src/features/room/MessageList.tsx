@@ -61,6 +61,12 @@ function FeedRow({
       );
     case 'presence':
       return <li className="feed-line">{item.text}</li>;
+    case 'renamed':
+      return (
+        <li className="feed-line">
+          {item.from} is now {item.name}
+        </li>
+      );
     case 'cleared':
       return <li className="feed-line feed-line-cleared">History cleared by {item.name}</li>;
   }

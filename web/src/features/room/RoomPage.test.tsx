@@ -9,7 +9,6 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { renderApp } from '../../../test/render';
 import { API, server } from '../../../test/server';
-import type { RootState } from '../../app/store';
 import { selectRoomKnown } from '../messages/messagesSlice';
 import { SESSION_EXPIRED_MESSAGE } from '../roomAuth/authErrorsSlice';
 import { INPUT_FOCUS_DELAY_MS } from './Composer';
@@ -20,44 +19,13 @@ beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
-const ROOM = 'teal-otter';
-const EPOCH = 'e1';
-const authenticated = (name = 'Alice', token = 'tok'): Partial<RootState> => ({
-  roomAuth: {
-    [ROOM]: { roomID: ROOM, senderName: name, token, authenticated: true, rejectionCount: 0 },
-  },
-});
-const chatMessage = (seq: number, sender: string, body: string) => ({
-  sender,
-  body,
-  timestamp: 1_700_000_000 + seq,
-  seq,
-});
+import { chatMessage, EPOCH, openRoom, ROOM, sidebarShare } from '../../../test/openRoom';
 
-/** Renders an authenticated room and plays the server's opening frames. */
 /** The feed's messages (its other rows are day dividers and feed lines). */
 function messageItems(): HTMLElement[] {
   return within(screen.getByRole('log', { name: 'Messages' }))
     .queryAllByRole('listitem')
     .filter((item) => item.classList.contains('message'));
-}
-
-function openRoom(options: Parameters<typeof renderApp>[0] = {}) {
-  const rendered = renderApp({ path: `/r/${ROOM}`, preloadedState: authenticated(), ...options });
-  const socket = rendered.fake.last();
-  act(() => {
-    socket.serverOpen();
-    socket.serverSend({
-      type: FrameType.Message,
-      room: ROOM,
-      epoch: EPOCH,
-      messages: [chatMessage(1, 'Bob', 'Hi Alice'), chatMessage(2, 'Alice', 'Hi Bob')],
-      complete: true,
-    });
-    socket.serverSend({ type: FrameType.Presence, room: ROOM, sender: 'Alice', connecting: true });
-    socket.serverSend({ type: FrameType.Presence, room: ROOM, sender: 'Bob', connecting: true });
-  });
-  return { ...rendered, socket };
 }
 
 describe('Room page: username modal', () => {
@@ -253,12 +221,20 @@ describe('Room page: chat', () => {
     expect(document.querySelector('.message-list img')).toBeNull();
   });
 
-  it('clears the room: disabled without messages, sends the clear frame', async () => {
+  it('clears the room after a confirmation: disabled without messages, sends the clear frame', async () => {
     const { socket, user } = openRoom();
     const clear = screen.getByRole('button', { name: 'Clear Room' });
     expect(clear).toBeEnabled();
     socket.sent.length = 0;
     await user.click(clear);
+    let dialog = await screen.findByRole('dialog', { name: 'Clear the room?' });
+    expect(dialog).toHaveTextContent(`This clears the history of ${ROOM} for everyone in the room`);
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(socket.sent).toEqual([]);
+    await user.click(clear);
+    dialog = await screen.findByRole('dialog', { name: 'Clear the room?' });
+    await user.click(within(dialog).getByRole('button', { name: 'Clear for everyone' }));
     expect(socket.sent).toEqual([{ type: FrameType.Clear }]);
     expect(messageItems()).toHaveLength(0);
     expect(screen.getByText('No messages yet. Say hello!')).toBeInTheDocument();
@@ -327,7 +303,7 @@ describe('Room page: timers', () => {
   it('copies the link when there is no share sheet and shows the toast for 3 seconds', async () => {
     const { user } = openRoom({ fakeTimers: true });
     const write = jest.spyOn(navigator.clipboard, 'writeText');
-    await user.click(screen.getByRole('button', { name: 'Share' }));
+    await user.click(sidebarShare());
     expect(await screen.findByText(SHARE_COPIED_MESSAGE)).toBeInTheDocument();
     expect(write).toHaveBeenCalledWith(`http://localhost/r/${ROOM}`);
     act(() => jest.advanceTimersByTime(TOAST_DELAY_MS + 1000));
@@ -339,7 +315,7 @@ describe('Room page: timers', () => {
     Object.defineProperty(navigator, 'share', { configurable: true, value: share });
     try {
       const { user } = openRoom({ fakeTimers: true });
-      await user.click(screen.getByRole('button', { name: 'Share' }));
+      await user.click(sidebarShare());
       expect(share).toHaveBeenCalledWith({
         title: ROOM,
         text: 'Join me on Taco Chat!',
@@ -355,7 +331,7 @@ describe('Room page: timers', () => {
     openRoom({ fakeTimers: true });
     const input = screen.getByPlaceholderText('Type a message...');
     expect(input).toHaveFocus();
-    act(() => screen.getByRole('button', { name: 'Share' }).focus());
+    act(() => sidebarShare().focus());
     act(() => jest.advanceTimersByTime(INPUT_FOCUS_DELAY_MS));
     expect(input).toHaveFocus();
   });

@@ -18,10 +18,13 @@ import { ConnectionBanner, ConnectionPill } from './ConnectionBanner';
 import { Composer } from './Composer';
 import { MessageList } from './MessageList';
 import { NoticeToasts } from './NoticeToasts';
+import { NotifyBell } from './NotifyBell';
+import { RoomMenu } from './RoomMenu';
 import { SHARE_COPIED_MESSAGE, shareRoom } from './share';
 import { Sidebar } from './Sidebar';
 import { UsernameModal } from './UsernameModal';
 import { useUnreadTitle } from './useUnreadTitle';
+import './room.css';
 
 /** How long the "link copied" toast stays. */
 export const TOAST_DELAY_MS = 3000;
@@ -141,13 +144,26 @@ function Room({ room }: { room: string }) {
             size="sm"
             className="d-md-none"
             onClick={() => setSidebarOpen(true)}
-            aria-label={`Show participants (${participantCount} online)`}
           >
-            ☰ <span className="ms-1">{participantCount}</span>
+            {/* The name says what the visible "☰ 3" means, and contains it. */}
+            <span aria-hidden="true">☰ </span>
+            <span className="visually-hidden">Show participants, </span>
+            <span className="ms-1">{participantCount}</span>
+            <span className="visually-hidden"> online</span>
           </Button>
-          <h1 id="chat-heading" className="chat-title">
-            {senderName !== '' ? `Welcome ${senderName}` : 'Connecting...'}
-          </h1>
+          <div className="chat-heading">
+            <h1 id="chat-heading" className="chat-title">
+              {senderName !== '' ? `Welcome ${senderName}` : 'Connecting...'}
+            </h1>
+            <div className="chat-room-name d-md-none" title={room}>
+              # {room}
+            </div>
+          </div>
+          <Button variant="primary" size="sm" className="d-md-none" onClick={onShare}>
+            Share
+          </Button>
+          <NotifyBell room={room} />
+          <RoomMenu room={room} me={senderName} />
           <ConnectionPill room={room} />
         </div>
         <ConnectionBanner room={room} />

@@ -1,10 +1,10 @@
 import { isSameUserName } from '@taco/protocol';
 import Button from 'react-bootstrap/Button';
-import { useAppDispatch, useAppSelector } from '../../app/hooks';
-import { roomCleared } from '../chat/chatActions';
+import { useAppSelector } from '../../app/hooks';
 import { selectMessages } from '../messages/messagesSlice';
 import { selectIsConnected } from '../connection/connectionSlice';
 import { selectActiveCount, selectParticipants } from '../presence/presenceSlice';
+import { ClearRoomButton } from './ClearRoomButton';
 import { PresenceDot } from './PresenceDot';
 
 interface SidebarProps {
@@ -13,16 +13,25 @@ interface SidebarProps {
   onShare: () => void;
 }
 
+/**
+ * Who is here now first: active participants, then inactive ones (those who left keep their
+ * inactive dot), each group alphabetical (case-insensitive), so the list does not jump around.
+ */
+export function byPresence<T extends { name: string; active: boolean }>(list: readonly T[]): T[] {
+  return [...list].sort(
+    (a, b) =>
+      Number(b.active) - Number(a.active) ||
+      a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }),
+  );
+}
+
 /** Participants with their presence or typing state, and the room's Share and Clear buttons. */
 export function Sidebar({ room, me, onShare }: SidebarProps) {
-  const dispatch = useAppDispatch();
   const participants = useAppSelector((state) => selectParticipants(state, room));
   const hasMessages = useAppSelector((state) => selectMessages(state, room).length > 0);
   // Offline, nobody's presence is known, and a clear could not reach the others.
   const connected = useAppSelector((state) => selectIsConnected(state, room));
-  const sorted = [...participants].sort(
-    (a, b) => Number(b.active) - Number(a.active) || a.name.localeCompare(b.name),
-  );
+  const sorted = byPresence(participants);
   const activeCount = useAppSelector((state) => selectActiveCount(state, room));
 
   return (
@@ -62,13 +71,7 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
         <Button variant="primary" onClick={onShare}>
           Share
         </Button>
-        <Button
-          variant="outline-danger"
-          disabled={!hasMessages || !connected}
-          onClick={() => dispatch(roomCleared({ room, source: 'local' }))}
-        >
-          Clear Room
-        </Button>
+        <ClearRoomButton room={room} disabled={!hasMessages || !connected} />
       </div>
     </div>
   );

@@ -1,14 +1,22 @@
 import { isSameUserName } from '@taco/protocol';
 import { useEffect, useRef, useState } from 'react';
 import { PRODUCT_NAME } from '../../app/brand';
+import { mentionsUser } from '../messages/mentions';
 import type { Message } from '../messages/messagesSlice';
+
+/** The tab title: `{room} · Taco Chat`, prefixed `(N)` while N are unread, `(N @)` if one mentions you. */
+export function unreadTitle(room: string, unread: number, mentioned: boolean): string {
+  const base = `${room} · ${PRODUCT_NAME}`;
+  if (unread === 0) return base;
+  return mentioned ? `(${unread} @) ${base}` : `(${unread}) ${base}`;
+}
 
 /**
  * Keeps the tab title as `{room} · Taco Chat`, prefixed with the number of messages from others
- * that arrived while the tab was hidden.
+ * that arrived while the tab was hidden, and an `@` when one of them mentions the user.
  */
 export function useUnreadTitle(room: string, me: string, messages: Message[]) {
-  const [unread, setUnread] = useState(0);
+  const [unread, setUnread] = useState({ count: 0, mentioned: false });
   const seen = useRef<Set<string> | null>(null);
 
   useEffect(() => {
@@ -18,22 +26,26 @@ export function useUnreadTitle(room: string, me: string, messages: Message[]) {
     if (!previous || !document.hidden) return;
     const fresh = messages.filter(
       (m) => !previous.has(m.key) && m.source === 'remote' && !isSameUserName(m.senderName, me),
-    ).length;
-    if (fresh > 0) setUnread((count) => count + fresh);
+    );
+    if (fresh.length === 0) return;
+    const mentioned = fresh.some((m) => mentionsUser(m.message, me));
+    setUnread((now) => ({
+      count: now.count + fresh.length,
+      mentioned: now.mentioned || mentioned,
+    }));
   }, [messages, me]);
 
   useEffect(() => {
     const onVisibility = () => {
-      if (!document.hidden) setUnread(0);
+      if (!document.hidden) setUnread({ count: 0, mentioned: false });
     };
     document.addEventListener('visibilitychange', onVisibility);
     return () => document.removeEventListener('visibilitychange', onVisibility);
   }, []);
 
   useEffect(() => {
-    const base = `${room} · ${PRODUCT_NAME}`;
-    document.title = unread > 0 ? `(${unread}) ${base}` : base;
+    document.title = unreadTitle(room, unread.count, unread.mentioned);
   }, [room, unread]);
 
-  return unread;
+  return unread.count;
 }

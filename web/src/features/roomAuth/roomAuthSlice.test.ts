@@ -3,9 +3,9 @@ import { http, HttpResponse } from 'msw';
 import { server, API } from '../../../test/server';
 import { makeStore } from '../../app/store';
 import { roomsApi } from '../../api/roomsApi';
-import { roomCreated } from '../chat/chatActions';
+import { renamed, roomCreated, roomForgotten, roomJoined } from '../chat/chatActions';
 import { selectAuthError } from './authErrorsSlice';
-import { unauthorized } from './roomAuthSlice';
+import { RECENT_ROOMS_MAX, selectRecentRooms, unauthorized } from './roomAuthSlice';
 
 const ROOM = 'teal-otter';
 
@@ -127,6 +127,59 @@ describe('room authentication (spec §4)', () => {
       token: '',
       authenticated: false,
       rejectionCount: 2,
+    });
+  });
+});
+
+describe('rooms you were in', () => {
+  const record = (room: string, senderName: string) => ({
+    roomID: room,
+    senderName,
+    token: `t-${room}`,
+    authenticated: true,
+    rejectionCount: 0,
+  });
+
+  it('lists the rooms with a name, the last joined first, and forgets a room left', () => {
+    const store = makeStore({
+      roomAuth: {
+        'teal-otter': record('teal-otter', 'Ann'),
+        'red-fox': record('red-fox', 'Bob'),
+        'no-name': record('no-name', ''),
+      },
+    });
+    expect(selectRecentRooms(store.getState())).toEqual([
+      { room: 'red-fox', name: 'Bob' },
+      { room: 'teal-otter', name: 'Ann' },
+    ]);
+    store.dispatch(roomJoined({ room: 'teal-otter', token: 't-teal-otter' }));
+    expect(selectRecentRooms(store.getState()).map((r) => r.room)).toEqual([
+      'teal-otter',
+      'red-fox',
+    ]);
+    store.dispatch(roomForgotten({ room: 'teal-otter' }));
+    expect(store.getState().roomAuth['teal-otter']).toBeUndefined();
+    expect(selectRecentRooms(store.getState()).map((r) => r.room)).toEqual(['red-fox']);
+  });
+
+  it('keeps at most RECENT_ROOMS_MAX rooms in the list', () => {
+    const roomAuth = Object.fromEntries(
+      Array.from({ length: RECENT_ROOMS_MAX + 3 }, (_, i) => [
+        `room-${i}`,
+        record(`room-${i}`, 'Ann'),
+      ]),
+    );
+    const store = makeStore({ roomAuth });
+    expect(selectRecentRooms(store.getState())).toHaveLength(RECENT_ROOMS_MAX);
+    expect(selectRecentRooms(store.getState())[0]?.room).toBe(`room-${RECENT_ROOMS_MAX + 2}`);
+  });
+
+  it('a confirmed rename makes the new name and token the credential', () => {
+    const store = makeStore({ roomAuth: { [ROOM]: record(ROOM, 'Ann') } });
+    store.dispatch(renamed({ room: ROOM, name: 'Annie', token: 'new-token' }));
+    expect(store.getState().roomAuth[ROOM]).toEqual({
+      ...record(ROOM, 'Annie'),
+      token: 'new-token',
     });
   });
 });

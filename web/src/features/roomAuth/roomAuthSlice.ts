@@ -1,6 +1,7 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
 import { roomsApi } from '../../api/roomsApi';
-import { roomCreated } from '../chat/chatActions';
+import { createSelector } from '@reduxjs/toolkit';
+import { renamed, roomCreated, roomForgotten, roomJoined } from '../chat/chatActions';
 
 /** Authentication for one room: the persisted part of the state. */
 export interface RoomAuthRecord {
@@ -50,6 +51,20 @@ export const roomAuthSlice = createSlice({
         const { room } = action.payload;
         if (!state[room]) state[room] = newRecord(room);
       })
+      .addCase(roomJoined, (state, action) => {
+        // Records are kept in the order rooms were last joined: this one moves to the end.
+        const record = state[action.payload.room];
+        if (!record) return;
+        delete state[action.payload.room];
+        state[action.payload.room] = record;
+      })
+      .addCase(renamed, (state, action) => {
+        const { room, name, token } = action.payload;
+        authenticate(state, room, name, token);
+      })
+      .addCase(roomForgotten, (state, action) => {
+        delete state[action.payload.room];
+      })
       .addMatcher(roomsApi.endpoints.createRoom.matchFulfilled, (state, action) => {
         const { room, name, token } = action.payload;
         authenticate(state, room, name, token);
@@ -75,3 +90,17 @@ export function withRejectionsReset(state: RoomAuthState): RoomAuthState {
 
 export const selectRoomAuth = (state: { roomAuth: RoomAuthState }, room: string) =>
   state.roomAuth[room];
+
+/** How many rooms the home page offers to rejoin. */
+export const RECENT_ROOMS_MAX = 8;
+
+/** Rooms this browser holds a name for, the last joined first (the home page's recent rooms). */
+export const selectRecentRooms = createSelector(
+  [(state: { roomAuth: RoomAuthState }) => state.roomAuth],
+  (roomAuth): Array<{ room: string; name: string }> =>
+    Object.values(roomAuth)
+      .filter((record) => record.senderName !== '')
+      .reverse()
+      .slice(0, RECENT_ROOMS_MAX)
+      .map((record) => ({ room: record.roomID, name: record.senderName })),
+);

@@ -1,5 +1,5 @@
 import type { UnknownAction } from '@reduxjs/toolkit';
-import { TYPING_STALE_MS } from './typingSlice';
+import { TYPING_STALE_MS } from '@taco/protocol';
 import {
   connectionClosed,
   presenceUpdated,

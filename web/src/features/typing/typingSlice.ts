@@ -1,13 +1,13 @@
 import { createSlice } from '@reduxjs/toolkit';
+import { TYPING_STALE_MS } from '@taco/protocol';
 import {
   connectionClosed,
+  participantRenamed,
+  participantRenamedAway,
   presenceUpdated,
   typingExpired,
   typingUpdated,
 } from '../chat/chatActions';
-
-/** A typing indicator with no refresh for this long is considered stale. */
-export const TYPING_STALE_MS = 6000;
 
 /** Whether a participant is typing, and when that was last said (spec §3's participant fields). */
 export interface TypingEntry {
@@ -37,6 +37,13 @@ export const typingSlice = createSlice({
             entry.typing = false;
           }
         }
+      })
+      .addCase(participantRenamed, (state, action) => {
+        const entry = state[action.payload.room]?.[action.payload.from];
+        if (entry) entry.typing = false;
+      })
+      .addCase(participantRenamedAway, (state, action) => {
+        delete state[action.payload.room]?.[action.payload.name];
       })
       .addCase(presenceUpdated, (state, action) => {
         const entry = state[action.payload.room]?.[action.payload.sender];

@@ -1,0 +1,29 @@
+import { WebRoute } from '@taco/protocol';
+import ListGroup from 'react-bootstrap/ListGroup';
+import { Link } from 'react-router-dom';
+import { useAppSelector } from '../../app/hooks';
+import { selectRecentRooms } from '../roomAuth/roomAuthSlice';
+import './recentRooms.css';
+
+/** Rooms this browser holds a name for, to rejoin in one click; nothing when there are none. */
+export function RecentRooms() {
+  const rooms = useAppSelector(selectRecentRooms);
+  if (rooms.length === 0) return null;
+  return (
+    <section className="recent-rooms" aria-labelledby="recent-rooms-heading">
+      <h2 id="recent-rooms-heading" className="h6 text-body-secondary">
+        Rooms you were in
+      </h2>
+      <ListGroup as="ul">
+        {rooms.map(({ room, name }) => (
+          <ListGroup.Item as="li" key={room} action={false}>
+            <Link className="recent-room-name stretched-link" to={WebRoute.room(room)}>
+              {room}
+            </Link>
+            <span className="recent-room-as">as {name}</span>
+          </ListGroup.Item>
+        ))}
+      </ListGroup>
+    </section>
+  );
+}

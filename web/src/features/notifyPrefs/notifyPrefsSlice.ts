@@ -1,0 +1,42 @@
+import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import type { PersistConfig, Storage } from 'redux-persist';
+
+/** What the room's bell lets through: every message from others, mentions of you, or nothing. */
+export type NotifyMode = 'all' | 'mentions' | 'off';
+
+export const NOTIFY_MODES: ReadonlyArray<{ mode: NotifyMode; label: string }> = [
+  { mode: 'all', label: 'All messages' },
+  { mode: 'mentions', label: 'Mentions only' },
+  { mode: 'off', label: 'Off' },
+];
+
+/** The spec's behaviour: others' single messages notify. */
+export const DEFAULT_NOTIFY_MODE: NotifyMode = 'all';
+
+/** Room id → its bell's mode, where the user changed it. */
+export type NotifyPrefsState = Record<string, NotifyMode>;
+
+const initialState: NotifyPrefsState = {};
+
+export const notifyPrefsSlice = createSlice({
+  name: 'notifyPrefs',
+  initialState,
+  reducers: {
+    notifyModeChosen(state, action: PayloadAction<{ room: string; mode: NotifyMode }>) {
+      state[action.payload.room] = action.payload.mode;
+    },
+  },
+});
+
+export const { notifyModeChosen } = notifyPrefsSlice.actions;
+
+/**
+ * The bell is remembered per browser under its own key (`persist:notifyPrefs`), apart from the
+ * spec's `persist:root`, which holds room authentication only; a new build keeps it.
+ */
+export function notifyPrefsPersistConfig(storage: Storage): PersistConfig<NotifyPrefsState> {
+  return { key: 'notifyPrefs', storage, version: 1 };
+}
+
+export const selectNotifyMode = (state: { notifyPrefs: NotifyPrefsState }, room: string) =>
+  state.notifyPrefs[room] ?? DEFAULT_NOTIFY_MODE;
