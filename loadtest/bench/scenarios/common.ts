@@ -92,3 +92,8 @@ export const round = (value: number | null, digits = 1): number | null =>
   value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits;
 
 export const MIB = 1024 * 1024;
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}

@@ -3,9 +3,11 @@
  * one of them instead of the workloads (its options are its own, see each file).
  */
 import { runSlowReader } from './slow-reader';
+import { runStorm } from './storm';
 
 const SCENARIOS: Record<string, (argv: string[]) => Promise<void>> = {
   slowReader: runSlowReader,
+  storm: runStorm,
 };
 
 /** Runs the scenario `--only` names, if it names one; false when it names none. */

@@ -26,6 +26,7 @@ import {
   credentials,
   intOption,
   log,
+  median,
   metricValue,
   MIB,
   round,
@@ -62,11 +63,6 @@ function open(url: string): Promise<WebSocket> {
   });
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-};
-
 export async function runSlowReader(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
@@ -81,12 +77,33 @@ export async function runSlowReader(argv: string[]): Promise<void> {
       out: { type: 'string' },
     },
   });
-  const attackSeconds = intOption('seconds', values.seconds, 60, 5, 600);
-  const idleSeconds = intOption('idle-seconds', values['idle-seconds'], 15, 3, 600);
-  const attackers = intOption('attackers', values.attackers, 10, 1, 200);
-  const memberCount = intOption('members', values.members, 10, 2, 200);
-  const rate = intOption('rate', values.rate, 250, 1, 5000);
-  const bodyBytes = intOption('body', values.body, 4000, 100, 4000);
+  const report = await slowReaderScenario({
+    attackSeconds: intOption('seconds', values.seconds, 60, 5, 600),
+    idleSeconds: intOption('idle-seconds', values['idle-seconds'], 15, 3, 600),
+    attackers: intOption('attackers', values.attackers, 10, 1, 200),
+    members: intOption('members', values.members, 10, 2, 200),
+    rate: intOption('rate', values.rate, 250, 1, 5000),
+    bodyBytes: intOption('body', values.body, 4000, 100, 4000),
+  });
+  log(`JSON: ${writeReport('slow-reader', values.out, report)}`);
+}
+
+export interface SlowReaderSettings {
+  attackSeconds: number;
+  idleSeconds: number;
+  attackers: number;
+  members: number;
+  /** Messages per second into the room, in all. */
+  rate: number;
+  bodyBytes: number;
+}
+
+export type SlowReaderReport = Awaited<ReturnType<typeof slowReaderScenario>>;
+
+/** Runs the attack (see the file's comment) and returns its figures. */
+export async function slowReaderScenario(settings: SlowReaderSettings) {
+  const { attackSeconds, idleSeconds, attackers, rate, bodyBytes } = settings;
+  const memberCount = settings.members;
   const started = Date.now();
 
   log(`== Slow readers: ${attackers} paused attackers, ${memberCount} members, ${rate} msg/s`);
@@ -261,7 +278,7 @@ export async function runSlowReader(argv: string[]): Promise<void> {
         `  attackers: ${opened} paused sockets, ${cuts} cut with 1013, ${openToGoneMs.length} reported gone (open → gone: median ${report.openToGoneMedianMs} ms, max ${report.openToGoneMaxMs} ms; cut → gone: median ${report.cutToGoneMedianMs} ms, max ${report.cutToGoneMaxMs} ms)`,
       ].join('\n'),
     );
-    log(`JSON: ${writeReport('slow-reader', values.out, report)}`);
+    return report;
   } finally {
     if (timer) clearInterval(timer);
     for (const ws of sockets) ws.terminate();
