@@ -1,6 +1,7 @@
 /** What the bench's scenarios (slow reader, reconnect storm) share: limits, HTTP calls, output. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import type Redis from 'ioredis';
 import { ApiPath, type RoomCredentialsResponse, type RoomTicketResponse } from '@taco/protocol';
 
 /** Limits raised so a scenario measures what it is about, not the per-IP abuse limits. */
@@ -96,4 +97,14 @@ export const MIB = 1024 * 1024;
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+/** Calls per command since Redis started (INFO commandstats; commands inside scripts count too). */
+export async function commandStats(redis: Redis): Promise<Map<string, number>> {
+  const stats = new Map<string, number>();
+  for (const line of (await redis.info('commandstats')).split('\n')) {
+    const match = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
+    if (match?.[1] && match[2]) stats.set(match[1], Number(match[2]));
+  }
+  return stats;
 }

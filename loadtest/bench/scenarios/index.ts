@@ -2,10 +2,12 @@
  * The bench's scenarios, each a run of its own rather than a load step: `--only <scenario>` runs
  * one of them instead of the workloads (its options are its own, see each file).
  */
+import { runConnectCost } from './connect-cost';
 import { runSlowReader } from './slow-reader';
 import { runStorm } from './storm';
 
 const SCENARIOS: Record<string, (argv: string[]) => Promise<void>> = {
+  connectCost: runConnectCost,
   slowReader: runSlowReader,
   storm: runStorm,
 };

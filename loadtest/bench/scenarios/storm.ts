@@ -24,7 +24,7 @@ import Redis from 'ioredis';
 import { startCluster } from '../../../infra/cluster/cluster';
 import { emptyHistogram, merge, quantile } from '../histogram';
 import { machine } from '../report';
-import { intOption, log, median, round, SCENARIO_ENV, writeReport } from './common';
+import { commandStats, intOption, log, median, round, SCENARIO_ENV, writeReport } from './common';
 import type {
   MemberReport,
   StormClientMessage,
@@ -120,16 +120,6 @@ export function planRooms(clients: number, run: string): StormRoom[] {
     left -= size;
   }
   return rooms;
-}
-
-/** Calls per command since Redis started (INFO commandstats). */
-async function commandStats(redis: Redis): Promise<Map<string, number>> {
-  const stats = new Map<string, number>();
-  for (const line of (await redis.info('commandstats')).split('\n')) {
-    const match = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
-    if (match?.[1] && match[2]) stats.set(match[1], Number(match[2]));
-  }
-  return stats;
 }
 
 function delta(after: Map<string, number>, before: Map<string, number>): Map<string, number> {
