@@ -3,9 +3,9 @@
  * (4,000 by default, 64 at a time) each ask one replica for credentials and open a room socket
  * (rooms of `--members`) until the server's own presence frame arrives, the way the bench's
  * idle workload does, with credentials and sockets on the same replica. Reports, per connect:
- * the replica's CPU ms (/proc), Redis commands (INFO commandstats, commands inside scripts
- * included) and the replica's Redis round trips by command (its own
- * taco_redis_round_trip_seconds counts), and the wall time of the whole run. `--profile DIR`
+ * the replica's CPU ms (/proc) and Redis commands (INFO commandstats, commands inside scripts
+ * included, and background presence refreshes while the run lasts), the wall time of the whole
+ * run, and first, from MONITOR, every Redis round trip of one connect. `--profile DIR`
  * writes the replica's V8 CPU profile there (summarize it with profile-summary.ts).
  *
  *   npm run bench -- --only connectCost [--sockets 4000] [--members 5] [--profile /tmp/prof]
@@ -31,18 +31,6 @@ import {
 const CONCURRENCY = 64;
 const HOOKS = resolve(__dirname, '..', 'server-hooks.cjs');
 
-/** Round trips by command, from a replica's taco_redis_round_trip_seconds_count series. */
-async function roundTrips(replicaUrl: string): Promise<Map<string, number>> {
-  const response = await fetch(`${replicaUrl}${ApiPath.metrics}`);
-  const counts = new Map<string, number>();
-  for (const line of (await response.text()).split('\n')) {
-    if (!line.startsWith('taco_redis_round_trip_seconds_count{')) continue;
-    const command = /command="([^"]+)"/.exec(line)?.[1] ?? '?';
-    counts.set(command, (counts.get(command) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
-  }
-  return counts;
-}
-
 function perConnect(
   after: Map<string, number>,
   before: Map<string, number>,
@@ -61,6 +49,47 @@ const total = (record: Record<string, number>) =>
     Object.values(record).reduce((sum, value) => sum + value, 0),
     2,
   );
+
+/**
+ * Every Redis command of `count` connects made one at a time before anything else runs (so no
+ * background work interleaves), from MONITOR: round trips (commands a client sent) and commands
+ * run inside scripts, per connect, for the first member of a room and for a later one.
+ */
+async function traceConnects(redisUrl: string, replicaUrl: string, tag: string) {
+  const wsBase = replicaUrl.replace(/^http/, 'ws');
+  // A first connect loads the scripts into Redis (EVAL once, EVALSHA after): not traced.
+  const opened = [await connectOne(wsBase, replicaUrl, `${tag}-warm`, 'warm-up')];
+  const client = new Redis(redisUrl);
+  const monitor = await client.monitor();
+  const seen: { args: string[]; inScript: boolean }[] = [];
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    seen.push({ args, inScript: source.includes('lua') });
+  });
+  const traced: Record<string, { roundTrips: string[]; inScripts: number }> = {};
+  try {
+    for (const [label, name] of [
+      ['first in its room', 'trace-a'],
+      ['joining others', 'trace-b'],
+    ] as const) {
+      seen.length = 0;
+      opened.push(await connectOne(wsBase, replicaUrl, `${tag}-trace`, name));
+      // Commands of this connect still on their way to MONITOR.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const own = seen.filter(({ args }) => !args.join(' ').includes('MONITOR'));
+      traced[label] = {
+        roundTrips: own
+          .filter(({ inScript }) => !inScript)
+          .map(({ args }) => (args[0] ?? '?').toLowerCase()),
+        inScripts: own.filter(({ inScript }) => inScript).length,
+      };
+    }
+  } finally {
+    monitor.disconnect();
+    client.disconnect();
+    for (const ws of opened) ws.terminate();
+  }
+  return traced;
+}
 
 function connectOne(wsBase: string, httpBase: string, room: string, name: string) {
   return credentials(httpBase, room, name).then(
@@ -111,8 +140,13 @@ export async function runConnectCost(argv: string[]): Promise<void> {
     const pid = replica.pid;
     const wsBase = replica.url.replace(/^http/, 'ws');
     const tag = `cost-${Date.now().toString(36)}`;
+    const traced = await traceConnects(cluster.redis?.url ?? '', replica.url, tag);
+    for (const [label, { roundTrips, inScripts }] of Object.entries(traced)) {
+      log(
+        `  one connect, ${label}: ${roundTrips.length} Redis round trips (${roundTrips.join(', ')}), ${inScripts} commands inside scripts`,
+      );
+    }
     const statsBefore = await commandStats(redis);
-    const tripsBefore = await roundTrips(replica.url);
     const cpuBefore = totalCpuSeconds([pid]);
     const started = performance.now();
     let next = 0;
@@ -138,8 +172,6 @@ export async function runConnectCost(argv: string[]): Promise<void> {
     const seconds = (performance.now() - started) / 1000;
     const cpuSeconds = totalCpuSeconds([pid]) - cpuBefore;
     const commands = perConnect(await commandStats(redis), statsBefore, sockets);
-    // The metrics call itself is one more GET of the metrics, not a Redis round trip.
-    const trips = perConnect(await roundTrips(replica.url), tripsBefore, sockets);
     const report = {
       scenario: 'connectCost',
       date: new Date().toISOString(),
@@ -151,14 +183,12 @@ export async function runConnectCost(argv: string[]): Promise<void> {
       replicaCpuMsPerConnect: round((cpuSeconds * 1000) / sockets, 3),
       redisCommandsPerConnect: total(commands),
       redisCommandsByCommand: commands,
-      redisRoundTripsPerConnect: total(trips),
-      redisRoundTripsByCommand: trips,
+      traced,
     };
     log(
       [
         `  ${sockets - failed} connected (${failed} failed) in ${report.seconds} s; replica CPU ${report.replicaCpuMsPerConnect} ms per connect`,
         `  Redis per connect: ${report.redisCommandsPerConnect} commands ${JSON.stringify(commands)}`,
-        `  round trips per connect: ${report.redisRoundTripsPerConnect} ${JSON.stringify(trips)}`,
       ].join('\n'),
     );
     log(`JSON: ${writeReport('connect-cost', values.out, report)}`);
