@@ -165,9 +165,10 @@ export class ChatGateway
       connection.id,
       presenceEvent(room, name, true, name),
     );
-    for (const sender of roster) {
-      connection.send({ type: FrameType.Presence, room, sender, connecting: true });
-    }
+    // The newcomer's roster leaves in one write, however many are present.
+    connection.sendAll(
+      roster.map((sender) => ({ type: FrameType.Presence, room, sender, connecting: true })),
+    );
   }
 
   async handleDisconnect(socket: WebSocket): Promise<void> {
