@@ -119,9 +119,26 @@ export async function runConnectCost(argv: string[]): Promise<void> {
       out: { type: 'string' },
     },
   });
-  const sockets = intOption('sockets', values.sockets, 4000, 10, 50_000);
-  const members = intOption('members', values.members, 5, 1, 1000);
-  const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
+  const report = await connectCostScenario({
+    sockets: intOption('sockets', values.sockets, 4000, 10, 50_000),
+    members: intOption('members', values.members, 5, 1, 1000),
+    profileDir: values.profile === undefined ? undefined : resolve(values.profile),
+  });
+  log(`JSON: ${writeReport('connect-cost', values.out, report)}`);
+}
+
+export interface ConnectCostSettings {
+  sockets: number;
+  /** Members per room. */
+  members: number;
+  /** Where the replica writes its V8 CPU profile, if anywhere. */
+  profileDir?: string | undefined;
+}
+
+export type ConnectCostReport = Awaited<ReturnType<typeof connectCostScenario>>;
+
+/** Runs the connects (see the file's comment) and returns the figures. */
+export async function connectCostScenario({ sockets, members, profileDir }: ConnectCostSettings) {
   log(`== Connect cost: ${sockets} sockets (credentials + socket + join), rooms of ${members}`);
   const cluster = await startCluster({
     replicas: 1,
@@ -191,7 +208,7 @@ export async function runConnectCost(argv: string[]): Promise<void> {
         `  Redis per connect: ${report.redisCommandsPerConnect} commands ${JSON.stringify(commands)}`,
       ].join('\n'),
     );
-    log(`JSON: ${writeReport('connect-cost', values.out, report)}`);
+    return report;
   } finally {
     for (const ws of open) ws.terminate();
     redis.disconnect();
