@@ -15,6 +15,7 @@ import {
   HISTORY_REQUEST_COUNT,
   type ServerFrame,
 } from '@taco/protocol';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { emptyHistogram, record } from '../histogram';
 import { nowMs, probeBody, readProbe } from '../probe';
@@ -35,6 +36,21 @@ const bystanders: Record<StormPhase, number[]> = {
   storm: emptyHistogram(),
   after: emptyHistogram(),
 };
+
+const delay = monitorEventLoopDelay({ resolution: 10 });
+delay.enable();
+const eventLoop: Record<StormPhase, { p99Ms: number; maxMs: number }> = {
+  warm: { p99Ms: 0, maxMs: 0 },
+  storm: { p99Ms: 0, maxMs: 0 },
+  after: { p99Ms: 0, maxMs: 0 },
+};
+
+/** Closes the current phase's event-loop figures and starts the next phase's. */
+function enterPhase(next: StormPhase): void {
+  eventLoop[phase] = { p99Ms: delay.percentile(99) / 1e6, maxMs: delay.max / 1e6 };
+  delay.reset();
+  phase = next;
+}
 
 function reply(message: StormClientMessage): void {
   process.send?.(message);
@@ -300,7 +316,7 @@ process.on('message', (message: StormParentMessage) => {
       startTraffic(message.messagesPerSecondPerRoom, message.bodyBytes);
       break;
     case 'phase':
-      phase = message.phase;
+      enterPhase(message.phase);
       break;
     case 'status':
       reply({
@@ -315,7 +331,13 @@ process.on('message', (message: StormParentMessage) => {
       reply({ type: 'quiet' });
       break;
     case 'report':
-      reply({ type: 'report', members: members.map((member) => member.report()), bystanders });
+      enterPhase(phase);
+      reply({
+        type: 'report',
+        members: members.map((member) => member.report()),
+        bystanders,
+        eventLoop,
+      });
       break;
     case 'close':
       clearInterval(traffic);

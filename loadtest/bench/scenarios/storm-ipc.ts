@@ -60,5 +60,7 @@ export type StormClientMessage =
       members: MemberReport[];
       /** Latency histograms of bystanders (never disconnected), by phase. */
       bystanders: Record<StormPhase, number[]>;
+      /** This process's own event-loop delay by phase (p99 and max, ms): its share of latency. */
+      eventLoop: Record<StormPhase, { p99Ms: number; maxMs: number }>;
     }
   | { type: 'closed' };

@@ -24,7 +24,16 @@ import Redis from 'ioredis';
 import { startCluster } from '../../../infra/cluster/cluster';
 import { emptyHistogram, merge, quantile } from '../histogram';
 import { machine } from '../report';
-import { commandStats, intOption, log, median, round, SCENARIO_ENV, writeReport } from './common';
+import {
+  commandStats,
+  intOption,
+  log,
+  median,
+  metricValue,
+  round,
+  SCENARIO_ENV,
+  writeReport,
+} from './common';
 import type {
   MemberReport,
   StormClientMessage,
@@ -38,6 +47,7 @@ const REPLY_TIMEOUT_MS = 180_000;
 const STORM_LIMIT_MS = 90_000;
 const POLL_MS = 100;
 const DRAIN_MS = 3000;
+const LAG_POLL_MS = 500;
 const ROOM_MIN = 5;
 const ROOM_MAX = 50;
 
@@ -259,7 +269,20 @@ export async function stormScenario(settings: StormSettings) {
     const warmSeconds = (Date.now() - warmStarted) / 1000;
 
     const victim = cluster.replicas[0];
-    if (!victim) throw new Error('no replica to kill');
+    const survivor = cluster.replicas[1];
+    if (!victim || !survivor) throw new Error('no replica to kill');
+    // The survivor's worst event-loop delay, each poll (prom-client resets it per scrape).
+    let survivorLagMs = 0;
+    let watching = true;
+    const watchLag = (async () => {
+      while (watching) {
+        const lag = await metricValue(survivor.url, 'nodejs_eventloop_lag_max_seconds').catch(
+          () => 0,
+        );
+        survivorLagMs = Math.max(survivorLagMs, lag * 1000);
+        await sleep(LAG_POLL_MS);
+      }
+    })();
     phase('storm');
     const killedAt = Date.now();
     victim.kill('SIGKILL');
@@ -282,6 +305,8 @@ export async function stormScenario(settings: StormSettings) {
       }
     }
     const stormStats = await commandStats(redis);
+    watching = false;
+    await watchLag;
     const stormSeconds = ((backAt ?? Date.now()) - killedAt) / 1000;
     phase('after');
     log(
@@ -349,6 +374,15 @@ export async function stormScenario(settings: StormSettings) {
       bystanderP50StormMs: p(histograms.storm, 0.5),
       bystanderP99StormMs: p(histograms.storm, 0.99),
       bystanderMessagesStorm: sum(histograms.storm),
+      survivorEventLoopMaxStormMs: round(survivorLagMs, 0),
+      clientEventLoopP99StormMs: round(
+        Math.max(...reports.map((answer) => answer.eventLoop.storm.p99Ms)),
+        0,
+      ),
+      clientEventLoopMaxStormMs: round(
+        Math.max(...reports.map((answer) => answer.eventLoop.storm.maxMs)),
+        0,
+      ),
       acknowledged: check.acknowledged,
       lost: check.lost,
       shownTwice: check.conflicts,
@@ -372,6 +406,7 @@ export async function stormScenario(settings: StormSettings) {
     log(
       [
         `  bystanders (${report.bystanders}): p50 ${report.bystanderP50WarmMs} ms / p99 ${report.bystanderP99WarmMs} ms before, p50 ${report.bystanderP50StormMs} ms / p99 ${report.bystanderP99StormMs} ms during the storm`,
+        `  event-loop delay during the storm: survivor's max ${report.survivorEventLoopMaxStormMs} ms; load clients' p99 ${report.clientEventLoopP99StormMs} ms, max ${report.clientEventLoopMaxStormMs} ms`,
         `  messages: ${report.acknowledged} acknowledged, ${report.lost} lost, ${report.shownTwice} shown twice (${report.unacknowledged} in flight at the kill never acknowledged)`,
         `  per reconnect: ${report.credentialCallsPerReconnect} credential calls, ${report.ticketCallsPerReconnect} ticket calls, ${report.redisCommandsPerReconnect} Redis commands ${JSON.stringify(report.redisCommandsPerReconnectByCommand)}`,
       ].join('\n'),
