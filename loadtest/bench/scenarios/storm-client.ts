@@ -240,7 +240,7 @@ class Member {
       name: this.name,
       list: [...this.list.values()],
       acked: this.acked,
-      unacknowledged: this.pending.size,
+      unacknowledged: [...this.pending.values()],
       conflicts: this.conflicts,
       repeatedFrames: this.repeatedFrames,
       closes: this.closes,

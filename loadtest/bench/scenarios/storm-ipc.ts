@@ -26,8 +26,8 @@ export interface MemberReport {
   list: [string, number, string, string][];
   /** Own messages acknowledged (echoed with their `client_id`): `[epoch, seq, body]`. */
   acked: [string, number, string][];
-  /** Own messages sent that never came back acknowledged (in flight when the replica died). */
-  unacknowledged: number;
+  /** Bodies of own messages sent that never came back acknowledged (in flight at the kill). */
+  unacknowledged: string[];
   /** A key `(epoch, seq)` that arrived again with a different message: shown twice or wrong. */
   conflicts: number;
   /** Copies of a message the list already held (absorbed by the list's key, not shown twice). */

@@ -387,7 +387,15 @@ export async function stormScenario(settings: StormSettings) {
       lost: check.lost,
       shownTwice: check.conflicts,
       membersMissingSome: check.membersMissingSome,
-      unacknowledged: sum(members.map((member) => member.unacknowledged)),
+      unacknowledged: sum(members.map((member) => member.unacknowledged.length)),
+      // Stored although their sender never got them back: a client that sends them again
+      // would store them twice.
+      unacknowledgedButStored: sum(
+        members.map((member) => {
+          const bodies = new Set(member.list.map(([, , , body]) => body));
+          return member.unacknowledged.filter((body) => bodies.has(body)).length;
+        }),
+      ),
       repeatedFramesAbsorbed: sum(members.map((member) => member.repeatedFrames)),
       credentialCallsPerReconnect:
         reconnects > 0
@@ -407,7 +415,7 @@ export async function stormScenario(settings: StormSettings) {
       [
         `  bystanders (${report.bystanders}): p50 ${report.bystanderP50WarmMs} ms / p99 ${report.bystanderP99WarmMs} ms before, p50 ${report.bystanderP50StormMs} ms / p99 ${report.bystanderP99StormMs} ms during the storm`,
         `  event-loop delay during the storm: survivor's max ${report.survivorEventLoopMaxStormMs} ms; load clients' p99 ${report.clientEventLoopP99StormMs} ms, max ${report.clientEventLoopMaxStormMs} ms`,
-        `  messages: ${report.acknowledged} acknowledged, ${report.lost} lost, ${report.shownTwice} shown twice (${report.unacknowledged} in flight at the kill never acknowledged)`,
+        `  messages: ${report.acknowledged} acknowledged, ${report.lost} lost, ${report.shownTwice} shown twice (${report.unacknowledged} in flight at the kill never acknowledged, ${report.unacknowledgedButStored} of them stored all the same)`,
         `  per reconnect: ${report.credentialCallsPerReconnect} credential calls, ${report.ticketCallsPerReconnect} ticket calls, ${report.redisCommandsPerReconnect} Redis commands ${JSON.stringify(report.redisCommandsPerReconnectByCommand)}`,
       ].join('\n'),
     );
