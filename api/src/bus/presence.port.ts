@@ -1,3 +1,5 @@
+import { type RoomEvent } from './chat-bus.port';
+
 export interface PresenceJoin {
   /** True when this is the name's first connection in the room. */
   first: boolean;
@@ -15,8 +17,6 @@ export interface PresenceEntry {
   name: string;
   connectionId: string;
 }
-
-import { type RoomEvent } from './chat-bus.port';
 
 /**
  * Who is connected to which room: a name is present while any of its connections is.
