@@ -10,6 +10,7 @@
 import {
   ApiPath,
   decideReconnect,
+  DEFAULT_RECONNECT_POLICY,
   decodeServerFrame,
   FrameType,
   HISTORY_REQUEST_COUNT,
@@ -213,6 +214,12 @@ class Member {
       return;
     }
     if (decision.action === 'reauthenticate') {
+      // New credentials, at once; counted as an attempt, so a server that keeps refusing them
+      // is given up on like any other.
+      if (++this.attempts > DEFAULT_RECONNECT_POLICY.attempts) {
+        this.gaveUp = true;
+        return;
+      }
       this.token = null;
       this.reconnects++;
       void this.connect();
