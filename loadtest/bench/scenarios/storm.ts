@@ -228,6 +228,8 @@ export async function stormScenario(settings: StormSettings) {
   const cluster = await startCluster({ replicas: 2, env: SCENARIO_ENV, output: 'quiet' });
   const processes = Array.from({ length: processCount }, (_, index) => new StormProcess(index));
   const redis = new Redis(cluster.redis?.url ?? '', { lazyConnect: true, maxRetriesPerRequest: 1 });
+  // Polling the survivor's event loop, from the kill until everyone is back (or a failure).
+  let watching = false;
   try {
     await redis.connect();
     await Promise.all(processes.map((client) => client.ready));
@@ -273,7 +275,7 @@ export async function stormScenario(settings: StormSettings) {
     if (!victim || !survivor) throw new Error('no replica to kill');
     // The survivor's worst event-loop delay, each poll (prom-client resets it per scrape).
     let survivorLagMs = 0;
-    let watching = true;
+    watching = true;
     const watchLag = (async () => {
       while (watching) {
         const lag = await metricValue(survivor.url, 'nodejs_eventloop_lag_max_seconds').catch(
@@ -421,6 +423,7 @@ export async function stormScenario(settings: StormSettings) {
     );
     return report;
   } finally {
+    watching = false;
     await Promise.all(
       processes.map((client) =>
         client.request({ type: 'close' }, 'closed').catch(() => client.kill()),
