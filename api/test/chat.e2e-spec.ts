@@ -16,10 +16,12 @@ import {
   type ServerTypingFrame,
 } from '@taco/protocol';
 import { ChatGateway } from '../src/chat/chat.gateway';
+import { MetricsService } from '../src/metrics/metrics.service';
 import { RoomTokenService } from '../src/rooms/room-token.service';
 import { type TestClient } from './support/test-client';
 import { isError, isHistory, isPresence, isSingleMessage } from './support/frames';
 import { startTestApp, type TestApp } from './support/test-app';
+import { until } from './support/until';
 
 async function say(
   client: TestClient,
@@ -635,7 +637,13 @@ describe('Chat socket', () => {
   });
 
   it('closes a client that stops reading with 1013, and everyone else is unaffected', async () => {
-    const app = await startTestApp({ messageBurst: 100_000, messagesPerSecond: 100_000 });
+    const app = await startTestApp({
+      messageBurst: 100_000,
+      messagesPerSecond: 100_000,
+      // The client reads again once the others have everything, however long that takes here,
+      // and must still find the close frame (a paused peer is dropped, see the next test).
+      closeTimeoutMs: 120_000,
+    });
     try {
       const reader = await app.join('slow-room', 'Reader');
       const slow = await app.join('slow-room', 'Slow');
@@ -663,6 +671,44 @@ describe('Chat socket', () => {
       await app.close();
     }
   }, 30_000);
+
+  it('drops a client that stopped reading for good once its close handshake is overdue, and says it left', async () => {
+    const app = await startTestApp({ messageBurst: 100_000, messagesPerSecond: 100_000 });
+    try {
+      const metrics = app.app.get(MetricsService);
+      const cutOff = async () =>
+        (await metrics.closes.get()).values.find(
+          (sample) => sample.labels.code === CloseCode.TryAgainLater,
+        )?.value ?? 0;
+      const open = async () => (await metrics.connections.get()).values[0]?.value ?? 0;
+      const reader = await app.join('paused-room', 'Reader');
+      const paused = await app.join('paused-room', 'Paused');
+      const writer = await app.join('paused-room', 'Writer');
+      // A real TCP peer that stops reading and never reads again: it cannot answer a close frame.
+      (paused.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+      const body = 'x'.repeat(MESSAGE_MAX_LENGTH);
+      for (let batch = 0; batch < 400 && (await cutOff()) === 0; batch++) {
+        for (let i = 0; i < 50; i++) writer.send({ type: FrameType.Message, body });
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      // The server has started the close (1013); the peer has not answered, so it is still open.
+      expect({ cutOff: await cutOff(), open: await open() }).toEqual({ cutOff: 1, open: 3 });
+      // Then the server drops the TCP connection, and the others hear that Paused is gone.
+      await until(async () => (await open()) === 2, 15_000, 50);
+      await reader.next(isPresence('Paused', false), 10_000);
+      await writer.next(isPresence('Paused', false), 10_000);
+      // And they keep talking.
+      writer.send({ type: FrameType.Message, body: 'still here' });
+      const after = await reader.next<ServerMessageFrame>(
+        (frame) => isSingleMessage(frame) && (frame as ServerMessageFrame).body === 'still here',
+        10_000,
+      );
+      expect(after.sender).toBe('Writer');
+      expect(reader.socket.readyState).toBe(reader.socket.OPEN);
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
 
   it('drops a connection that stops answering pings', async () => {
     const app = await startTestApp({ pingIntervalMs: 50 });

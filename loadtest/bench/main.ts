@@ -13,6 +13,8 @@
  *   npm run bench -- --only manyRooms --rate 8 --seconds 20
  *                                       # hold one rate instead of searching: CPU per delivery
  *                                       # of each server at equal load, steady-state profiles
+ *   npm run bench -- --only slowReader --seconds 60
+ *                                       # paused readers attack one replica (scenarios/slow-reader.ts)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -26,6 +28,7 @@ import {
   runRateWorkload,
   type RunSettings,
 } from './run-workload';
+import { runScenario } from './scenarios';
 import { type RunningServer, SERVER_NAMES, type ServerId, startServer } from './servers';
 
 /** Default BENCH_SCALE: the whole run stays within about five minutes on two cores. */
@@ -98,6 +101,8 @@ async function withServer<T>(
 }
 
 async function main(): Promise<void> {
+  // `--only slowReader` and `--only storm` are scenarios of their own (loadtest/bench/scenarios).
+  if (await runScenario(process.argv.slice(2))) return;
   const { values } = parseArgs({
     options: {
       smoke: { type: 'boolean', default: false },

@@ -19,6 +19,11 @@ export const TOKEN_MAX_LENGTH = 2048;
 export const FRAME_MAX_BYTES = 16 * 1024;
 /** Bytes waiting to be sent to one connection before it is closed with 1013. */
 export const SEND_BUFFER_MAX_BYTES = 1024 * 1024;
+/**
+ * How long a server waits for the peer to answer a close frame it sent (1013, 4429, 4401, 1008,
+ * 1012, ...) before it drops the TCP connection: a peer that stopped reading never answers.
+ */
+export const CLOSE_HANDSHAKE_TIMEOUT_MS = 5000;
 
 /** History a client asks for on first open. */
 export const HISTORY_REQUEST_COUNT = 100;

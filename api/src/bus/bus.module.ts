@@ -62,9 +62,11 @@ const REDIS_BOOT_WAIT_MS = 5000;
     },
     {
       provide: PresenceStore,
-      useFactory: (config: AppConfig, redis: RedisConnections | null) =>
-        redis ? new RedisPresenceStore(redis, config.presenceExpiryMs) : new MemoryPresenceStore(),
-      inject: [AppConfig, RedisConnections],
+      useFactory: (config: AppConfig, redis: RedisConnections | null, bus: ChatBus) =>
+        redis
+          ? new RedisPresenceStore(redis, config.presenceExpiryMs)
+          : new MemoryPresenceStore(bus),
+      inject: [AppConfig, RedisConnections, ChatBus],
     },
   ],
   exports: [ChatBus, PresenceStore, RedisConnections],

@@ -1,3 +1,5 @@
+import { type RoomEvent } from './chat-bus.port';
+
 export interface PresenceJoin {
   /** True when this is the name's first connection in the room. */
   first: boolean;
@@ -22,8 +24,27 @@ export interface PresenceEntry {
  * replicas that stopped refreshing with `reap`.
  */
 export abstract class PresenceStore {
-  abstract join(room: string, name: string, connectionId: string): Promise<PresenceJoin>;
-  abstract leave(room: string, name: string, connectionId: string): Promise<PresenceLeave>;
+  /**
+   * Adds a connection. With `announce`, that event is published to the room (as
+   * `ChatBus.publish` does) when this is the name's first connection there, in the same step:
+   * with Redis, joining and announcing are one round trip.
+   */
+  abstract join(
+    room: string,
+    name: string,
+    connectionId: string,
+    announce?: RoomEvent,
+  ): Promise<PresenceJoin>;
+  /**
+   * Removes a connection. With `announce`, that event is published to the room when it was the
+   * name's last connection there, in the same step.
+   */
+  abstract leave(
+    room: string,
+    name: string,
+    connectionId: string,
+    announce?: RoomEvent,
+  ): Promise<PresenceLeave>;
   /** Whether a name is connected in the room, compared trimmed and case-insensitively. */
   abstract isPresent(room: string, name: string): Promise<boolean>;
   /** Every name connected in the room now. */

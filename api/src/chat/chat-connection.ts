@@ -153,6 +153,18 @@ export class ChatConnection {
     return true;
   }
 
+  /** Sends frames to this connection alone, in one write; returns how many went out. */
+  sendAll(frames: readonly ServerFrame[]): number {
+    this.transport.cork();
+    try {
+      let sent = 0;
+      for (const frame of frames) if (this.send(frame)) sent++;
+      return sent;
+    } finally {
+      this.transport.uncork();
+    }
+  }
+
   ping(): void {
     if (this.socket.readyState === WebSocket.OPEN) this.socket.ping();
   }

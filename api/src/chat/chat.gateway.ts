@@ -172,16 +172,22 @@ export class ChatGateway
 
   /**
    * Subscribes first, then reads the roster, so no join between the two is missed: the newcomer
-   * gets everyone present (itself included); the others hear of the newcomer if the name is new.
+   * gets everyone present (itself included); the others hear of the newcomer if the name is new,
+   * announced by the presence store in the same step as the join (one Redis round trip).
    */
   private async join(connection: ChatConnection): Promise<void> {
     const { room, name } = connection;
     await this.hub.add(connection);
-    const { first, roster } = await this.presence.join(room, name, connection.id);
-    for (const sender of roster) {
-      connection.send({ type: FrameType.Presence, room, sender, connecting: true });
-    }
-    if (first) await this.bus.publish(room, presenceEvent(room, name, true, name));
+    const { roster } = await this.presence.join(
+      room,
+      name,
+      connection.id,
+      presenceEvent(room, name, true, name),
+    );
+    // The newcomer's roster leaves in one write, however many are present.
+    connection.sendAll(
+      roster.map((sender) => ({ type: FrameType.Presence, room, sender, connecting: true })),
+    );
   }
 
   /**
@@ -219,8 +225,8 @@ export class ChatGateway
     const { room, name } = connection;
     try {
       await this.hub.remove(connection);
-      const { last } = await this.presence.leave(room, name, connection.id);
-      if (last) await this.bus.publish(room, presenceEvent(room, name, false, name));
+      // The others hear that the name is gone if that was its last connection.
+      await this.presence.leave(room, name, connection.id, presenceEvent(room, name, false, name));
     } catch (error) {
       this.logger.error(`Leaving a room failed: ${String(error)}`);
     }

@@ -12,7 +12,8 @@ import {
   parseSocketPath,
   UNAVAILABLE_ERROR,
 } from '@taco/protocol';
-import { type RawData, WebSocket, WebSocketServer } from 'ws';
+import { type RawData, type ServerOptions, WebSocket, WebSocketServer } from 'ws';
+import { AppConfig } from '../config/app-config';
 import { HealthService } from '../health/health.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { ChatConnection } from './chat-connection';
@@ -29,6 +30,9 @@ const DRAINING =
  * - upgrades are routed by the pattern `/api/room/:room_id/ws` on the application's own server,
  *   and refused with 503 while the replica drains;
  * - frames over the frame limit close with 1009, and nothing is compressed;
+ * - a socket the server closes (1013 for a client that stopped reading, 4429, 4401, 1008, 1012
+ *   when draining) is dropped if its peer has not answered the close frame within
+ *   `closeTimeoutMs`, so a paused peer's buffer and presence go with it (ws waits 30 s otherwise);
  * - every inbound frame goes through the protocol codec: a bad one is answered with an error
  *   frame (type 7) and never reaches the gateway; a good one goes to `RoomFrameHandler`, and its
  *   answer back to the sender. One listener function serves every socket.
@@ -37,6 +41,7 @@ export class RoomWsAdapter extends WsAdapter {
   private readonly log = new Logger(RoomWsAdapter.name);
   private readonly metrics: MetricsService;
   private readonly health: HealthService;
+  private readonly closeTimeoutMs: number;
   private frames: RoomFrameHandler | undefined;
   private admission: ConnectionAdmission | undefined;
   /** Shared by every socket: ws calls it with the socket as `this`. */
@@ -47,6 +52,7 @@ export class RoomWsAdapter extends WsAdapter {
     super(app);
     this.metrics = app.get(MetricsService);
     this.health = app.get(HealthService);
+    this.closeTimeoutMs = app.get(AppConfig).closeTimeoutMs;
     const receive = (socket: WebSocket, data: RawData, isBinary: boolean) =>
       this.receive(socket, data, isBinary);
     this.onMessage = function (this: WebSocket, data: RawData, isBinary: boolean) {
@@ -56,12 +62,15 @@ export class RoomWsAdapter extends WsAdapter {
   }
 
   override create(): WebSocketServer {
-    const server = new WebSocketServer({
+    // ws (≥ 8.19) reads `closeTimeout`; @types/ws does not list it yet.
+    const options: ServerOptions & { closeTimeout: number } = {
       noServer: true,
       maxPayload: FRAME_MAX_BYTES,
       perMessageDeflate: false,
       clientTracking: true,
-    });
+      closeTimeout: this.closeTimeoutMs,
+    };
+    const server = new WebSocketServer(options);
     server.on('error', (error) => this.log.error(`WebSocket server error: ${error.message}`));
     server.on('connection', (socket: WebSocket) => {
       socket.on('error', this.onSocketError);

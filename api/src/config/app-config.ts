@@ -41,6 +41,8 @@ export class AppConfig {
   strikesBeforeClose: number;
   strikesForgivenPerSecond: number;
   pingIntervalMs: number;
+  /** How long a socket the server closes may take to answer the close frame before it is dropped. */
+  closeTimeoutMs: number;
   /** How often a replica refreshes its participants in shared presence and reaps stale ones. */
   presenceRefreshMs: number;
   /** How long a participant stays present without a refresh (a replica that died). */

@@ -35,6 +35,7 @@ describe('loadConfig', () => {
       typingPerSecond: 2,
       historyRequests: 5,
       pingIntervalMs: 25_000,
+      closeTimeoutMs: 5000,
       jwtSecret: undefined,
     });
     expect(config.logLevel).toBe('info');

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
+  CLOSE_HANDSHAKE_TIMEOUT_MS,
   HISTORY_MAX_DEFAULT,
   PING_INTERVAL_MS,
   PRESENCE_TTL_MS,
@@ -145,6 +146,7 @@ export function loadConfig(
     strikesBeforeClose: RATE_LIMITS.strikesBeforeClose,
     strikesForgivenPerSecond: RATE_LIMITS.strikesForgivenPerSecond,
     pingIntervalMs: PING_INTERVAL_MS,
+    closeTimeoutMs: CLOSE_HANDSHAKE_TIMEOUT_MS,
     // Refresh six times per TTL and expire after two thirds of it, so a dead replica's
     // participants are reported gone (expiry + one reap) within the TTL.
     presenceRefreshMs: PRESENCE_TTL_MS / 6,

@@ -26,9 +26,14 @@ describeChatBusContract('memory', () => {
   });
 });
 
-describePresenceContract('memory', () =>
-  Promise.resolve({ store: new MemoryPresenceStore(), dispose: () => Promise.resolve() }),
-);
+describePresenceContract('memory', () => {
+  const bus = new MemoryChatBus({ historyMax: HISTORY_MAX, roomTtlMs: ROOM_TTL_MS, now: Date.now });
+  return Promise.resolve({
+    store: new MemoryPresenceStore(bus),
+    bus,
+    dispose: () => Promise.resolve(),
+  });
+});
 
 describe('MemoryChatBus room expiry', () => {
   it('forgets rooms idle past the room TTL unless this process is subscribed to them', async () => {

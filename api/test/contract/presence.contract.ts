@@ -1,7 +1,11 @@
+import { type ChatBus, type RoomEvent } from '../../src/bus/chat-bus.port';
 import { type PresenceStore } from '../../src/bus/presence.port';
+import { until } from '../support/until';
 
 export interface PresenceUnderTest {
   store: PresenceStore;
+  /** The bus the store announces on (`join`/`leave` with an event). */
+  bus: ChatBus;
   dispose(): Promise<void>;
 }
 
@@ -54,6 +58,33 @@ export function describePresenceContract(
       await store.join(room, 'Ann', 'c1');
       expect(await store.leave(room, 'Ann', 'c-unknown')).toEqual({ last: false });
       expect(await store.isPresent(room, 'Ann')).toBe(true);
+    });
+
+    it('announces a name to the room on its first join and its last leave, only then', async () => {
+      const { bus } = subject;
+      const seen: string[] = [];
+      bus.onDelivery((to, event) => {
+        if (to === room) seen.push(event.payload.toString());
+      });
+      await bus.subscribe(room);
+      const event = (text: string): RoomEvent => ({ payload: text });
+      expect(await store.join(room, 'Ann', 'c1', event('Ann came'))).toEqual({
+        first: true,
+        roster: ['Ann'],
+      });
+      expect((await store.join(room, 'Ann', 'c2', event('Ann came again'))).first).toBe(false);
+      expect((await store.join(room, 'Bob', 'c3')).first).toBe(true);
+      expect(await store.leave(room, 'Ann', 'c1', event('Ann left early'))).toEqual({
+        last: false,
+      });
+      expect(await store.leave(room, 'Ann', 'c2', event('Ann left'))).toEqual({ last: true });
+      expect(await store.leave(room, 'Ann', 'c2', event('Ann left twice'))).toEqual({
+        last: false,
+      });
+      // Published after the others on the same path: once it is here, so is everything before it.
+      await bus.publish(room, event('end'));
+      await until(() => seen.includes('end'), 5000, 10);
+      expect(seen).toEqual(['Ann came', 'Ann left', 'end']);
     });
 
     it('compares names trimmed and case-insensitively, per room', async () => {

@@ -61,7 +61,11 @@ describeChatBusContract('redis cluster', async () => {
 
 describePresenceContract('redis cluster', async () => {
   const redis = await connections('presence');
-  return { store: new RedisPresenceStore(redis, 20_000), dispose: () => redis.close() };
+  return {
+    store: new RedisPresenceStore(redis, 20_000),
+    bus: new RedisChatBus(redis, { historyMax: HISTORY_MAX, roomTtlSeconds: 60 }),
+    dispose: () => redis.close(),
+  };
 });
 
 describe('Room channels on a Redis Cluster', () => {

@@ -96,5 +96,9 @@ describe('RedisChatBus epoch keys', () => {
 
 describePresenceContract('redis', async () => {
   const redis = await connections();
-  return { store: new RedisPresenceStore(redis, 20_000), dispose: () => redis.close() };
+  return {
+    store: new RedisPresenceStore(redis, 20_000),
+    bus: new RedisChatBus(redis, { historyMax: HISTORY_MAX, roomTtlSeconds: 60 }),
+    dispose: () => redis.close(),
+  };
 });

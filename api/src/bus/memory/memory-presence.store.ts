@@ -1,4 +1,5 @@
 import { isSameUserName } from '@taco/protocol';
+import { type ChatBus, type RoomEvent } from '../chat-bus.port';
 import { type PresenceJoin, type PresenceLeave, PresenceStore } from '../presence.port';
 
 /** The embedded driver: presence of this process's own connections. */
@@ -6,7 +7,39 @@ export class MemoryPresenceStore extends PresenceStore {
   /** room → name → connection ids */
   private readonly rooms = new Map<string, Map<string, Set<string>>>();
 
-  join(room: string, name: string, connectionId: string): Promise<PresenceJoin> {
+  /** `bus`: where `announce` events go (the embedded server's own bus). */
+  constructor(private readonly bus?: Pick<ChatBus, 'publish'>) {
+    super();
+  }
+
+  async join(
+    room: string,
+    name: string,
+    connectionId: string,
+    announce?: RoomEvent,
+  ): Promise<PresenceJoin> {
+    const joined = this.add(room, name, connectionId);
+    if (joined.first && announce) await this.announce(room, announce);
+    return joined;
+  }
+
+  async leave(
+    room: string,
+    name: string,
+    connectionId: string,
+    announce?: RoomEvent,
+  ): Promise<PresenceLeave> {
+    const left = this.remove(room, name, connectionId);
+    if (left.last && announce) await this.announce(room, announce);
+    return left;
+  }
+
+  private announce(room: string, event: RoomEvent): Promise<void> {
+    if (!this.bus) throw new Error('MemoryPresenceStore: no bus to announce on');
+    return this.bus.publish(room, event);
+  }
+
+  private add(room: string, name: string, connectionId: string): PresenceJoin {
     let names = this.rooms.get(room);
     if (!names) {
       names = new Map();
@@ -19,17 +52,17 @@ export class MemoryPresenceStore extends PresenceStore {
       names.set(name, connections);
     }
     connections.add(connectionId);
-    return Promise.resolve({ first, roster: [...names.keys()] });
+    return { first, roster: [...names.keys()] };
   }
 
-  leave(room: string, name: string, connectionId: string): Promise<PresenceLeave> {
+  private remove(room: string, name: string, connectionId: string): PresenceLeave {
     const names = this.rooms.get(room);
     const connections = names?.get(name);
-    if (!names || !connections?.delete(connectionId)) return Promise.resolve({ last: false });
-    if (connections.size > 0) return Promise.resolve({ last: false });
+    if (!names || !connections?.delete(connectionId)) return { last: false };
+    if (connections.size > 0) return { last: false };
     names.delete(name);
     if (names.size === 0) this.rooms.delete(room);
-    return Promise.resolve({ last: true });
+    return { last: true };
   }
 
   isPresent(room: string, name: string): Promise<boolean> {

@@ -5,6 +5,8 @@ import {
   type PresenceLeave,
   PresenceStore,
 } from '../presence.port';
+import { type RoomEvent } from '../chat-bus.port';
+import { encodeEnvelope } from './envelope';
 import { LuaScript } from './lua-script';
 import { type RedisConnections } from './redis-connections';
 import { roomKeys } from './redis-keys';
@@ -37,22 +39,39 @@ export class RedisPresenceStore extends PresenceStore {
     super();
   }
 
-  async join(room: string, name: string, connectionId: string): Promise<PresenceJoin> {
+  async join(
+    room: string,
+    name: string,
+    connectionId: string,
+    announce?: RoomEvent,
+  ): Promise<PresenceJoin> {
+    const keys = roomKeys(room);
     const [first, ...roster] = (await join.run(
       this.redis.coalesced(),
-      [roomKeys(room).presence],
-      [name, member(name, connectionId), this.expiryMs],
+      [keys.presence, keys.channel],
+      [name, member(name, connectionId), this.expiryMs, ...this.announcing(announce)],
     )) as [number, ...string[]];
     return { first: first === 1, roster };
   }
 
-  async leave(room: string, name: string, connectionId: string): Promise<PresenceLeave> {
+  async leave(
+    room: string,
+    name: string,
+    connectionId: string,
+    announce?: RoomEvent,
+  ): Promise<PresenceLeave> {
+    const keys = roomKeys(room);
     const last = await leave.run(
       this.redis.coalesced(),
-      [roomKeys(room).presence],
-      [name, member(name, connectionId)],
+      [keys.presence, keys.channel],
+      [name, member(name, connectionId), ...this.announcing(announce)],
     );
     return { last: last === 1 };
+  }
+
+  /** The scripts' optional last arguments: the event as published, and the publish command. */
+  private announcing(announce: RoomEvent | undefined): string[] {
+    return announce ? [encodeEnvelope(announce), this.redis.publishCommand] : [];
   }
 
   async isPresent(room: string, name: string): Promise<boolean> {

@@ -114,8 +114,10 @@ end
 `;
 
 /**
- * Join. KEYS: presence. ARGV: name, member, expiry ms. Members are "name\\nconnection" scored by
- * the time they expire. Returns {first (1/0), roster names...}.
+ * Join. KEYS: presence, room channel. ARGV: name, member, expiry ms, then optionally an envelope
+ * and the publish command: the envelope is published on the room channel when this is the name's
+ * first live connection (the newcomer announced in the same round trip). Members are
+ * "name\\nconnection" scored by the time they expire. Returns {first (1/0), roster names...}.
  */
 export const PRESENCE_JOIN_SCRIPT = `${PRESENCE_PRELUDE}
 local names = live_names(KEYS[1])
@@ -124,15 +126,21 @@ if names[ARGV[1]] then first = 0 end
 names[ARGV[1]] = true
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[2])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) * 3)
+if first == 1 and ARGV[4] then redis.call(ARGV[5], KEYS[2], ARGV[4]) end
 local result = {first}
 for name in pairs(names) do table.insert(result, name) end
 return result
 `;
 
-/** Leave. KEYS: presence. ARGV: name, member. Returns 1 when no live connection of the name is left. */
+/**
+ * Leave. KEYS: presence, room channel. ARGV: name, member, then optionally an envelope and the
+ * publish command: the envelope is published on the room channel when no live connection of the
+ * name is left. Returns 1 when no live connection of the name is left.
+ */
 export const PRESENCE_LEAVE_SCRIPT = `${PRESENCE_PRELUDE}
 if redis.call('ZREM', KEYS[1], ARGV[2]) == 0 then return 0 end
 if live_names(KEYS[1])[ARGV[1]] then return 0 end
+if ARGV[3] then redis.call(ARGV[4], KEYS[2], ARGV[3]) end
 return 1
 `;
 

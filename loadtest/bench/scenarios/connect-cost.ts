@@ -1,0 +1,217 @@
+/**
+ * `npm run bench -- --only connectCost`: what one connect costs Taco Chat. `--sockets` clients
+ * (4,000 by default, 64 at a time) each ask one replica for credentials and open a room socket
+ * (rooms of `--members`) until the server's own presence frame arrives, the way the bench's
+ * idle workload does, with credentials and sockets on the same replica. Reports, per connect:
+ * the replica's CPU ms (/proc) and Redis commands (INFO commandstats, commands inside scripts
+ * included, and background presence refreshes while the run lasts), the wall time of the whole
+ * run, and first, from MONITOR, every Redis round trip of one connect. `--profile DIR`
+ * writes the replica's V8 CPU profile there (summarize it with profile-summary.ts).
+ *
+ *   npm run bench -- --only connectCost [--sockets 4000] [--members 5] [--profile /tmp/prof]
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ApiPath, FrameType } from '@taco/protocol';
+import Redis from 'ioredis';
+import WebSocket from 'ws';
+import { startCluster } from '../../../infra/cluster/cluster';
+import { totalCpuSeconds } from '../proc-stats';
+import { machine } from '../report';
+import {
+  commandStats,
+  credentials,
+  intOption,
+  log,
+  round,
+  SCENARIO_ENV,
+  writeReport,
+} from './common';
+
+const CONCURRENCY = 64;
+const HOOKS = resolve(__dirname, '..', 'server-hooks.cjs');
+
+function perConnect(
+  after: Map<string, number>,
+  before: Map<string, number>,
+  sockets: number,
+): Record<string, number> {
+  const result: [string, number][] = [];
+  for (const [command, calls] of after) {
+    const each = (calls - (before.get(command) ?? 0)) / sockets;
+    if (each >= 0.01) result.push([command, round(each, 2) ?? 0]);
+  }
+  return Object.fromEntries(result.sort((a, b) => b[1] - a[1]));
+}
+
+const total = (record: Record<string, number>) =>
+  round(
+    Object.values(record).reduce((sum, value) => sum + value, 0),
+    2,
+  );
+
+/**
+ * Every Redis command of `count` connects made one at a time before anything else runs (so no
+ * background work interleaves), from MONITOR: round trips (commands a client sent) and commands
+ * run inside scripts, per connect, for the first member of a room and for a later one.
+ */
+async function traceConnects(redisUrl: string, replicaUrl: string, tag: string) {
+  const wsBase = replicaUrl.replace(/^http/, 'ws');
+  // A first connect loads the scripts into Redis (EVAL once, EVALSHA after): not traced.
+  const opened = [await connectOne(wsBase, replicaUrl, `${tag}-warm`, 'warm-up')];
+  const client = new Redis(redisUrl);
+  const monitor = await client.monitor();
+  const seen: { args: string[]; inScript: boolean }[] = [];
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    seen.push({ args, inScript: source.includes('lua') });
+  });
+  const traced: Record<string, { roundTrips: string[]; inScripts: number }> = {};
+  try {
+    for (const [label, name] of [
+      ['first in its room', 'trace-a'],
+      ['joining others', 'trace-b'],
+    ] as const) {
+      seen.length = 0;
+      opened.push(await connectOne(wsBase, replicaUrl, `${tag}-trace`, name));
+      // Commands of this connect still on their way to MONITOR.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const own = seen.filter(({ args }) => !args.join(' ').includes('MONITOR'));
+      traced[label] = {
+        roundTrips: own
+          .filter(({ inScript }) => !inScript)
+          .map(({ args }) => (args[0] ?? '?').toLowerCase()),
+        inScripts: own.filter(({ inScript }) => inScript).length,
+      };
+    }
+  } finally {
+    monitor.disconnect();
+    client.disconnect();
+    for (const ws of opened) ws.terminate();
+  }
+  return traced;
+}
+
+function connectOne(wsBase: string, httpBase: string, room: string, name: string) {
+  return credentials(httpBase, room, name).then(
+    (token) =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const ws = new WebSocket(`${wsBase}${ApiPath.roomSocket(room, token)}`, {
+          perMessageDeflate: false,
+        });
+        ws.on('message', (data: Buffer) => {
+          const frame = JSON.parse(data.toString('utf8')) as { type?: number; sender?: string };
+          if (frame.type === FrameType.Presence && frame.sender === name) resolve(ws);
+        });
+        ws.once('error', reject);
+        ws.once('close', (code) => reject(new Error(`closed with ${code}`)));
+      }),
+  );
+}
+
+export async function runConnectCost(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      only: { type: 'string' },
+      sockets: { type: 'string' },
+      members: { type: 'string' },
+      profile: { type: 'string' },
+      out: { type: 'string' },
+    },
+  });
+  const report = await connectCostScenario({
+    sockets: intOption('sockets', values.sockets, 4000, 10, 50_000),
+    members: intOption('members', values.members, 5, 1, 1000),
+    profileDir: values.profile === undefined ? undefined : resolve(values.profile),
+  });
+  log(`JSON: ${writeReport('connect-cost', values.out, report)}`);
+}
+
+export interface ConnectCostSettings {
+  sockets: number;
+  /** Members per room. */
+  members: number;
+  /** Where the replica writes its V8 CPU profile, if anywhere. */
+  profileDir?: string | undefined;
+}
+
+export type ConnectCostReport = Awaited<ReturnType<typeof connectCostScenario>>;
+
+/** Runs the connects (see the file's comment) and returns the figures. */
+export async function connectCostScenario({ sockets, members, profileDir }: ConnectCostSettings) {
+  log(`== Connect cost: ${sockets} sockets (credentials + socket + join), rooms of ${members}`);
+  const cluster = await startCluster({
+    replicas: 1,
+    env: {
+      ...SCENARIO_ENV,
+      ...(profileDir ? { NODE_OPTIONS: `--require ${HOOKS}`, BENCH_PROFILE_DIR: profileDir } : {}),
+    },
+    output: 'quiet',
+  });
+  const redis = new Redis(cluster.redis?.url ?? '', { lazyConnect: true });
+  const open: WebSocket[] = [];
+  try {
+    await redis.connect();
+    const replica = cluster.replicas[0];
+    if (!replica?.pid) throw new Error('the replica did not start');
+    const pid = replica.pid;
+    const wsBase = replica.url.replace(/^http/, 'ws');
+    const tag = `cost-${Date.now().toString(36)}`;
+    const traced = await traceConnects(cluster.redis?.url ?? '', replica.url, tag);
+    for (const [label, { roundTrips, inScripts }] of Object.entries(traced)) {
+      log(
+        `  one connect, ${label}: ${roundTrips.length} Redis round trips (${roundTrips.join(', ')}), ${inScripts} commands inside scripts`,
+      );
+    }
+    const statsBefore = await commandStats(redis);
+    const cpuBefore = totalCpuSeconds([pid]);
+    const started = performance.now();
+    let next = 0;
+    let failed = 0;
+    const worker = async () => {
+      while (next < sockets) {
+        const id = next++;
+        try {
+          open.push(
+            await connectOne(
+              wsBase,
+              replica.url,
+              `${tag}-${Math.floor(id / members)}`,
+              `user-${id % members}`,
+            ),
+          );
+        } catch {
+          failed++;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    const seconds = (performance.now() - started) / 1000;
+    const cpuSeconds = totalCpuSeconds([pid]) - cpuBefore;
+    const commands = perConnect(await commandStats(redis), statsBefore, sockets);
+    const report = {
+      scenario: 'connectCost',
+      date: new Date().toISOString(),
+      machine: machine(),
+      sockets,
+      members,
+      failed,
+      seconds: round(seconds, 2),
+      replicaCpuMsPerConnect: round((cpuSeconds * 1000) / sockets, 3),
+      redisCommandsPerConnect: total(commands),
+      redisCommandsByCommand: commands,
+      traced,
+    };
+    log(
+      [
+        `  ${sockets - failed} connected (${failed} failed) in ${report.seconds} s; replica CPU ${report.replicaCpuMsPerConnect} ms per connect`,
+        `  Redis per connect: ${report.redisCommandsPerConnect} commands ${JSON.stringify(commands)}`,
+      ].join('\n'),
+    );
+    return report;
+  } finally {
+    for (const ws of open) ws.terminate();
+    redis.disconnect();
+    await cluster.stop();
+  }
+}
