@@ -1,4 +1,5 @@
 import { Inject, Module, type OnModuleDestroy } from '@nestjs/common';
+import { JwtModule } from '@nestjs/jwt';
 import { RedisConnections } from '../bus/redis/redis-connections';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
@@ -15,6 +16,7 @@ import { RoomTokenService } from './room-token.service';
 import { RoomDirectoryController } from './room-directory.controller';
 import { RoomsController } from './rooms.controller';
 import { RoomsService } from './rooms.service';
+import { TokenSecret } from './token-secret';
 import { TokenSecretModule } from './token-secret.module';
 import { MemoryTicketStore, RedisTicketStore, TicketStore } from './tickets';
 import { TicketsController } from './tickets.controller';
@@ -28,7 +30,18 @@ function ipBudget(name: string, perMinute: (config: AppConfig) => number) {
 }
 
 @Module({
-  imports: [TokenSecretModule],
+  imports: [
+    TokenSecretModule,
+    JwtModule.registerAsync({
+      imports: [TokenSecretModule],
+      inject: [AppConfig, TokenSecret],
+      useFactory: (config: AppConfig, secret: TokenSecret) => ({
+        secretOrKeyProvider: () => secret.key,
+        signOptions: { algorithm: 'HS256', expiresIn: config.tokenTtlSeconds },
+        verifyOptions: { algorithms: ['HS256'] },
+      }),
+    }),
+  ],
   controllers: [RoomsController, TicketsController, RoomDirectoryController],
   providers: [
     RoomsService,
