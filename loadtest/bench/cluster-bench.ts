@@ -179,6 +179,8 @@ export type PubSubMode = 'PUBLISH' | 'SPUBLISH';
 export interface PubSubRun {
   masters: number;
   mode: PubSubMode;
+  /** Subscriber connections per channel (replicas with members in the room). */
+  subscribers: number;
   published: number;
   received: number;
   seconds: number;
@@ -209,21 +211,22 @@ const TICK_MS = 10;
 interface Node {
   port: number;
   pid: number;
-  sub: Redis;
+  /** `subscribersPerChannel` subscriber connections, each subscribed to the same channels. */
+  subs: Redis[];
   pub: Redis;
   received: number;
 }
 
-async function openNodes(cluster: RedisCluster): Promise<Node[]> {
+async function openNodes(cluster: RedisCluster, subscribers: number): Promise<Node[]> {
   return Promise.all(
     cluster.nodes.map(async (node) => {
       const info = await cluster.cli(node.port, 'info', 'server');
       const pid = Number(/^process_id:(\d+)/m.exec(info)?.[1]);
       const options = { host: '127.0.0.1', port: node.port, lazyConnect: true };
-      const sub = new Redis(options);
+      const subs = Array.from({ length: subscribers }, () => new Redis(options));
       const pub = new Redis(options);
-      await Promise.all([sub.connect(), pub.connect()]);
-      return { port: node.port, pid, sub, pub, received: 0 };
+      await Promise.all([...subs.map((sub) => sub.connect()), pub.connect()]);
+      return { port: node.port, pid, subs, pub, received: 0 };
     }),
   );
 }
@@ -263,11 +266,12 @@ async function runMode(
   cluster: RedisCluster,
   masters: number,
   mode: PubSubMode,
+  subscribers: number,
   workload: PubSubWorkload,
   idleRate: number,
   log: (line: string) => void,
 ): Promise<PubSubRun> {
-  const nodes = await openNodes(cluster);
+  const nodes = await openNodes(cluster, subscribers);
   try {
     const channels = Array.from({ length: workload.channels }, (_, i) => `chat:{bench-${i}}`);
     const owner = await owners(cluster, nodes, channels);
@@ -280,11 +284,13 @@ async function runMode(
       const count = (): void => {
         node.received += 1;
       };
-      node.sub.on(mode === 'PUBLISH' ? 'message' : 'smessage', count);
-      if (mine.length === 0) continue;
-      if (mode === 'PUBLISH') await node.sub.subscribe(...mine);
-      // One SSUBSCRIBE may only name channels of one slot.
-      else await Promise.all(mine.map((channel) => node.sub.ssubscribe(channel)));
+      for (const sub of node.subs) {
+        sub.on(mode === 'PUBLISH' ? 'message' : 'smessage', count);
+        if (mine.length === 0) continue;
+        if (mode === 'PUBLISH') await sub.subscribe(...mine);
+        // One SSUBSCRIBE may only name channels of one slot.
+        else await Promise.all(mine.map((channel) => sub.ssubscribe(channel)));
+      }
     }
     const cpu = () => nodes.map((node) => cpuSeconds(node.pid));
     const body = JSON.stringify({ type: 1, body: 'x'.repeat(120), seq: 0 });
@@ -316,7 +322,7 @@ async function runMode(
     };
     // Warm-up, not recorded.
     const warm = await publish(Math.ceil(workload.messagesPerSecond / 4), 0.25);
-    await drain(warm);
+    await drain(warm * subscribers);
     for (const node of nodes) node.received = 0;
     const before = cpu();
     const machineBefore = machineCpu();
@@ -324,7 +330,7 @@ async function runMode(
     const wall = Date.now();
     const total = Math.round(workload.messagesPerSecond * workload.seconds);
     const published = await publish(total, workload.seconds);
-    await drain(published);
+    await drain(published * subscribers);
     const after = cpu();
     const machineAfter = machineCpu();
     const self = process.cpuUsage(selfBefore);
@@ -340,6 +346,7 @@ async function runMode(
     const run: PubSubRun = {
       masters,
       mode,
+      subscribers,
       published,
       received,
       seconds: wallSeconds,
@@ -351,7 +358,8 @@ async function runMode(
       stealCores: (machineAfter.steal - machineBefore.steal) / wallSeconds,
     };
     log(
-      `    ${masters} masters, ${mode}: ${received}/${published} delivered, Redis CPU ` +
+      `    ${masters} masters, ${mode}, ${subscribers} subscriber(s) per channel: ` +
+        `${received}/${published * subscribers} delivered, Redis CPU ` +
         `${sum.toFixed(2)} µs per message over all nodes, ${run.netMicrosPerMessage?.toFixed(2) ?? '–'} ` +
         `net of idle (per node ` +
         `${Object.values(byNode)
@@ -362,7 +370,9 @@ async function runMode(
     );
     return run;
   } finally {
-    await Promise.all(nodes.flatMap((node) => [node.sub.quit(), node.pub.quit()]));
+    await Promise.all(
+      nodes.flatMap((node) => [...node.subs.map((sub) => sub.quit()), node.pub.quit()]),
+    );
   }
 }
 
@@ -379,8 +389,10 @@ export async function runPubSubBench(
     const cluster = await startRedisCluster({ masters, replicasPerMaster: 0 });
     try {
       const idleRate = await idleCpuRate(cluster, workload.seconds);
-      for (const mode of ['PUBLISH', 'SPUBLISH'] as const) {
-        runs.push(await runMode(cluster, masters, mode, workload, idleRate, log));
+      for (const subscribers of workload.subscribersPerChannel) {
+        for (const mode of ['PUBLISH', 'SPUBLISH'] as const) {
+          runs.push(await runMode(cluster, masters, mode, subscribers, workload, idleRate, log));
+        }
       }
     } finally {
       await cluster.stop();

@@ -222,12 +222,13 @@ function pubsubLines(title: string, outcome: Outcome<PubSubFigures>): string[] {
   if (outcome.figures === null) return [`\n${title}`, `error: ${outcome.error ?? ''}`];
   const lines = [
     `\n${title}`,
-    'masters  command   delivered        Redis µs/message (all nodes)  net of idle  per node',
+    'masters  command   subscribers  delivered        Redis µs/message (all nodes)  net of idle  per node',
   ];
   for (const run of outcome.figures.runs) {
     lines.push(
       `${String(run.masters).padStart(7)}  ${run.mode.padEnd(8)}  ` +
-        `${`${run.received}/${run.published}`.padEnd(15)}  ` +
+        `${String(run.subscribers).padStart(11)}  ` +
+        `${`${run.received}/${run.published * run.subscribers}`.padEnd(15)}  ` +
         `${num(run.redisMicrosPerMessage, 2).padStart(28)}  ` +
         `${num(run.netMicrosPerMessage, 2).padStart(11)}  ` +
         `${Object.values(run.redisMicrosPerMessageByNode)

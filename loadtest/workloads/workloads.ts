@@ -49,6 +49,8 @@ export interface PubSubWorkload {
   id: 'pubsub';
   title: string;
   masters: number[];
+  /** Subscriber connections per channel: one run with each (a room's replicas). */
+  subscribersPerChannel: number[];
   channels: number;
   messagesPerSecond: number;
   seconds: number;
@@ -130,6 +132,7 @@ export function benchPlan(scale: number, smoke: boolean): BenchPlan {
         id: 'pubsub',
         title: 'PUBLISH vs SPUBLISH (smoke)',
         masters: [3],
+        subscribersPerChannel: [1, 2],
         channels: 12,
         messagesPerSecond: 200,
         seconds: 1,
@@ -185,6 +188,7 @@ export function benchPlan(scale: number, smoke: boolean): BenchPlan {
       id: 'pubsub',
       title: `PUBLISH vs SPUBLISH: ${p.channels} channels, ${p.messagesPerSecond} messages/s for ${p.seconds} s`,
       masters: p.masters,
+      subscribersPerChannel: p.subscribersPerChannel,
       channels: p.channels,
       messagesPerSecond: p.messagesPerSecond,
       seconds: p.seconds,
