@@ -198,7 +198,11 @@ export class K6Pool implements LoadPool {
       return;
     }
     if (req.method === 'GET' && url.pathname === '/next') {
-      if (slot.poll) slot.poll.res.writeHead(204).end();
+      if (slot.poll) {
+        // A VU polls once at a time; a new poll replaces one its client already gave up on.
+        clearTimeout(slot.poll.timer);
+        slot.poll.res.writeHead(204).end();
+      }
       const timer = setTimeout(() => {
         if (slot.poll?.res === res) slot.poll = null;
         res.writeHead(204).end();
