@@ -6,7 +6,7 @@ import type { ClientMessage, ParentMessage } from './ipc';
 const CLIENT_SCRIPT = resolve(__dirname, 'load-client.ts');
 const REPLY_TIMEOUT_MS = 120_000;
 
-type Reply<T extends ClientMessage['type']> = Extract<ClientMessage, { type: T }>;
+export type Reply<T extends ClientMessage['type']> = Extract<ClientMessage, { type: T }>;
 
 interface Waiter {
   type: ClientMessage['type'];
@@ -88,7 +88,19 @@ class LoadClient {
   }
 }
 
-export class ClientPool {
+/** A set of load clients (Node processes, or k6 VUs) that answer the same requests. */
+export interface LoadPool {
+  /** Resolves once every client is up. */
+  ready(): Promise<void>;
+  /** Sends one message per client (built from its index) and waits for every answer. */
+  all<T extends ClientMessage['type']>(
+    build: (index: number) => ParentMessage,
+    answer: T,
+  ): Promise<Reply<T>[]>;
+  close(): Promise<unknown>;
+}
+
+export class ClientPool implements LoadPool {
   readonly clients: LoadClient[];
 
   constructor(count: number) {

@@ -2,8 +2,8 @@
  * A latency histogram with log-spaced buckets (5 % wide from 10 µs to beyond a minute), cheap to
  * fill in a load client and to merge in the parent: it travels over IPC as a plain number array.
  */
-const MIN_MS = 0.01;
-const GROWTH = 1.05;
+export const MIN_MS = 0.01;
+export const GROWTH = 1.05;
 const LOG_GROWTH = Math.log(GROWTH);
 export const BUCKETS = 330;
 

@@ -10,6 +10,10 @@
  *   npm run bench -- --only fanout --servers taco,raw --profile /tmp/prof
  *                                       # one workload, some servers, V8 CPU profiles of each
  *                                       # server process (summarize: tsx loadtest/bench/profile-summary.ts /tmp/prof)
+ *   npm run bench -- --only cluster,pubsub
+ *                                       # Taco Chat on a Redis Cluster beside one Redis, and
+ *                                       # PUBLISH vs SPUBLISH as the cluster grows
+ *   npm run bench -- --driver k6        # the same workloads driven by k6 instead of Node clients
  *   npm run bench -- --only manyRooms --rate 8 --seconds 20
  *                                       # hold one rate instead of searching: CPU per delivery
  *                                       # of each server at equal load, steady-state profiles
@@ -20,7 +24,22 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchPlan } from '../workloads/workloads';
-import { type BenchReport, machine, type Outcome, ratios, render, SERVER_IDS } from './report';
+import {
+  type ClusterFigures,
+  type PubSubFigures,
+  runClusterComparison,
+  runPubSubBench,
+} from './cluster-bench';
+import { K6Pool, k6Executable } from './k6-pool';
+import {
+  type BenchReport,
+  type Driver,
+  machine,
+  type Outcome,
+  ratios,
+  render,
+  SERVER_IDS,
+} from './report';
 import {
   type IdleFigures,
   type RateFigures,
@@ -50,7 +69,7 @@ function parseScale(text: string | undefined): number {
 
 let current: RunningServer | null = null;
 
-const WORKLOAD_IDS = ['fanout', 'manyRooms', 'idle'] as const;
+const WORKLOAD_IDS = ['fanout', 'manyRooms', 'idle', 'cluster', 'pubsub'] as const;
 
 function parseList<T extends string>(
   name: string,
@@ -82,6 +101,15 @@ function parseFixed(rate: string | undefined, seconds: string | undefined): RunS
   return { roomRate, seconds: duration };
 }
 
+/** `--driver node|k6`: the load generator (Node load-client processes, or one k6 run). */
+function parseDriver(text: string | undefined): Driver {
+  if (text === 'node' || text === 'k6') {
+    if (text === 'k6') k6Executable();
+    return text;
+  }
+  throw new Error(`--driver must be node or k6 (got "${text ?? ''}")`);
+}
+
 let profileDir: string | undefined;
 
 async function withServer<T>(
@@ -100,6 +128,14 @@ async function withServer<T>(
   }
 }
 
+async function settle<T>(running: Promise<T>): Promise<Outcome<T>> {
+  try {
+    return { figures: await running, error: null };
+  } catch (error) {
+    return { figures: null, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
 async function main(): Promise<void> {
   // `--only slowReader` and `--only storm` are scenarios of their own (loadtest/bench/scenarios).
   if (await runScenario(process.argv.slice(2))) return;
@@ -113,8 +149,10 @@ async function main(): Promise<void> {
       profile: { type: 'string' },
       rate: { type: 'string' },
       seconds: { type: 'string' },
+      driver: { type: 'string', default: 'node' },
     },
   });
+  const driver = parseDriver(values.driver);
   const workloads = parseList('only', values.only, WORKLOAD_IDS);
   const servers = parseList('servers', values.servers, SERVER_IDS);
   profileDir = values.profile === undefined ? undefined : resolve(values.profile);
@@ -129,6 +167,8 @@ async function main(): Promise<void> {
     bodyBytes: plan.bodyBytes,
     clientSaturation: plan.clientSaturation,
     p99LimitMs: plan.p99LimitMs,
+    loadFractions: plan.loadFractions,
+    pool: driver === 'k6' ? (count) => new K6Pool(count) : undefined,
     fixed: parseFixed(values.rate, values.seconds),
     log,
   };
@@ -167,12 +207,25 @@ async function main(): Promise<void> {
     if (error !== null) log(`    error: ${error}`);
   }
 
+  let cluster: Outcome<ClusterFigures> = skipped();
+  if (workloads.includes('cluster')) {
+    log(`\n== ${plan.cluster.title}`);
+    cluster = await settle(runClusterComparison(plan.cluster, settings, profileDir));
+  }
+  let pubsub: Outcome<PubSubFigures> = skipped();
+  if (workloads.includes('pubsub')) {
+    log(`\n== ${plan.pubsub.title}`);
+    pubsub = await settle(runPubSubBench(plan.pubsub, log));
+    if (pubsub.error !== null) log(`    error: ${pubsub.error}`);
+  }
+
   const report: BenchReport = {
     date: new Date().toISOString(),
     machine: machine(),
     plan,
+    driver,
     topology: TOPOLOGY,
-    results,
+    results: { ...results, cluster, pubsub },
     ratios: ratios(results),
     seconds: (Date.now() - started) / 1000,
   };

@@ -16,6 +16,19 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
+/** A process's children (Linux ≥ 3.5 lists them per thread; the main thread's list is enough). */
+export function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter((text) => text !== '')
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
 export function totalCpuSeconds(pids: readonly number[]): number {
   return pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
 }

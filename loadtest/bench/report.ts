@@ -1,7 +1,8 @@
 /** Turns the figures of a run into the printed tables, the ratios and the JSON report. */
 import { cpus, totalmem } from 'node:os';
 import type { BenchPlan } from '../workloads/workloads';
-import { DISTURBED_CORES, type IdleFigures, type RateFigures } from './run-workload';
+import type { ClusterFigures, ClusterRun, PubSubFigures } from './cluster-bench';
+import { DISTURBED_CORES, type IdleFigures, per10k, type RateFigures } from './run-workload';
 import { SERVER_NAMES, type ServerId } from './servers';
 
 export const SERVER_IDS: ServerId[] = ['taco', 'socketio', 'raw'];
@@ -11,8 +12,12 @@ export interface Outcome<T> {
   error: string | null;
 }
 
+/** The load generator of a run. */
+export type Driver = 'node' | 'k6';
+
 export interface BenchReport {
   date: string;
+  driver: Driver;
   machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
   plan: BenchPlan;
   topology: string;
@@ -20,6 +25,8 @@ export interface BenchReport {
     fanout: Record<ServerId, Outcome<RateFigures>>;
     manyRooms: Record<ServerId, Outcome<RateFigures>>;
     idle: Record<ServerId, Outcome<IdleFigures>>;
+    cluster: Outcome<ClusterFigures>;
+    pubsub: Outcome<PubSubFigures>;
   };
   ratios: Record<string, { vsSocketIo: number | null; vsRaw: number | null }>;
   seconds: number;
@@ -58,6 +65,14 @@ function table(title: string, rows: [string, ...string[]][]): string {
   ].join('\n');
 }
 
+/** Every fraction any server ran a load step at, in order. */
+function loadFractions(results: Record<ServerId, Outcome<RateFigures>>): number[] {
+  const all = SERVER_IDS.flatMap((id) =>
+    (results[id].figures?.loadSteps ?? []).map((step) => step.fraction),
+  );
+  return [...new Set(all)].sort((a, b) => a - b);
+}
+
 function rateRows(results: Record<ServerId, Outcome<RateFigures>>): [string, ...string[]][] {
   const cell = (id: ServerId, pick: (figures: RateFigures) => string) => {
     const outcome = results[id];
@@ -75,6 +90,20 @@ function rateRows(results: Record<ServerId, Outcome<RateFigures>>): [string, ...
     row('p50 latency at half load (ms)', (f) => num(f.p50MsAtHalf, 2)),
     row('p99 latency at half load (ms)', (f) => num(f.p99MsAtHalf, 2)),
     row('server CPU s per 10k deliveries', (f) => num(f.cpuSecondsPer10kDeliveries, 3)),
+    ...loadFractions(results).flatMap((fraction): [string, ...string[]][] => {
+      const at = (f: RateFigures) => f.loadSteps.find((step) => step.fraction === fraction);
+      const label = `${Math.round(fraction * 100)} % of capacity`;
+      return [
+        row(`${label}: delivered msg/s`, (f) => num(at(f)?.deliveredPerSecond, 0)),
+        row(`  p50 / p99 (ms)`, (f) => `${num(at(f)?.p50Ms)} / ${num(at(f)?.p99Ms)}`),
+        row(`  CPU s per 10k deliveries (Redis)`, (f) => {
+          const step = at(f);
+          return step
+            ? `${num(step.cpuSecondsPer10kDeliveries, 3)} (${num(per10k(step, step.redisCpuSeconds), 3)})`
+            : '–';
+        }),
+      ];
+    }),
     row("load clients' peak CPU (% of a core)", (f) => num(f.clientCpuPeak * 100, 0)),
     row('invalid steps (client saturated)', (f) =>
       String(f.steps.filter((step) => !step.valid).length),
@@ -113,7 +142,9 @@ function idleRows(results: Record<ServerId, Outcome<IdleFigures>>): [string, ...
 const ratio = (a: number | null | undefined, b: number | null | undefined) =>
   a === null || a === undefined || b === null || b === undefined || b === 0 ? null : a / b;
 
-export function ratios(results: BenchReport['results']): BenchReport['ratios'] {
+export function ratios(
+  results: Pick<BenchReport['results'], 'fanout' | 'manyRooms' | 'idle'>,
+): BenchReport['ratios'] {
   const out: BenchReport['ratios'] = {};
   const pair = (name: string, pick: (id: ServerId) => number | null | undefined) => {
     out[name] = {
@@ -142,6 +173,77 @@ export function ratios(results: BenchReport['results']): BenchReport['ratios'] {
   return out;
 }
 
+function clusterLines(title: string, outcome: Outcome<ClusterFigures>): string[] {
+  if (outcome.figures === null && outcome.error === null) return [];
+  if (outcome.figures === null) return [`\n${title}`, `error: ${outcome.error ?? ''}`];
+  const lines = [`\n${title}`];
+  const runs: [string, Outcome<ClusterRun>][] = [
+    ['one Redis', outcome.figures.standalone],
+    ['+ nginx', outcome.figures.viaNginx],
+    ['Redis Cluster', outcome.figures.cluster],
+  ];
+  for (const [name, run] of runs) {
+    if (run.figures === null) {
+      lines.push(`${name}: error: ${run.error ?? 'not run'}`);
+      continue;
+    }
+    const idle = run.figures.idle;
+    const idleRedis = Object.values(idle.redisCoresByNode).reduce((sum, value) => sum + value, 0);
+    lines.push(
+      `${name.padEnd(13)} idle, ${idle.connections} connected: api ${num(idle.apiCores, 3)} cores, ` +
+        `Redis ${num(idleRedis, 3)} cores${idle.nginxCores > 0 ? `, nginx ${num(idle.nginxCores, 3)} cores` : ''}`,
+    );
+    for (const step of run.figures.steps) {
+      lines.push(
+        `${name.padEnd(13)} ${num(step.roomRate, 1).padStart(4)} msg/s/room: ` +
+          `${num(step.deliveredPerSecond, 0)} delivered/s (${step.received}/${step.expected}), ` +
+          `p50 / p99 ${num(step.p50Ms)} / ${num(step.p99Ms)} ms, ` +
+          `CPU ${num(step.cpuSecondsPer10kDeliveries, 3)} s per 10k deliveries, ` +
+          `µs per delivery: api ${num(step.apiMicrosPerDelivery, 2)}, ` +
+          `Redis ${num(step.redisMicrosPerDelivery, 2)} (net of idle ${num(step.netRedisMicrosPerDelivery, 2)})` +
+          `${step.nginxCpuSeconds > 0 ? `, nginx ${num(step.nginxMicrosPerDelivery, 2)}` : ''}; ` +
+          `outside ${num(step.outsideCores, 2)} + steal ${num(step.stealCores, 2)} cores`,
+      );
+      const byNode = Object.entries(step.netRedisMicrosPerDeliveryByNode);
+      if (byNode.length > 1) {
+        lines.push(
+          `${''.padEnd(13)}   Redis µs per delivery by node, net of idle: ${byNode
+            .map(([node, micros]) => `${node} ${num(micros, 2)}`)
+            .join(', ')}`,
+        );
+      }
+    }
+  }
+  return lines;
+}
+
+function pubsubLines(title: string, outcome: Outcome<PubSubFigures>): string[] {
+  if (outcome.figures === null && outcome.error === null) return [];
+  if (outcome.figures === null) return [`\n${title}`, `error: ${outcome.error ?? ''}`];
+  const lines = [
+    `\n${title}`,
+    'masters  command   subscribers  delivered        Redis µs/message (all nodes)  net of idle  per node',
+  ];
+  for (const run of outcome.figures.runs) {
+    lines.push(
+      `${String(run.masters).padStart(7)}  ${run.mode.padEnd(8)}  ` +
+        `${String(run.subscribers).padStart(11)}  ` +
+        `${`${run.received}/${run.published * run.subscribers}`.padEnd(15)}  ` +
+        `${num(run.redisMicrosPerMessage, 2).padStart(28)}  ` +
+        `${num(run.netMicrosPerMessage, 2).padStart(11)}  ` +
+        `${Object.values(run.redisMicrosPerMessageByNode)
+          .map((micros) => num(micros, 1))
+          .join(' / ')}  (outside ${num(run.outsideCores, 2)} + steal ${num(run.stealCores, 2)})`,
+    );
+  }
+  return lines;
+}
+
+/** Whether any server ran the workload (tables of workloads left out with --only are not printed). */
+function ran(results: Record<ServerId, Outcome<unknown>>): boolean {
+  return SERVER_IDS.some((id) => results[id].figures !== null || results[id].error !== null);
+}
+
 export function render(report: BenchReport): string {
   const { plan, results } = report;
   const parts = [
@@ -151,14 +253,23 @@ export function render(report: BenchReport): string {
       ? 'SMOKE RUN: tiny sizes, the figures only show that every part works.'
       : `Sizes scaled by BENCH_SCALE=${plan.scale} (rooms, members and connections; per-room rates unchanged).`,
     report.topology,
-    table(plan.fanout.title, rateRows(results.fanout)),
-    table(plan.manyRooms.title, rateRows(results.manyRooms)),
-    table(plan.idle.title, idleRows(results.idle)),
-    '\nRatios (Taco Chat ÷ other)',
+    report.driver === 'k6'
+      ? 'Load generator: k6 (one process; each VU plays one load client, figures as the Node clients report them).'
+      : 'Load generator: Node load-client processes.',
+    ...(ran(results.fanout) ? [table(plan.fanout.title, rateRows(results.fanout))] : []),
+    ...(ran(results.manyRooms) ? [table(plan.manyRooms.title, rateRows(results.manyRooms))] : []),
+    ...(ran(results.idle) ? [table(plan.idle.title, idleRows(results.idle))] : []),
+    ...clusterLines(plan.cluster.title, results.cluster),
+    ...pubsubLines(plan.pubsub.title, results.pubsub),
   ];
-  const width = Math.max(...Object.keys(report.ratios).map((name) => name.length));
-  parts.push(`${''.padEnd(width)}  ÷ Socket.IO  ÷ raw ws`);
-  for (const [name, value] of Object.entries(report.ratios)) {
+  const shown = Object.entries(report.ratios).filter(
+    ([, value]) => value.vsSocketIo !== null || value.vsRaw !== null,
+  );
+  const width = Math.max(0, ...shown.map(([name]) => name.length));
+  if (shown.length > 0) {
+    parts.push('\nRatios (Taco Chat ÷ other)', `${''.padEnd(width)}  ÷ Socket.IO  ÷ raw ws`);
+  }
+  for (const [name, value] of shown) {
     parts.push(
       `${name.padEnd(width)}  ${num(value.vsSocketIo, 2).padStart(11)}  ${num(value.vsRaw, 2).padStart(8)}`,
     );

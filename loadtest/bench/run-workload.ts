@@ -1,10 +1,10 @@
 /** Runs one workload against one running server with fresh load-client processes. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { IdleWorkload, RateWorkload } from '../workloads/workloads';
-import { ClientPool } from './clients';
+import { ClientPool, type LoadPool } from './clients';
 import { emptyHistogram, merge, quantile } from './histogram';
 import type { ConnSpec, SenderPlan } from './ipc';
-import { machineCpu, rssBytes, totalCpuSeconds } from './proc-stats';
+import { cpuSeconds, machineCpu, rssBytes, totalCpuSeconds } from './proc-stats';
 import { collectGarbage, type RunningServer } from './servers';
 
 export interface RunSettings {
@@ -16,6 +16,10 @@ export interface RunSettings {
   bodyBytes: number;
   clientSaturation: number;
   p99LimitMs: number;
+  /** Fractions of the capacity found to run one step at each, after the search. */
+  loadFractions: readonly number[];
+  /** The load generator: Node load-client processes by default. */
+  pool?: (clients: number) => LoadPool;
   /** Hold one rate instead of searching (for profiles and CPU comparisons at equal load). */
   fixed?: { roomRate: number; seconds: number };
   log: (line: string) => void;
@@ -25,6 +29,8 @@ export interface StepResult {
   /** Offered messages per second per room. */
   roomRate: number;
   seconds: number;
+  /** Sending plus the drain: the window the CPU figures cover. */
+  wallSeconds: number;
   sent: number;
   expected: number;
   received: number;
@@ -32,8 +38,12 @@ export interface StepResult {
   p50Ms: number | null;
   p99Ms: number | null;
   serverCpuSeconds: number;
-  /** The part of `serverCpuSeconds` spent by redis-server. */
+  /** The part of `serverCpuSeconds` spent by redis-server (every node of a Redis Cluster). */
   redisCpuSeconds: number;
+  /** `redisCpuSeconds` per Redis node, by the node's name (`redis`, or `:port` in a cluster). */
+  redisCpuByNode: Record<string, number>;
+  /** The part of `serverCpuSeconds` spent by nginx (0 unless the clients go through it). */
+  nginxCpuSeconds: number;
   /** The busiest load client's CPU while sending, as a fraction of one core. */
   clientCpu: number;
   /**
@@ -51,6 +61,13 @@ export interface StepResult {
   repeat: boolean;
 }
 
+/** A step at a fixed fraction of the capacity the search found. */
+export interface LoadStep extends StepResult {
+  /** Of the capacity (the best step's rate): 0.1, 0.25, 0.5, 1. */
+  fraction: number;
+  cpuSecondsPer10kDeliveries: number | null;
+}
+
 export interface RateFigures {
   steps: StepResult[];
   /** The highest valid passing step, or null when none passed. */
@@ -59,6 +76,8 @@ export interface RateFigures {
   stoppedBy: 'limit' | 'client-saturated' | 'last-step';
   deliveredPerSecond: number;
   halfLoad: StepResult;
+  /** One step at each fraction of the capacity (empty with a fixed rate). */
+  loadSteps: LoadStep[];
   p50MsAtHalf: number | null;
   p99MsAtHalf: number | null;
   cpuSecondsPer10kDeliveries: number | null;
@@ -119,7 +138,7 @@ function layout(
 }
 
 async function connect(
-  pool: ClientPool,
+  pool: LoadPool,
   perClient: ConnSpec[][],
   server: RunningServer,
   settings: RunSettings,
@@ -140,7 +159,7 @@ async function connect(
 }
 
 async function runStep(
-  pool: ClientPool,
+  pool: LoadPool,
   lay: Layout,
   server: RunningServer,
   workload: RateWorkload,
@@ -152,9 +171,10 @@ async function runStep(
   stepCounter += 1;
   const step = stepCounter;
   const perSender = roomRate / workload.senders;
-  const redisPids = server.allPids().filter((pid) => !server.processPids().includes(pid));
+  const redisNodes = server.redisNodes();
   const cpuBefore = totalCpuSeconds(server.allPids());
-  const redisBefore = totalCpuSeconds(redisPids);
+  const redisBefore = redisNodes.map((node) => cpuSeconds(node.pid));
+  const nginxBefore = totalCpuSeconds(server.nginxPids());
   const machineBefore = machineCpu();
   const selfBefore = process.cpuUsage();
   const wallBefore = Date.now();
@@ -188,7 +208,12 @@ async function runStep(
   }
   const stats = await pool.all(() => ({ type: 'collect', step }), 'stats');
   const serverCpuSeconds = totalCpuSeconds(server.allPids()) - cpuBefore;
-  const redisCpuSeconds = totalCpuSeconds(redisPids) - redisBefore;
+  const redisCpuByNode: Record<string, number> = {};
+  redisNodes.forEach((node, index) => {
+    redisCpuByNode[node.name] = cpuSeconds(node.pid) - (redisBefore[index] ?? 0);
+  });
+  const redisCpuSeconds = Object.values(redisCpuByNode).reduce((sum, value) => sum + value, 0);
+  const nginxCpuSeconds = totalCpuSeconds(server.nginxPids()) - nginxBefore;
   const machineAfter = machineCpu();
   const self = process.cpuUsage(selfBefore);
   const wallSeconds = (Date.now() - wallBefore) / 1000;
@@ -215,6 +240,7 @@ async function runStep(
   const result: StepResult = {
     roomRate,
     seconds,
+    wallSeconds,
     sent,
     expected,
     received,
@@ -223,6 +249,8 @@ async function runStep(
     p99Ms,
     serverCpuSeconds,
     redisCpuSeconds,
+    redisCpuByNode,
+    nginxCpuSeconds,
     clientCpu,
     outsideCores,
     stealCores,
@@ -235,7 +263,7 @@ async function runStep(
     `    ${roomRate} msg/s/room: ${received}/${expected} delivered, p50 ${fmt(p50Ms)} p99 ${fmt(p99Ms)} ms, ` +
       `server CPU ${serverCpuSeconds.toFixed(2)} s (Redis ${redisCpuSeconds.toFixed(2)}), client CPU ${(clientCpu * 100).toFixed(0)} %, ` +
       `outside ${outsideCores.toFixed(2)} + steal ${stealCores.toFixed(2)} cores` +
-      `${pass ? '' : ' ✗'}${result.valid ? '' : ' (client saturated: invalid)'}`,
+      `${pass || roomRate === 0 ? '' : ' ✗'}${result.valid ? '' : ' (client saturated: invalid)'}`,
   );
   return result;
 }
@@ -250,7 +278,7 @@ function disturbance(step: StepResult): number {
  * every run, the one that counts last.
  */
 async function steadyStep(
-  pool: ClientPool,
+  pool: LoadPool,
   lay: Layout,
   server: RunningServer,
   workload: RateWorkload,
@@ -271,17 +299,27 @@ function fmt(value: number | null): string {
   return value === null ? '–' : value.toFixed(1);
 }
 
-/** Rising-rate search, then latency at half the best rate. */
-export async function runRateWorkload(
+/** A workload's sockets connected on fresh load clients, ready to run steps at any rate. */
+export interface RateSession {
+  readonly membersPerRoom: number;
+  /** One step of `seconds` at `roomRate` messages/s per room. */
+  step(roomRate: number, seconds: number, repeat?: boolean): Promise<StepResult>;
+  /** A step of the workload's own length, run once more when it failed on a disturbed machine. */
+  steady(roomRate: number): Promise<StepResult[]>;
+  close(): Promise<void>;
+}
+
+/** Starts the load clients, connects every member and runs an unrecorded warm-up step. */
+export async function openRateSession(
   workload: RateWorkload,
   server: RunningServer,
   settings: RunSettings,
-): Promise<RateFigures> {
-  const pool = new ClientPool(settings.clients);
+): Promise<RateSession> {
+  const pool = settings.pool?.(settings.clients) ?? new ClientPool(settings.clients);
+  const tag = `${workload.id === 'fanout' ? 'fan' : 'rooms'}-${server.id}-${Date.now().toString(36)}`;
+  const lay = layout(workload, server, settings.clients, tag);
   try {
     await pool.ready();
-    const tag = `${workload.id === 'fanout' ? 'fan' : 'rooms'}-${server.id}-${Date.now().toString(36)}`;
-    const lay = layout(workload, server, settings.clients, tag);
     const connected = await connect(pool, lay.perClient, server, settings);
     if (connected.failed > 0) {
       throw new Error(
@@ -292,14 +330,65 @@ export async function runRateWorkload(
     // Warm-up (JIT, Redis scripts loaded), not recorded.
     const first = workload.roomRates[0] ?? 1;
     await runStep(pool, lay, server, workload, first, 1, { ...settings, log: () => undefined });
+  } catch (error) {
+    await pool.close();
+    throw error;
+  }
+  return {
+    membersPerRoom: workload.members,
+    step: (roomRate, seconds, repeat = false) =>
+      runStep(pool, lay, server, workload, roomRate, seconds, settings, repeat),
+    steady: (roomRate) => steadyStep(pool, lay, server, workload, roomRate, settings),
+    close: async () => {
+      await pool.close();
+    },
+  };
+}
 
-    if (settings.fixed)
-      return await runFixedRate(pool, lay, server, workload, settings.fixed, settings);
+/**
+ * Runs a latency step and, when the machine was disturbed during it, once more, keeping the
+ * quieter run: latency is what such a step measures, and what a neighbour's burst spoils first.
+ */
+async function quietStep(
+  session: RateSession,
+  roomRate: number,
+  seconds: number,
+  settings: RunSettings,
+): Promise<StepResult> {
+  const step = await session.step(roomRate, seconds);
+  if (disturbance(step) <= DISTURBED_CORES) return step;
+  settings.log('    (the machine was disturbed during that step: running it once more)');
+  await sleep(settings.settleMs * 2);
+  const again = await session.step(roomRate, seconds, true);
+  return disturbance(again) < disturbance(step) ? again : step;
+}
+
+/** A room rate rounded to what a plan can state (two significant digits, never 0). */
+function roundRate(rate: number): number {
+  const digits = Math.max(0, 1 - Math.floor(Math.log10(rate)));
+  const factor = 10 ** digits;
+  return Math.max(1 / factor, Math.round(rate * factor) / factor);
+}
+
+/**
+ * Rising-rate search for the capacity (the best step), then one step at each fraction of it in
+ * `settings.loadFractions` (CPU per delivery and latency across the load range; the 50 % step is
+ * the half-load figure).
+ */
+export async function runRateWorkload(
+  workload: RateWorkload,
+  server: RunningServer,
+  settings: RunSettings,
+): Promise<RateFigures> {
+  const session = await openRateSession(workload, server, settings);
+  try {
+    if (settings.fixed) return await runFixedRate(session, settings.fixed, settings);
+    const first = workload.roomRates[0] ?? 1;
     const steps: StepResult[] = [];
     let best: StepResult | null = null;
     let stoppedBy: RateFigures['stoppedBy'] = 'last-step';
     for (const rate of workload.roomRates) {
-      const runs = await steadyStep(pool, lay, server, workload, rate, settings);
+      const runs = await session.steady(rate);
       steps.push(...runs);
       const step = runs[runs.length - 1] as StepResult;
       if (!step.valid) {
@@ -323,7 +412,7 @@ export async function runRateWorkload(
         await sleep(settings.settleMs * 2);
         const rate = Math.round(Math.sqrt(low * high) * 10) / 10;
         if (rate <= low || rate >= high) break;
-        const runs = await steadyStep(pool, lay, server, workload, rate, settings);
+        const runs = await session.steady(rate);
         steps.push(...runs);
         const step = runs[runs.length - 1] as StepResult;
         if (step.valid && step.pass) {
@@ -334,25 +423,30 @@ export async function runRateWorkload(
         }
       }
     }
-    // Let any backlog of a failed step clear before measuring latency.
-    await sleep(settings.settleMs * 2);
-    const halfRate = (best?.roomRate ?? first) / 2;
-    settings.log(`    half load (${halfRate} msg/s/room):`);
-    const halfStep = (repeat: boolean) =>
-      runStep(pool, lay, server, workload, halfRate, workload.halfLoadSeconds, settings, repeat);
-    let halfLoad = await halfStep(false);
-    if (disturbance(halfLoad) > DISTURBED_CORES) {
-      // Latency is what this step measures, and it is what a neighbour's burst spoils first:
-      // run it once more and keep the quieter of the two.
-      settings.log('    (the machine was disturbed during that step: running it once more)');
+    const capacity = best?.roomRate ?? first;
+    const loadSteps: LoadStep[] = [];
+    for (const fraction of settings.loadFractions) {
+      // Let any backlog of the step before clear first.
       await sleep(settings.settleMs * 2);
-      const again = await halfStep(true);
-      if (disturbance(again) < disturbance(halfLoad)) halfLoad = again;
+      const rate = roundRate(capacity * fraction);
+      settings.log(`    ${Math.round(fraction * 100)} % of capacity (${rate} msg/s/room):`);
+      const step = await quietStep(session, rate, workload.halfLoadSeconds, settings);
+      loadSteps.push({ ...step, fraction, cpuSecondsPer10kDeliveries: per10k(step) });
     }
-    return rateFigures(steps, best, stoppedBy, halfLoad);
+    const half = loadSteps.find((step) => step.fraction === HALF) ?? loadSteps.at(-1);
+    const halfLoad =
+      half ?? (await quietStep(session, capacity / 2, workload.halfLoadSeconds, settings));
+    return rateFigures(steps, best, stoppedBy, halfLoad, loadSteps);
   } finally {
-    await pool.close();
+    await session.close();
   }
+}
+
+const HALF = 0.5;
+
+/** Server CPU seconds (processes + Redis) per 10,000 deliveries of a step, or null. */
+export function per10k(step: StepResult, seconds = step.serverCpuSeconds): number | null {
+  return step.received > 0 ? (seconds / step.received) * 10_000 : null;
 }
 
 /**
@@ -364,21 +458,20 @@ function rateFigures(
   best: StepResult | null,
   stoppedBy: RateFigures['stoppedBy'],
   halfLoad: StepResult,
+  loadSteps: LoadStep[],
   cpuStep: StepResult | null = best,
 ): RateFigures {
-  const all = [...steps, halfLoad];
+  const all = [...steps, ...loadSteps, halfLoad];
   return {
     steps,
     best,
     stoppedBy,
     deliveredPerSecond: best?.deliveredPerSecond ?? 0,
     halfLoad,
+    loadSteps,
     p50MsAtHalf: halfLoad.p50Ms,
     p99MsAtHalf: halfLoad.p99Ms,
-    cpuSecondsPer10kDeliveries:
-      cpuStep && cpuStep.received > 0
-        ? (cpuStep.serverCpuSeconds / cpuStep.received) * 10_000
-        : null,
+    cpuSecondsPer10kDeliveries: cpuStep ? per10k(cpuStep) : null,
     clientCpuPeak: Math.max(...all.map((step) => step.clientCpu)),
     outsideCoresPeak: Math.max(...all.map((step) => step.outsideCores)),
     stealCoresPeak: Math.max(...all.map((step) => step.stealCores)),
@@ -387,18 +480,16 @@ function rateFigures(
 
 /** One step at a fixed rate; its figures stand for both the best step and the half-load step. */
 async function runFixedRate(
-  pool: ClientPool,
-  lay: Layout,
-  server: RunningServer,
-  workload: RateWorkload,
+  session: RateSession,
   fixed: { roomRate: number; seconds: number },
   settings: RunSettings,
 ): Promise<RateFigures> {
-  const step = await runStep(pool, lay, server, workload, fixed.roomRate, fixed.seconds, settings);
+  const step = await session.step(fixed.roomRate, fixed.seconds);
   const best = step.pass && step.valid ? step : null;
   const stoppedBy = step.valid ? (step.pass ? 'last-step' : 'limit') : 'client-saturated';
+  settings.log(`    (fixed rate: no search, no load steps)`);
   // CPU per delivery counts even when the step missed its limits: the load was the same for all.
-  return rateFigures([step], best, stoppedBy, step, step);
+  return rateFigures([step], best, stoppedBy, step, [], step);
 }
 
 /** Holds `connections` idle sockets on the server's first process and measures its memory. */
@@ -410,7 +501,7 @@ export async function runIdleWorkload(
   const pid = server.processPids()[0];
   const port = server.ports[0];
   if (pid === undefined || port === undefined) throw new Error('server has no first process');
-  const pool = new ClientPool(settings.clients);
+  const pool = settings.pool?.(settings.clients) ?? new ClientPool(settings.clients);
   try {
     await pool.ready();
     const tag = `idle-${server.id}-${Date.now().toString(36)}`;

@@ -10,13 +10,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
+  API_ENTRY,
   baseEnvironment,
   redisServerArgs,
   REPO_ROOT,
   startCluster,
 } from '../../infra/cluster/cluster';
+import { type RedisCluster, startRedisCluster } from '../../infra/cluster/redis-cluster';
 import { findExecutable, ManagedProcess } from '../../infra/cluster/managed-process';
 import { freePorts, httpStatus, redisPing, waitFor } from '../../infra/cluster/wait';
+import { childPids } from './proc-stats';
 import type { ClientKind } from './ipc';
 
 export type ServerId = 'taco' | 'socketio' | 'raw';
@@ -36,7 +39,16 @@ export interface RunningServer {
   processPids(): number[];
   /** Every process whose CPU counts for this server: its processes and redis-server. */
   allPids(): number[];
+  /** The redis-server processes, each with a name for the report (one node unless a cluster). */
+  redisNodes(): RedisNode[];
+  /** nginx's master and workers when the load clients go through it (`viaNginx`), else none. */
+  nginxPids(): number[];
   stop(): Promise<void>;
+}
+
+export interface RedisNode {
+  name: string;
+  pid: number;
 }
 
 /** Rate limits raised so the benchmark measures delivery, not the abuse limits. */
@@ -54,6 +66,10 @@ const PEERS_DIR = resolve(__dirname, '..', 'peers');
 
 function pids(list: readonly (number | undefined)[]): number[] {
   return list.filter((pid): pid is number => pid !== undefined);
+}
+
+function standaloneRedis(pid: number | undefined): RedisNode[] {
+  return pid === undefined ? [] : [{ name: 'redis', pid }];
 }
 
 const HOOKS = resolve(__dirname, 'server-hooks.cjs');
@@ -80,7 +96,11 @@ export function collectGarbage(pids: readonly number[]): void {
   }
 }
 
-async function startTaco(replicas: number, profileDir: string | undefined): Promise<RunningServer> {
+async function startTaco(
+  replicas: number,
+  profileDir: string | undefined,
+  viaNginx: boolean,
+): Promise<RunningServer> {
   const cluster = await startCluster({
     replicas,
     env: { ...LOAD_ENV, ...hooksEnv(profileDir) },
@@ -88,12 +108,19 @@ async function startTaco(replicas: number, profileDir: string | undefined): Prom
     redis: true,
   });
   const processPids = () => pids(cluster.replicas.map((replica) => replica.pid));
+  const nginxPids = () => {
+    const master = cluster.nginx.pid;
+    return viaNginx && master !== undefined ? [master, ...childPids(master)] : [];
+  };
   return {
     id: 'taco',
     kind: 'taco',
-    ports: cluster.replicas.map((replica) => replica.port),
+    // Through nginx: one address, nginx spreads the sockets over the replicas.
+    ports: viaNginx ? [cluster.nginx.port] : cluster.replicas.map((replica) => replica.port),
     processPids,
-    allPids: () => [...processPids(), ...pids([cluster.redis?.pid])],
+    allPids: () => [...processPids(), ...pids([cluster.redis?.pid]), ...nginxPids()],
+    redisNodes: () => standaloneRedis(cluster.redis?.pid),
+    nginxPids,
     stop: () => cluster.stop(),
   };
 }
@@ -174,14 +201,118 @@ async function startPeer(
     ports,
     processPids,
     allPids: () => [...processPids(), ...pids([redis.pid])],
+    redisNodes: () => standaloneRedis(redis.pid),
+    nginxPids: () => [],
     stop,
   };
 }
 
+/** The pid and role (`master`/`slave`) a Redis node reports about itself. */
+async function nodeIdentity(cluster: RedisCluster, port: number) {
+  const info = await cluster.cli(port, 'info', 'server');
+  const pid = Number(/^process_id:(\d+)/m.exec(info)?.[1]);
+  const role = (await cluster.cli(port, 'role')).split('\n', 1)[0] ?? '';
+  if (!Number.isInteger(pid)) throw new Error(`redis node on port ${port} did not say its pid`);
+  return { pid, role: role === 'slave' ? 'replica' : role };
+}
+
+/**
+ * Taco Chat on a Redis Cluster (`REDIS_CLUSTER_NODES`: sharded pub/sub): `masters` masters with
+ * one replica each on loopback (infra/cluster/redis-cluster.ts), and `replicas` api processes
+ * addressed directly by port like the other servers. Every Redis node's CPU counts, each reported
+ * by its own name (`:port master`).
+ */
+export async function startTacoOnRedisCluster(
+  replicas: number,
+  masters: number,
+  profileDir?: string,
+): Promise<RunningServer> {
+  const cluster = await startRedisCluster({ masters, replicasPerMaster: 1 });
+  const apis: ManagedProcess[] = [];
+  const stop = async () => {
+    await Promise.all(apis.map((api) => api.stop('SIGTERM', 5000)));
+    await cluster.stop();
+    process.removeListener('exit', killAll);
+  };
+  const killAll = () => {
+    for (const api of apis) api.kill('SIGKILL');
+    for (const node of cluster.nodes) node.kill('SIGKILL');
+  };
+  process.once('exit', killAll);
+  try {
+    const nodes = await Promise.all(
+      cluster.nodes.map(async (node) => {
+        const { pid, role } = await nodeIdentity(cluster, node.port);
+        return { name: `:${node.port} ${role}`, pid };
+      }),
+    );
+    const ports = await freePorts(replicas);
+    for (const [index, port] of ports.entries()) {
+      const api = new ManagedProcess({
+        name: `api-${index + 1}`,
+        command: process.execPath,
+        args: [API_ENTRY],
+        cwd: REPO_ROOT,
+        env: {
+          ...baseEnvironment(),
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          REPLICA_ID: `api-${index + 1}`,
+          WEB_DIST: 'off',
+          REDIS_CLUSTER_NODES: cluster.seeds,
+          ...LOAD_ENV,
+          ...hooksEnv(profileDir),
+        },
+        output: 'quiet',
+      });
+      apis.push(api);
+      api.start();
+    }
+    await Promise.all(
+      ports.map((port, index) =>
+        waitFor(
+          `api-${index + 1} ready on port ${port}`,
+          async () => (await httpStatus(`http://127.0.0.1:${port}/api/health/ready`)) === 200,
+          {
+            timeoutMs: START_TIMEOUT_MS,
+            abort: () => {
+              const api = apis[index];
+              return api && !api.isRunning
+                ? `exited:\n${api.lines.slice(-20).join('\n')}`
+                : undefined;
+            },
+          },
+        ),
+      ),
+    );
+    const processPids = () => pids(apis.map((api) => api.pid));
+    return {
+      id: 'taco',
+      kind: 'taco',
+      ports,
+      processPids,
+      allPids: () => [...processPids(), ...nodes.map((node) => node.pid)],
+      redisNodes: () => nodes,
+      nginxPids: () => [],
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * Starts one of the servers. `viaNginx` (Taco Chat only) sends the load clients through the
+ * cluster runner's nginx instead of to each replica's port, and counts nginx's CPU as the server's.
+ */
 export function startServer(
   id: ServerId,
   replicas: number,
   profileDir?: string,
+  viaNginx = false,
 ): Promise<RunningServer> {
-  return id === 'taco' ? startTaco(replicas, profileDir) : startPeer(id, replicas, profileDir);
+  return id === 'taco'
+    ? startTaco(replicas, profileDir, viaNginx)
+    : startPeer(id, replicas, profileDir);
 }

@@ -1,7 +1,8 @@
 /**
- * Runs the benchmark end to end in smoke mode (tiny sizes: real redis-server, api replicas, peers
- * and load-client processes) and checks the JSON report has every figure for every server. No
- * timing assertions: only that it ran and produced numbers.
+ * Runs the benchmark end to end in smoke mode (tiny sizes: real redis-server, a real Redis
+ * Cluster, api replicas, peers and load-client processes) and checks the JSON report has every
+ * figure for every server, and that the counts agree (every message sent reached every member of
+ * its room). No timing assertions: only that it ran and produced consistent numbers.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,13 +12,47 @@ import { join, resolve } from 'node:path';
 const REPO_ROOT = resolve(__dirname, '..', '..');
 const SERVERS = ['taco', 'socketio', 'raw'] as const;
 
+interface Step {
+  sent: number;
+  received: number;
+  expected: number;
+  valid: boolean;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  serverCpuSeconds: number;
+  redisCpuSeconds: number;
+  redisCpuByNode: Record<string, number>;
+}
+
 interface RateFigures {
   deliveredPerSecond: number;
   p50MsAtHalf: number | null;
   p99MsAtHalf: number | null;
   cpuSecondsPer10kDeliveries: number | null;
   clientCpuPeak: number;
-  steps: { received: number; expected: number; valid: boolean }[];
+  steps: Step[];
+  loadSteps: (Step & { fraction: number; cpuSecondsPer10kDeliveries: number | null })[];
+}
+
+interface ClusterStep extends Step {
+  nginxCpuSeconds: number;
+  redisMicrosPerDelivery: number | null;
+  redisMicrosPerDeliveryByNode: Record<string, number>;
+}
+
+interface ClusterRun {
+  nodes: string[];
+  steps: ClusterStep[];
+}
+
+interface PubSubRun {
+  masters: number;
+  mode: string;
+  subscribers: number;
+  published: number;
+  received: number;
+  redisMicrosPerMessage: number | null;
+  redisMicrosPerMessageByNode: Record<string, number>;
 }
 
 interface IdleFigures {
@@ -32,11 +67,18 @@ interface Outcome<T> {
 }
 
 interface Report {
-  plan: { smoke: boolean };
+  plan: { smoke: boolean; loadFractions: number[]; manyRooms: { members: number } };
+  driver: string;
   results: {
     fanout: Record<string, Outcome<RateFigures>>;
     manyRooms: Record<string, Outcome<RateFigures>>;
     idle: Record<string, Outcome<IdleFigures>>;
+    cluster: Outcome<{
+      standalone: Outcome<ClusterRun>;
+      viaNginx: Outcome<ClusterRun>;
+      cluster: Outcome<ClusterRun>;
+    }>;
+    pubsub: Outcome<{ runs: PubSubRun[] }>;
   };
   ratios: Record<string, { vsSocketIo: number | null; vsRaw: number | null }>;
 }
@@ -51,13 +93,13 @@ describe('npm run bench -- --smoke', () => {
     const run = spawnSync(
       process.execPath,
       ['--import', 'tsx', join(REPO_ROOT, 'loadtest', 'bench', 'main.ts'), '--smoke', '--out', out],
-      { cwd: REPO_ROOT, encoding: 'utf8', timeout: 220_000 },
+      { cwd: REPO_ROOT, encoding: 'utf8', timeout: 420_000 },
     );
     output = `${run.stdout}\n${run.stderr}`;
     expect({ status: run.status, output }).toEqual({ status: 0, output });
     report = JSON.parse(readFileSync(out, 'utf8')) as Report;
     // The smoke benchmark starts real processes (redis-server, api replicas, peers, load clients).
-  }, 240_000);
+  }, 440_000);
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -89,6 +131,69 @@ describe('npm run bench -- --smoke', () => {
     expect(outcome.error).toBeNull();
     expect(outcome.figures!.connections).toBeGreaterThan(0);
     expect(Number.isFinite(outcome.figures!.bytesPerConnection)).toBe(true);
+  });
+
+  it.each(SERVERS)('runs a step at each fraction of capacity for %s', (server) => {
+    for (const workload of [report.results.fanout, report.results.manyRooms]) {
+      const figures = workload[server]!.figures!;
+      expect(figures.loadSteps.map((step) => step.fraction)).toEqual(report.plan.loadFractions);
+      for (const step of figures.loadSteps) {
+        // Every message sent reached every member of its room, and nothing else was counted.
+        expect(step.received).toBe(step.expected);
+        expect(Number.isFinite(step.serverCpuSeconds)).toBe(true);
+      }
+      const full = figures.loadSteps.at(-1)!;
+      expect(full.sent).toBeGreaterThan(0);
+      expect(typeof full.p99Ms).toBe('number');
+      expect(full.cpuSecondsPer10kDeliveries).not.toBeNull();
+    }
+  });
+
+  it('runs many rooms on one Redis and on a 3-master cluster, with Redis CPU per node', () => {
+    expect(report.driver).toBe('node');
+    const { standalone, viaNginx, cluster } = report.results.cluster.figures!;
+    expect(standalone.error).toBeNull();
+    expect(viaNginx.error).toBeNull();
+    expect(cluster.error).toBeNull();
+    expect(standalone.figures!.nodes).toEqual(['redis']);
+    for (const step of viaNginx.figures!.steps) {
+      expect(step.received).toBe(step.expected);
+      expect(step.nginxCpuSeconds).toBeGreaterThanOrEqual(0);
+    }
+    // 3 masters and their 3 replicas, each named by port and role.
+    expect(cluster.figures!.nodes).toHaveLength(6);
+    expect(cluster.figures!.nodes.filter((name) => name.endsWith(' master'))).toHaveLength(3);
+    for (const run of [standalone.figures!, cluster.figures!]) {
+      expect(run.steps.length).toBeGreaterThan(0);
+      for (const step of run.steps) {
+        expect(step.sent).toBeGreaterThan(0);
+        expect(step.expected).toBe(step.sent * report.plan.manyRooms.members);
+        expect(step.received).toBe(step.expected);
+        expect(typeof step.p99Ms).toBe('number');
+        expect(Object.keys(step.redisMicrosPerDeliveryByNode).sort()).toEqual(
+          [...run.nodes].sort(),
+        );
+        const sum = Object.values(step.redisCpuByNode).reduce((all, value) => all + value, 0);
+        expect(sum).toBeCloseTo(step.redisCpuSeconds, 6);
+      }
+    }
+  });
+
+  it('compares PUBLISH and SPUBLISH with every message delivered', () => {
+    const runs = report.results.pubsub.figures!.runs;
+    expect(runs.map((run) => `${run.mode} ${run.subscribers}`).sort()).toEqual([
+      'PUBLISH 1',
+      'PUBLISH 2',
+      'SPUBLISH 1',
+      'SPUBLISH 2',
+    ]);
+    for (const run of runs) {
+      expect(run.published).toBeGreaterThan(0);
+      // Each published message arrives exactly once at each of the channel's subscribers.
+      expect(run.received).toBe(run.published * run.subscribers);
+      expect(Object.keys(run.redisMicrosPerMessageByNode)).toHaveLength(run.masters);
+      expect(Number.isFinite(run.redisMicrosPerMessage)).toBe(true);
+    }
   });
 
   it('has every ratio', () => {

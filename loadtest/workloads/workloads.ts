@@ -31,6 +31,31 @@ export interface IdleWorkload {
   replicas: number;
 }
 
+/**
+ * The many-rooms workload on Taco Chat twice, on one standalone Redis and on a Redis Cluster of
+ * `masters` masters (one replica each), at the same fixed rates.
+ */
+export interface ClusterWorkload {
+  id: 'cluster';
+  title: string;
+  rooms: RateWorkload;
+  masters: number;
+  roomRates: number[];
+  stepSeconds: number;
+}
+
+/** Classic `PUBLISH` against `SPUBLISH` on Redis Clusters of each size in `masters`. */
+export interface PubSubWorkload {
+  id: 'pubsub';
+  title: string;
+  masters: number[];
+  /** Subscriber connections per channel: one run with each (a room's replicas). */
+  subscribersPerChannel: number[];
+  channels: number;
+  messagesPerSecond: number;
+  seconds: number;
+}
+
 export interface BenchPlan {
   /** Factor applied to rooms, members and connections (1 = the sizes of workloads.json). */
   scale: number;
@@ -38,13 +63,48 @@ export interface BenchPlan {
   fanout: RateWorkload;
   manyRooms: RateWorkload;
   idle: IdleWorkload;
+  cluster: ClusterWorkload;
+  pubsub: PubSubWorkload;
   drainMs: number;
   bodyBytes: number;
   clientSaturation: number;
   p99LimitMs: number;
+  /** Fractions of each workload's capacity at which a step runs after the search. */
+  loadFractions: number[];
 }
 
 const atLeast = (min: number, value: number) => Math.max(min, Math.round(value));
+
+const manyRoomsSmoke: RateWorkload = {
+  id: 'manyRooms',
+  title: 'many rooms (smoke)',
+  rooms: 10,
+  members: 3,
+  senders: 1,
+  replicas: 2,
+  roomRates: [1, 2],
+  stepSeconds: 1,
+  halfLoadSeconds: 1,
+};
+
+function clusterWorkload(
+  rooms: RateWorkload,
+  masters: number,
+  roomRates: number[],
+  stepSeconds: number,
+  note: string,
+): ClusterWorkload {
+  return {
+    id: 'cluster',
+    title:
+      `many rooms on a ${masters}-master Redis Cluster beside one Redis: ${rooms.rooms} rooms × ` +
+      `${rooms.members} members, ${rooms.replicas} replicas${note ? ` (${note})` : ''}`,
+    rooms,
+    masters,
+    roomRates,
+    stepSeconds,
+  };
+}
 
 /** The sizes of one run: `scale` shrinks the crowd, never the per-room rates. */
 export function benchPlan(scale: number, smoke: boolean): BenchPlan {
@@ -65,27 +125,42 @@ export function benchPlan(scale: number, smoke: boolean): BenchPlan {
         stepSeconds: 1,
         halfLoadSeconds: 1,
       },
-      manyRooms: {
-        id: 'manyRooms',
-        title: 'many rooms (smoke)',
-        rooms: 10,
-        members: 3,
-        senders: 1,
-        replicas: 2,
-        roomRates: [1, 2],
-        stepSeconds: 1,
-        halfLoadSeconds: 1,
-      },
+      manyRooms: manyRoomsSmoke,
       idle: { id: 'idle', title: 'idle (smoke)', connections: 100, members: 5, replicas: 1 },
-      drainMs: 1000,
+      cluster: clusterWorkload(manyRoomsSmoke, w.cluster.masters, [1, 2], 1, 'smoke'),
+      pubsub: {
+        id: 'pubsub',
+        title: 'PUBLISH vs SPUBLISH (smoke)',
+        masters: [3],
+        subscribersPerChannel: [1, 2],
+        channels: 12,
+        messagesPerSecond: 200,
+        seconds: 1,
+      },
+      // The drain ends once every message arrived: a long bound costs nothing when all is well.
+      drainMs: 5000,
       bodyBytes: w.message.bodyBytes,
       clientSaturation: b.clientSaturation,
       p99LimitMs: w.slo.p99Ms,
+      loadFractions: b.loadFractions,
     };
   }
   const f = w.fanout;
   const m = w.manyRooms;
   const i = w.idle;
+  const manyRooms: RateWorkload = {
+    id: 'manyRooms',
+    title: `many rooms: ${atLeast(10, m.rooms * scale)} rooms × ${m.members} members, ${m.replicas} replicas`,
+    rooms: atLeast(10, m.rooms * scale),
+    members: m.members,
+    senders: m.sendersPerRoom,
+    replicas: m.replicas,
+    roomRates: m.roomMessagesPerSecond,
+    stepSeconds: b.stepSeconds,
+    halfLoadSeconds: b.halfLoadSeconds,
+  };
+  const c = w.cluster;
+  const p = w.pubsub;
   return {
     scale,
     smoke,
@@ -100,17 +175,7 @@ export function benchPlan(scale: number, smoke: boolean): BenchPlan {
       stepSeconds: b.stepSeconds,
       halfLoadSeconds: b.halfLoadSeconds,
     },
-    manyRooms: {
-      id: 'manyRooms',
-      title: `many rooms: ${atLeast(10, m.rooms * scale)} rooms × ${m.members} members, ${m.replicas} replicas`,
-      rooms: atLeast(10, m.rooms * scale),
-      members: m.members,
-      senders: m.sendersPerRoom,
-      replicas: m.replicas,
-      roomRates: m.roomMessagesPerSecond,
-      stepSeconds: b.stepSeconds,
-      halfLoadSeconds: b.halfLoadSeconds,
-    },
+    manyRooms,
     idle: {
       id: 'idle',
       title: `idle: ${atLeast(100, i.connections * scale)} connections on one replica`,
@@ -118,9 +183,20 @@ export function benchPlan(scale: number, smoke: boolean): BenchPlan {
       members: i.members,
       replicas: i.replicas,
     },
+    cluster: clusterWorkload(manyRooms, c.masters, c.roomMessagesPerSecond, c.stepSeconds, ''),
+    pubsub: {
+      id: 'pubsub',
+      title: `PUBLISH vs SPUBLISH: ${p.channels} channels, ${p.messagesPerSecond} messages/s for ${p.seconds} s`,
+      masters: p.masters,
+      subscribersPerChannel: p.subscribersPerChannel,
+      channels: p.channels,
+      messagesPerSecond: p.messagesPerSecond,
+      seconds: p.seconds,
+    },
     drainMs: b.drainMs,
     bodyBytes: w.message.bodyBytes,
     clientSaturation: b.clientSaturation,
     p99LimitMs: w.slo.p99Ms,
+    loadFractions: b.loadFractions,
   };
 }
