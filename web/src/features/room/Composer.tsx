@@ -2,7 +2,7 @@ import { nanoid } from '@reduxjs/toolkit';
 import { codePointLength, FrameErrorMessage, MESSAGE_MAX_LENGTH } from '@taco/protocol';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import Button from 'react-bootstrap/Button';
-import Form from 'react-bootstrap/Form';
+import FormControl from 'react-bootstrap/FormControl';
 import { useAppDispatch } from '../../app/hooks';
 import { draftEdited, messageSent } from '../chat/chatActions';
 
@@ -40,9 +40,9 @@ export function Composer({ room, me }: { room: string; me: string }) {
   };
 
   return (
-    <Form className="composer" onSubmit={onSubmit} aria-label="Send a message">
+    <form className="composer" onSubmit={onSubmit} aria-label="Send a message">
       <div className="composer-row">
-        <Form.Control
+        <FormControl
           ref={input}
           className="composer-input"
           placeholder="Type a message..."
@@ -64,6 +64,6 @@ export function Composer({ room, me }: { room: string; me: string }) {
         </Button>
       </div>
       {tooLong ? <div className="composer-error">{FrameErrorMessage.bodyTooLong}</div> : null}
-    </Form>
+    </form>
   );
 }
