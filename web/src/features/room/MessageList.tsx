@@ -122,16 +122,19 @@ export function MessageList({ room, me }: { room: string; me: string }) {
             <p className="mb-0">No messages yet. Say hello!</p>
           </div>
         ) : null}
-        <ol className="message-list" role="log" aria-live="polite" aria-label="Messages">
-          {messages.map((message) => (
-            <MessageBubble
-              key={message.key}
-              message={message}
-              room={room}
-              own={message.id === 0 || isSameUserName(message.senderName, me)}
-            />
-          ))}
-        </ol>
+        {/* The log wraps the list: an <ol> given role="log" is no list, and its items lose their semantics. */}
+        <div role="log" aria-live="polite" aria-label="Messages">
+          <ol className="message-list">
+            {messages.map((message) => (
+              <MessageBubble
+                key={message.key}
+                message={message}
+                room={room}
+                own={message.id === 0 || isSameUserName(message.senderName, me)}
+              />
+            ))}
+          </ol>
+        </div>
         {typists.length > 0 ? (
           <div className="message message-other typing-bubble">
             <div className="message-sender">

@@ -141,9 +141,18 @@ function Room({ room }: { room: string }) {
             size="sm"
             className="d-md-none"
             onClick={() => setSidebarOpen(true)}
-            aria-label={`Show participants (${participantCount} online)`}
+            aria-label={`Show participants, ${participantCount} online`}
           >
-            ☰ <span className="ms-1">{participantCount}</span>
+            {/* An icon, not the ☰ character: the visible text stays part of the accessible name. */}
+            <svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+              <path
+                d="M2 4h12M2 8h12M2 12h12"
+                stroke="currentColor"
+                strokeWidth="1.5"
+                strokeLinecap="round"
+              />
+            </svg>
+            <span className="ms-1">{participantCount}</span>
           </Button>
           <h1 id="chat-heading" className="chat-title">
             {senderName !== '' ? `Welcome ${senderName}` : 'Connecting...'}
