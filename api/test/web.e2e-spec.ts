@@ -1,36 +1,12 @@
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
+import { rawGet } from '../../infra/cluster/wait';
 import { acceptedEncodings } from '../src/web/serve-web';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const SCRIPT = `console.log(${JSON.stringify('taco '.repeat(200))});`;
-
-/** A GET that shows the bytes as they came (fetch would decompress them). */
-function rawGet(
-  url: string,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          body: Buffer.concat(chunks),
-        }),
-      );
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.setTimeout(5000, () => request.destroy(new Error('no answer within 5 s')));
-    request.end();
-  });
-}
 
 describe('Serving the web client', () => {
   let t: TestApp;

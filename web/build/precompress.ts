@@ -5,8 +5,6 @@ import type { Logger, Plugin } from 'vite';
 
 /** What is worth compressing: text. Images other than SVG are compressed already. */
 const COMPRESSIBLE = /\.(js|mjs|css|html|svg|json|webmanifest|txt)$/;
-/** Below this a compressed copy saves less than its headers cost. */
-const MIN_BYTES = 256;
 
 export interface Compressed {
   file: string;
@@ -26,8 +24,9 @@ export function precompressDir(dir: string): Compressed[] {
         continue;
       }
       if (!COMPRESSIBLE.test(entry.name)) continue;
+      // Every text file gets both twins, however small: nginx sends a script's .br twin to any
+      // client that accepts brotli without checking that it exists.
       const content = readFileSync(full);
-      if (content.length < MIN_BYTES) continue;
       const gzip = gzipSync(content, { level: constants.Z_BEST_COMPRESSION });
       const brotli = brotliCompressSync(content, {
         params: {

@@ -1,5 +1,6 @@
-import { request as httpRequest } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Browser } from 'playwright-core';
+import { rawGet } from '../../infra/cluster/wait';
 
 /** 1 KB = 1000 bytes. The JS and CSS of a first load, as a browser that offers brotli gets them. */
 export const BROTLI_BUDGET = 125_000;
@@ -54,31 +55,18 @@ export interface Transfer {
   encoding: string;
   /** Body bytes as they travel (compressed when `encoding` is set). */
   bytes: number;
-  headers: Record<string, string | string[] | undefined>;
+  headers: IncomingHttpHeaders;
 }
 
 /** A GET of `url` offering only `acceptEncoding`, counting the body bytes as sent. */
-export function transfer(url: string, acceptEncoding: string): Promise<Transfer> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { headers: { 'Accept-Encoding': acceptEncoding } }, (res) => {
-      let bytes = 0;
-      res.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-      });
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          encoding: String(res.headers['content-encoding'] ?? ''),
-          bytes,
-          headers: res.headers,
-        }),
-      );
-      res.on('error', reject);
-    });
-    request.on('error', reject);
-    request.setTimeout(10_000, () => request.destroy(new Error(`${url}: no answer in 10 s`)));
-    request.end();
-  });
+export async function transfer(url: string, acceptEncoding: string): Promise<Transfer> {
+  const response = await rawGet(url, { 'Accept-Encoding': acceptEncoding });
+  return {
+    status: response.status,
+    encoding: String(response.headers['content-encoding'] ?? ''),
+    bytes: response.body.length,
+    headers: response.headers,
+  };
 }
 
 export interface PageWeight {
