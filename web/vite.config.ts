@@ -10,7 +10,7 @@ const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 
 };
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
-export default defineConfig({
+export default defineConfig(({ command }) => ({
   plugins: [react(), precompress()],
   resolve: {
     // The protocol package is consumed from source, so the client needs no separate build of it.
@@ -29,8 +29,13 @@ export default defineConfig({
         silenceDeprecations: ['import', 'global-builtin', 'color-functions', 'if-function'],
       },
     },
+    // The build keeps only the utility classes the sources use; the dev server keeps them all,
+    // so a class just written shows at once.
     postcss: {
-      plugins: [purgeUtilities({ sources: [here('./src'), here('./index.html')] })],
+      plugins:
+        command === 'build'
+          ? [purgeUtilities({ sources: [here('./src'), here('./index.html')] })]
+          : [],
     },
   },
   server: {
@@ -51,4 +56,4 @@ export default defineConfig({
       format: { comments: false },
     },
   },
-});
+}));

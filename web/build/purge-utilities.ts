@@ -68,7 +68,6 @@ export const purgeUtilities: PluginCreator<{ sources: readonly string[] }> = (op
         (node) => node.type === 'comment' && node.text.includes(UTILITIES_MARKER),
       );
       if (marker < 0) return;
-      // Read each time Bootstrap is compiled, so a dev server sees new class names too.
       const tokens = sourceTokens(options?.sources ?? []);
       const utilities = root.nodes.slice(marker + 1);
       root.nodes[marker]?.remove();
