@@ -92,7 +92,26 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser } },
     rules: {
       ...reactHooks.configs.recommended.rules,
-      'no-restricted-imports': ['error', { patterns: ['@taco/api', '**/api/src/**'] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: ['@taco/api', '**/api/src/**'],
+          paths: [
+            {
+              name: 'react-router-dom',
+              message: 'Use web/src/app/router: React Router would take 12 KB of the page budget.',
+            },
+            {
+              name: 'react-router',
+              message: 'Use web/src/app/router: React Router would take 12 KB of the page budget.',
+            },
+            {
+              name: 'react-bootstrap',
+              message: "Import each component ('react-bootstrap/Button'), not the whole library.",
+            },
+          ],
+        },
+      ],
     },
   },
   {

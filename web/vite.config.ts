@@ -2,24 +2,58 @@ import react from '@vitejs/plugin-react';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { precompress } from './build/precompress';
+import { purgeUtilities } from './build/purge-utilities';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
-export default defineConfig({
-  plugins: [react()],
+export default defineConfig(({ command }) => ({
+  plugins: [react(), precompress()],
   resolve: {
     // The protocol package is consumed from source, so the client needs no separate build of it.
     alias: {
-      '@taco/protocol': fileURLToPath(new URL('../protocol/src/index.ts', import.meta.url)),
+      '@taco/protocol': here('../protocol/src/index.ts'),
     },
   },
   define: {
     'import.meta.env.VITE_BUILD_VERSION': JSON.stringify(pkg.version),
   },
+  css: {
+    preprocessorOptions: {
+      scss: {
+        // Bootstrap 5.3's Sass still uses @import and global functions; its own warnings say so.
+        quietDeps: true,
+        silenceDeprecations: ['import', 'global-builtin', 'color-functions', 'if-function'],
+      },
+    },
+    // The build keeps only the utility classes the sources use; the dev server keeps them all,
+    // so a class just written shows at once.
+    postcss: {
+      plugins:
+        command === 'build'
+          ? [purgeUtilities({ sources: [here('./src'), here('./index.html')] })]
+          : [],
+    },
+  },
   server: {
     proxy: { '/api': { target: 'http://localhost:3000', ws: true } },
   },
-  build: { outDir: 'dist', sourcemap: true },
-});
+  build: {
+    outDir: 'dist',
+    // No source maps in production: they would publish the whole source (2.5 MB).
+    sourcemap: false,
+    // Terser packs React and RTK about 4 % smaller than esbuild's minifier.
+    minify: 'terser',
+    target: 'es2022',
+    modulePreload: { polyfill: false },
+    terserOptions: {
+      ecma: 2020,
+      module: true,
+      compress: { passes: 2 },
+      format: { comments: false },
+    },
+  },
+}));

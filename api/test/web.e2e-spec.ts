@@ -1,19 +1,29 @@
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
+import { rawGet } from '../../infra/cluster/wait';
+import { acceptedEncodings } from '../src/web/serve-web';
 import { startTestApp, type TestApp } from './support/test-app';
+
+const SCRIPT = `console.log(${JSON.stringify('taco '.repeat(200))});`;
 
 describe('Serving the web client', () => {
   let t: TestApp;
   const dist = mkdtempSync(join(tmpdir(), 'taco-web-'));
 
+  const readIndex = () => '<!doctype html><title>Taco Chat</title><div id="root"></div>';
+
   beforeAll(async () => {
-    writeFileSync(
-      join(dist, 'index.html'),
-      '<!doctype html><title>Taco Chat</title><div id="root"></div>',
-    );
+    writeFileSync(join(dist, 'index.html'), readIndex());
     mkdirSync(join(dist, 'assets'));
     writeFileSync(join(dist, 'assets', 'app-1234.js'), 'console.log("taco")');
+    // What the build writes: a script with its brotli and gzip twins, and (left behind) a map.
+    writeFileSync(join(dist, 'assets', 'index-abcd.js'), SCRIPT);
+    writeFileSync(join(dist, 'assets', 'index-abcd.js.br'), brotliCompressSync(SCRIPT));
+    writeFileSync(join(dist, 'assets', 'index-abcd.js.gz'), gzipSync(SCRIPT));
+    writeFileSync(join(dist, 'assets', 'index-abcd.js.map'), '{"version":3,"sources":[]}');
+    writeFileSync(join(dist, 'index.html.gz'), gzipSync(readIndex()));
     t = await startTestApp({ webDist: dist });
   });
   afterAll(() => t.close());
@@ -44,5 +54,65 @@ describe('Serving the web client', () => {
     const response = await fetch(`${t.baseUrl}/api/unknown`);
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ statusCode: 404 });
+  });
+
+  it('sends brotli to a browser that offers it, with the type, length and Vary of the file', async () => {
+    const response = await rawGet(`${t.baseUrl}/assets/index-abcd.js`, {
+      'Accept-Encoding': 'gzip, deflate, br, zstd',
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers['content-encoding']).toBe('br');
+    expect(response.headers['content-type']).toMatch(/^(text|application)\/javascript/);
+    expect(response.headers.vary).toMatch(/Accept-Encoding/i);
+    expect(Number(response.headers['content-length'])).toBe(response.body.length);
+    expect(response.body.length).toBeLessThan(SCRIPT.length / 4);
+    expect(response.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(brotliDecompressSync(response.body).toString()).toBe(SCRIPT);
+  });
+
+  it('sends gzip to a client that offers only gzip', async () => {
+    const response = await rawGet(`${t.baseUrl}/assets/index-abcd.js`, {
+      'Accept-Encoding': 'gzip',
+    });
+    expect(response.headers['content-encoding']).toBe('gzip');
+    expect(response.headers.vary).toMatch(/Accept-Encoding/i);
+    expect(gunzipSync(response.body).toString()).toBe(SCRIPT);
+  });
+
+  it.each([
+    ['no Accept-Encoding', {}],
+    ['identity only', { 'Accept-Encoding': 'identity' }],
+    ['both refused with q=0', { 'Accept-Encoding': 'br;q=0, gzip;q=0, deflate' }],
+  ])('sends the file as it is with %s', async (_case, headers: Record<string, string>) => {
+    const response = await rawGet(`${t.baseUrl}/assets/index-abcd.js`, headers);
+    expect(response.status).toBe(200);
+    expect(response.headers['content-encoding']).toBeUndefined();
+    expect(response.headers.vary).toMatch(/Accept-Encoding/i);
+    expect(response.body.toString()).toBe(SCRIPT);
+    expect(Number(response.headers['content-length'])).toBe(SCRIPT.length);
+  });
+
+  it('sends a page compressed when the build has a twin for it, still not cached', async () => {
+    const response = await rawGet(`${t.baseUrl}/r/teal-otter`, { 'Accept-Encoding': 'br, gzip' });
+    expect(response.headers['content-encoding']).toBe('gzip');
+    expect(response.headers['content-type']).toContain('text/html');
+    expect(response.headers['cache-control']).toBe('no-cache');
+    expect(gunzipSync(response.body).toString()).toBe(readIndex());
+  });
+
+  it('never serves a source map', async () => {
+    const response = await rawGet(`${t.baseUrl}/assets/index-abcd.js.map`);
+    expect(response.status).toBe(404);
+    expect(response.body.toString()).not.toContain('"version"');
+  });
+
+  it('reads Accept-Encoding by its q-values, with * for codings it does not name', () => {
+    expect([...acceptedEncodings('gzip, deflate, br, zstd')].sort()).toEqual(['br', 'gzip']);
+    expect([...acceptedEncodings('gzip;q=0.5, br;q=0')]).toEqual(['gzip']);
+    expect([...acceptedEncodings('*')].sort()).toEqual(['br', 'gzip']);
+    expect([...acceptedEncodings('*, br;q=0')]).toEqual(['gzip']);
+    expect([...acceptedEncodings(' GZIP ; Q=1 ')]).toEqual(['gzip']);
+    expect([...acceptedEncodings(undefined)]).toEqual([]);
+    expect([...acceptedEncodings('')]).toEqual([]);
   });
 });

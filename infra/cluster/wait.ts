@@ -1,3 +1,4 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { createConnection, createServer, type AddressInfo, type Server } from 'node:net';
 
 export const sleep = (ms: number): Promise<void> =>
@@ -37,6 +38,40 @@ export async function httpStatus(url: string, timeoutMs = 2000): Promise<number>
   } catch {
     return 0;
   }
+}
+
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The body as it came over the wire: still compressed when Content-Encoding says so. */
+  body: Buffer;
+}
+
+/** A GET that keeps the bytes as sent (fetch would ask for and undo compression itself). */
+export function rawGet(
+  url: string,
+  headers: Record<string, string> = {},
+  timeoutMs = 10_000,
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks),
+        }),
+      );
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.setTimeout(timeoutMs, () =>
+      request.destroy(new Error(`${url}: no answer in ${timeoutMs} ms`)),
+    );
+    request.end();
+  });
 }
 
 /** Whether a Redis server answers PING on this loopback port. */

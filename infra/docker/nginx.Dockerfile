@@ -21,6 +21,7 @@ COPY protocol/tsconfig.build.json protocol/
 COPY protocol/src protocol/src
 COPY web/index.html web/vite.config.ts web/tsconfig.json web/
 COPY web/public web/public
+COPY web/build web/build
 COPY web/src web/src
 COPY api/src/common/security-policy.ts api/src/common/
 COPY infra/nginx infra/nginx

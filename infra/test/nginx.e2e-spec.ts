@@ -4,11 +4,12 @@ import { type AddressInfo } from 'node:net';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gzipSync } from 'node:zlib';
 import WebSocket from 'ws';
 import { nginxUser } from '../cluster/cluster';
 import { securityHeaders } from '../../api/src/common/security-policy';
 import { findExecutable, ManagedProcess } from '../cluster/managed-process';
-import { freePorts, httpStatus, waitFor } from '../cluster/wait';
+import { freePorts, httpStatus, rawGet, waitFor } from '../cluster/wait';
 import {
   API_UNAVAILABLE_BODY,
   dockerNginxConfig,
@@ -80,6 +81,11 @@ async function startNginx(
   return { nginx, base };
 }
 
+const BUILT = {
+  'index-abcd.js': `console.log(${JSON.stringify('taco chat '.repeat(300))});`,
+  'index-abcd.css': `.taco{color:#c2410c}${'.bubble{padding:1rem}'.repeat(100)}`,
+};
+
 describe('nginx config', () => {
   const root = mkdtempSync(join(tmpdir(), 'taco-nginx-test-'));
   const www = join(root, 'www');
@@ -96,6 +102,12 @@ describe('nginx config', () => {
     mkdirSync(join(root, 'temp'));
     writeFileSync(join(www, 'index.html'), '<!doctype html><title>Taco Chat</title>');
     writeFileSync(join(www, 'assets', 'app-1234.js'), `console.log(${'"taco";'.repeat(400)});`);
+    // What the web build writes: scripts and styles with their brotli and gzip twins.
+    for (const [name, content] of Object.entries(BUILT)) {
+      writeFileSync(join(www, 'assets', name), content);
+      writeFileSync(join(www, 'assets', `${name}.br`), brotliCompressSync(content));
+      writeFileSync(join(www, 'assets', `${name}.gz`), gzipSync(content));
+    }
     // An upstream port where nothing listens (a replica that died).
     const [deadPort = 0] = await freePorts(1);
     ({ nginx, base } = await startNginx(root, `127.0.0.1:${deadPort}`, { accessLog, errorLog }));
@@ -174,6 +186,47 @@ describe('nginx config', () => {
     expect(response.headers.get('content-type')).toContain('application/javascript');
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await httpStatus(`http://${base}/assets/missing.js`)).toBe(404);
+  });
+
+  it.each([
+    ['index-abcd.js', 'application/javascript'],
+    ['index-abcd.css', 'text/css'],
+  ])('sends %s precompressed: brotli when offered, else gzip, else as is', async (name, type) => {
+    const url = `http://${base}/assets/${name}`;
+    const content = BUILT[name as keyof typeof BUILT];
+    const brotli = await rawGet(url, { 'Accept-Encoding': 'gzip, deflate, br, zstd' });
+    expect(brotli.status).toBe(200);
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(brotli.headers['content-type']).toContain(type);
+    expect(brotli.headers.vary).toMatch(/Accept-Encoding/i);
+    expect(brotli.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(brotli.headers['x-content-type-options']).toBe('nosniff');
+    expect(Number(brotli.headers['content-length'])).toBe(brotli.body.length);
+    expect(brotliDecompressSync(brotli.body).toString()).toBe(content);
+
+    for (const offer of ['gzip', 'br;q=0, gzip']) {
+      const gzip = await rawGet(url, { 'Accept-Encoding': offer });
+      expect(gzip.headers['content-encoding']).toBe('gzip');
+      expect(gzip.headers['content-type']).toContain(type);
+      // The build's own file, not nginx compressing on the fly.
+      expect(gzip.body.equals(readFileSync(join(www, 'assets', `${name}.gz`)))).toBe(true);
+    }
+
+    for (const headers of [{}, { 'Accept-Encoding': 'identity' }] as Record<string, string>[]) {
+      const plain = await rawGet(url, headers);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.body.toString()).toBe(content);
+    }
+  });
+
+  it('never serves a brotli twin by its own name', async () => {
+    for (const offer of ['br', 'gzip', 'identity']) {
+      const response = await rawGet(`http://${base}/assets/index-abcd.js.br`, {
+        'Accept-Encoding': offer,
+      });
+      expect([offer, response.status]).toEqual([offer, 404]);
+      expect(response.headers['content-encoding']).not.toBe('br');
+    }
   });
 
   it('renders the docker config with DNS-resolved replicas and no query strings in logs', () => {

@@ -8,6 +8,8 @@ export const REPO = resolve(__dirname, '../..');
 export const SERVER_MAIN = join(REPO, 'api/dist/main.js');
 export const WEB_DIST = join(REPO, 'web/dist');
 export const SCREENSHOTS = join(REPO, 'artifacts/screenshots');
+/** Screenshots of the app's states that are committed, to be looked at in review. */
+export const COMMITTED_SCREENSHOTS = join(REPO, 'web/e2e/screenshots');
 
 /** The real built server as a child process. */
 export class ServerProcess {
@@ -76,10 +78,48 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** Saves a screenshot of the page as a test artifact. */
-export async function snap(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+/** Saves a screenshot of the page as a test artifact (or into `dir`). */
+export async function snap(page: Page, name: string, dir = SCREENSHOTS): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`) });
+}
+
+/** The impacts that fail a test: axe's `serious` and `critical`. */
+const FAILING_IMPACTS = new Set(['serious', 'critical']);
+
+interface AxeResults {
+  violations: {
+    id: string;
+    impact?: string | null;
+    help: string;
+    nodes: { target: unknown[]; failureSummary?: string }[];
+  }[];
+}
+
+/**
+ * Runs axe-core (from node_modules) on the page as it is now and returns its serious and critical
+ * findings, one line each ("rule: help — selector: summary"); an empty list means none. The
+ * page's context needs `bypassCSP: true`, since axe is injected as an inline script.
+ */
+export async function axeFindings(page: Page): Promise<string[]> {
+  const loaded = await page.evaluate(() => 'axe' in window);
+  if (!loaded) await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  const results = await page.evaluate(async () => {
+    const { axe } = window as unknown as {
+      axe: { run: (context: Document, options: object) => Promise<unknown> };
+    };
+    return (await axe.run(document, { resultTypes: ['violations'] })) as AxeResults;
+  });
+  return results.violations
+    .filter((violation) => FAILING_IMPACTS.has(violation.impact ?? ''))
+    .flatMap((violation) =>
+      violation.nodes.map(
+        (node) =>
+          `${violation.id} (${violation.impact}): ${violation.help} — ${node.target.join(' ')}: ${
+            node.failureSummary?.replace(/\s+/g, ' ') ?? ''
+          }`,
+      ),
+    );
 }
 
 /** Collects what the page reports as errors: console errors and uncaught exceptions. */

@@ -7,10 +7,17 @@
  * say the same; a test compares the api's actual headers with `securityHeaders()`.
  */
 
-/** The web client works under this policy: its own scripts, styles and socket, nothing inline. */
+/**
+ * The one inline script the web client has: web/index.html sets the colour mode before the first
+ * paint with it. Its SHA-256, so that the policy allows exactly that script and nothing else
+ * inline; the browser tests (web/e2e/delivery.e2e.test.ts) check it against the built page.
+ */
+export const THEME_SCRIPT_HASH = "'sha256-MxI/HE4IrXcxewqT/kl11RgK6QgiXMrAQOY+q9rSCFY='";
+
+/** The web client works under this policy: its own scripts, styles and socket, nothing inline but the script above. */
 export const CONTENT_SECURITY_POLICY: Record<string, string[]> = {
   'default-src': ["'self'"],
-  'script-src': ["'self'"],
+  'script-src': ["'self'", THEME_SCRIPT_HASH],
   'style-src': ["'self'"],
   'img-src': ["'self'", 'data:'],
   'font-src': ["'self'", 'data:'],

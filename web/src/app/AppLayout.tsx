@@ -1,10 +1,13 @@
-import Container from 'react-bootstrap/Container';
-import Nav from 'react-bootstrap/Nav';
-import Navbar from 'react-bootstrap/Navbar';
-import { Link, NavLink, Outlet } from 'react-router-dom';
+import { Link, NavLink, Outlet } from './router';
 import { WebRoute } from '@taco/protocol';
 import { PRODUCT_EMOJI, PRODUCT_NAME } from './brand';
+import { ThemeToggle } from './ThemeToggle';
 import { useViewportHeight } from './useViewportHeight';
+
+const navLinkClass = ({ isActive }: { isActive: boolean }) =>
+  isActive ? 'app-nav-link active' : 'app-nav-link';
+// "New room" is the header's brand link again on a phone, where there is no room for both.
+const newRoomClass = (state: { isActive: boolean }) => `${navLinkClass(state)} d-none d-sm-block`;
 
 /** The header bar and the page below it. */
 export function AppLayout() {
@@ -14,21 +17,20 @@ export function AppLayout() {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <Navbar as="header" className="app-header" variant="dark" expand={false}>
-        <Container fluid>
-          <Navbar.Brand as={Link} to={WebRoute.create} className="app-brand">
-            <span aria-hidden="true">{PRODUCT_EMOJI}</span> {PRODUCT_NAME}
-          </Navbar.Brand>
-          <Nav as="nav" aria-label="Main" className="flex-row gap-3">
-            <Nav.Link as={NavLink} to={WebRoute.create} end className="d-none d-sm-block">
-              New room
-            </Nav.Link>
-            <Nav.Link as={NavLink} to={WebRoute.account}>
-              My Account
-            </Nav.Link>
-          </Nav>
-        </Container>
-      </Navbar>
+      <header className="app-header">
+        <Link to={WebRoute.create} className="app-brand">
+          <span aria-hidden="true">{PRODUCT_EMOJI}</span> {PRODUCT_NAME}
+        </Link>
+        <nav aria-label="Main" className="app-nav">
+          <NavLink to={WebRoute.create} end className={newRoomClass}>
+            New room
+          </NavLink>
+          <NavLink to={WebRoute.account} className={navLinkClass}>
+            My Account
+          </NavLink>
+          <ThemeToggle />
+        </nav>
+      </header>
       <main id="main" className="app-main" tabIndex={-1}>
         <Outlet />
       </main>

@@ -1,20 +1,20 @@
 import { WebRoute } from '@taco/protocol';
-import Card from 'react-bootstrap/Card';
-import { Link } from 'react-router-dom';
+import CardBody from 'react-bootstrap/CardBody';
+import { Link } from './router';
 
 /** Any route the app does not know. */
 export function NotFoundPage() {
   return (
     <div className="page-center">
-      <Card className="page-card shadow-sm">
-        <Card.Body className="p-4 p-md-5 text-center">
+      <div className="card page-card shadow-sm">
+        <CardBody className="p-4 p-md-5 text-center">
           <h1 className="h3 mb-3">Page not found</h1>
           <p className="text-body-secondary">There is nothing at this address.</p>
           <Link className="btn btn-primary" to={WebRoute.create}>
             Create a room
           </Link>
-        </Card.Body>
-      </Card>
+        </CardBody>
+      </div>
     </div>
   );
 }

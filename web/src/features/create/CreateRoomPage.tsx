@@ -8,10 +8,14 @@ import {
 import { type ChangeEvent, type FormEvent, useEffect, useRef, useState } from 'react';
 import Alert from 'react-bootstrap/Alert';
 import Button from 'react-bootstrap/Button';
-import Card from 'react-bootstrap/Card';
-import Form from 'react-bootstrap/Form';
+import CardBody from 'react-bootstrap/CardBody';
+import Feedback from 'react-bootstrap/Feedback';
+import FormControl from 'react-bootstrap/FormControl';
+import FormGroup from 'react-bootstrap/FormGroup';
+import FormLabel from 'react-bootstrap/FormLabel';
+import FormText from 'react-bootstrap/FormText';
 import Spinner from 'react-bootstrap/Spinner';
-import { useNavigate } from 'react-router-dom';
+import { useNavigate } from '../../app/router';
 import { errorReason } from '../../api/errorText';
 import { useCreateRoomMutation, useRoomInfoQuery, useRoomNameQuery } from '../../api/roomsApi';
 import { PRODUCT_NAME } from '../../app/brand';
@@ -108,8 +112,8 @@ export function CreateRoomPage() {
 
   return (
     <div className="page-center">
-      <Card className="page-card create-card shadow-sm">
-        <Card.Body className="p-4 p-md-5">
+      <div className="card page-card create-card shadow-sm">
+        <CardBody className="p-4 p-md-5">
           <div className="text-center mb-4">
             <BadgeIcon name="chat" />
             <h1 className="h3 mb-1">Start a chat room</h1>
@@ -126,10 +130,10 @@ export function CreateRoomPage() {
             {CREATE_ERROR_MESSAGE}
             {error ? <div className="small mt-1">{errorReason(error)}</div> : null}
           </Alert>
-          <Form noValidate onSubmit={onSubmit} aria-label="Create Room">
-            <Form.Group className="mb-3" controlId="roomName">
-              <Form.Label>Room Name</Form.Label>
-              <Form.Control
+          <form noValidate onSubmit={onSubmit} aria-label="Create Room">
+            <FormGroup className="mb-3" controlId="roomName">
+              <FormLabel>Room Name</FormLabel>
+              <FormControl
                 required
                 value={roomName}
                 onChange={onEdit(setEditedName)}
@@ -139,17 +143,15 @@ export function CreateRoomPage() {
                 spellCheck={false}
                 aria-describedby="roomNameHelp"
               />
-              {validated && roomError ? (
-                <Form.Control.Feedback type="invalid">{roomError}</Form.Control.Feedback>
-              ) : null}
-              <Form.Text id="roomNameHelp">This is the name of your room.</Form.Text>
+              {validated && roomError ? <Feedback type="invalid">{roomError}</Feedback> : null}
+              <FormText id="roomNameHelp">This is the name of your room.</FormText>
               <div className="form-text text-warning-emphasis" role="status" aria-live="polite">
                 {busy}
               </div>
-            </Form.Group>
-            <Form.Group className="mb-4" controlId="userName">
-              <Form.Label>Your Name</Form.Label>
-              <Form.Control
+            </FormGroup>
+            <FormGroup className="mb-4" controlId="userName">
+              <FormLabel>Your Name</FormLabel>
+              <FormControl
                 required
                 value={userName}
                 onChange={onEdit(setUserName)}
@@ -157,23 +159,21 @@ export function CreateRoomPage() {
                 autoComplete="nickname"
                 aria-describedby="userNameHelp"
               />
-              {validated && userError ? (
-                <Form.Control.Feedback type="invalid">{userError}</Form.Control.Feedback>
-              ) : null}
-              <Form.Text id="userNameHelp">
+              {validated && userError ? <Feedback type="invalid">{userError}</Feedback> : null}
+              <FormText id="userNameHelp">
                 This is how you will appear to others in the chat room.
-              </Form.Text>
-            </Form.Group>
+              </FormText>
+            </FormGroup>
             <Button type="submit" size="lg" className="w-100" disabled={isLoading}>
               {isLoading ? (
                 <Spinner animation="border" size="sm" className="me-2" aria-hidden="true" />
               ) : null}
               Create Room
             </Button>
-          </Form>
+          </form>
           <RecentRooms />
-        </Card.Body>
-      </Card>
+        </CardBody>
+      </div>
     </div>
   );
 }

@@ -9,7 +9,7 @@ import {
   useState,
 } from 'react';
 import Button from 'react-bootstrap/Button';
-import Form from 'react-bootstrap/Form';
+import FormControl from 'react-bootstrap/FormControl';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { draftEdited, messageSent } from '../chat/chatActions';
 import { selectParticipants } from '../presence/presenceSlice';
@@ -141,7 +141,7 @@ export function Composer({ room, me }: { room: string; me: string }) {
   };
 
   return (
-    <Form className="composer" onSubmit={onSubmit} aria-label="Send a message">
+    <form className="composer" onSubmit={onSubmit} aria-label="Send a message">
       <div className="composer-row">
         <div className="composer-field">
           {listOpen ? (
@@ -162,7 +162,7 @@ export function Composer({ room, me }: { room: string; me: string }) {
               ))}
             </ul>
           ) : null}
-          <Form.Control
+          <FormControl
             ref={input}
             as="textarea"
             rows={1}
@@ -193,6 +193,6 @@ export function Composer({ room, me }: { room: string; me: string }) {
         </Button>
       </div>
       {tooLong ? <div className="composer-error">{FrameErrorMessage.bodyTooLong}</div> : null}
-    </Form>
+    </form>
   );
 }

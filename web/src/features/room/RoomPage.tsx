@@ -6,7 +6,7 @@ import Offcanvas from 'react-bootstrap/Offcanvas';
 import Spinner from 'react-bootstrap/Spinner';
 import Toast from 'react-bootstrap/Toast';
 import ToastContainer from 'react-bootstrap/ToastContainer';
-import { Link, useParams } from 'react-router-dom';
+import { Link, useParams } from '../../app/router';
 import { useRequestCredentialsMutation } from '../../api/roomsApi';
 import { useAppDispatch, useAppSelector, useAppStore } from '../../app/hooks';
 import { roomCreated, roomEntered, roomJoined, roomLeft } from '../chat/chatActions';
@@ -144,12 +144,18 @@ function Room({ room }: { room: string }) {
             size="sm"
             className="d-md-none"
             onClick={() => setSidebarOpen(true)}
+            aria-label={`Show participants, ${participantCount} online`}
           >
-            {/* The name says what the visible "☰ 3" means, and contains it. */}
-            <span aria-hidden="true">☰ </span>
-            <span className="visually-hidden">Show participants, </span>
+            {/* An icon, not the ☰ character: the visible text stays part of the accessible name. */}
+            <svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+              <path
+                d="M2 4h12M2 8h12M2 12h12"
+                stroke="currentColor"
+                strokeWidth="1.5"
+                strokeLinecap="round"
+              />
+            </svg>
             <span className="ms-1">{participantCount}</span>
-            <span className="visually-hidden"> online</span>
           </Button>
           <div className="chat-heading">
             <h1 id="chat-heading" className="chat-title">

@@ -6,7 +6,7 @@ import {
 } from '@taco/protocol';
 import { type FormEvent, useState } from 'react';
 import Button from 'react-bootstrap/Button';
-import Form from 'react-bootstrap/Form';
+import FormControl from 'react-bootstrap/FormControl';
 import Modal from 'react-bootstrap/Modal';
 import Spinner from 'react-bootstrap/Spinner';
 
@@ -38,7 +38,7 @@ export function UsernameModal({ room, initialName, error, busy, onSubmit }: User
 
   return (
     <Modal show backdrop="static" keyboard={false} centered aria-labelledby="username-title">
-      <Form onSubmit={submit} noValidate>
+      <form onSubmit={submit} noValidate>
         <Modal.Header>
           <Modal.Title id="username-title" as="h2" className="h5">
             Please choose a username
@@ -48,7 +48,7 @@ export function UsernameModal({ room, initialName, error, busy, onSubmit }: User
           <p className="text-body-secondary small mb-2">
             This is how others in <strong>{room}</strong> will see you.
           </p>
-          <Form.Control
+          <FormControl
             autoFocus
             placeholder="John Doe"
             aria-label="Username"
@@ -76,7 +76,7 @@ export function UsernameModal({ room, initialName, error, busy, onSubmit }: User
             Continue
           </Button>
         </Modal.Footer>
-      </Form>
+      </form>
     </Modal>
   );
 }

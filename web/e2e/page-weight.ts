@@ -1,0 +1,134 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Browser } from 'playwright-core';
+import { rawGet } from '../../infra/cluster/wait';
+
+/** 1 KB = 1000 bytes. The JS and CSS of a first load, as a browser that offers brotli gets them. */
+export const BROTLI_BUDGET = 125_000;
+/** The same files for a client that offers only gzip. */
+export const GZIP_BUDGET = 150_000;
+/** First contentful paint of `/` under Slow 4G and a 4× slower CPU, median of 3 cold loads. */
+export const FCP_BUDGET_MS = 2500;
+
+/** The pages whose first load is measured: the create form and a room's shared link. */
+export const MEASURED_PAGES = ['/', '/r/teal-otter'] as const;
+
+/**
+ * Chrome DevTools' "Slow 4G" preset: 1.6 Mbps down and 750 kbps up at 90 %, a 150 ms RTT times
+ * 3.75 (DevTools' adjustment factors), i.e. 180,000 B/s down, 84,375 B/s up, 562.5 ms latency.
+ */
+export const SLOW_4G = {
+  offline: false,
+  latency: 150 * 3.75,
+  downloadThroughput: ((1.6 * 1000 * 1000) / 8) * 0.9,
+  uploadThroughput: ((750 * 1000) / 8) * 0.9,
+} as const;
+/** DevTools' "4× slowdown". */
+export const CPU_SLOWDOWN = 4;
+
+const ASSET_TYPES = new Set(['script', 'stylesheet']);
+
+/** The same-origin JS and CSS URLs a cold browser fetches for `path` until the network is idle. */
+export async function firstLoadAssets(
+  browser: Browser,
+  origin: string,
+  path: string,
+): Promise<string[]> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const urls = new Set<string>();
+    page.on('request', (request) => {
+      if (ASSET_TYPES.has(request.resourceType()) && request.url().startsWith(origin)) {
+        urls.add(request.url());
+      }
+    });
+    await page.goto(`${origin}${path}`, { waitUntil: 'networkidle', timeout: 30_000 });
+    return [...urls].sort();
+  } finally {
+    await context.close();
+  }
+}
+
+export interface Transfer {
+  status: number;
+  /** Content-Encoding of the answer ('' when none). */
+  encoding: string;
+  /** Body bytes as they travel (compressed when `encoding` is set). */
+  bytes: number;
+  headers: IncomingHttpHeaders;
+}
+
+/** A GET of `url` offering only `acceptEncoding`, counting the body bytes as sent. */
+export async function transfer(url: string, acceptEncoding: string): Promise<Transfer> {
+  const response = await rawGet(url, { 'Accept-Encoding': acceptEncoding });
+  return {
+    status: response.status,
+    encoding: String(response.headers['content-encoding'] ?? ''),
+    bytes: response.body.length,
+    headers: response.headers,
+  };
+}
+
+export interface PageWeight {
+  path: string;
+  assets: string[];
+  /** Sum of the bodies as Chromium's Accept-Encoding gets them (brotli). */
+  brotli: number;
+  /** The same files for `Accept-Encoding: gzip`. */
+  gzip: number;
+  /** Uncompressed. */
+  raw: number;
+}
+
+/** What the first load of `path` transfers in JS and CSS, per encoding. */
+export async function pageWeight(
+  browser: Browser,
+  origin: string,
+  path: string,
+): Promise<PageWeight> {
+  const assets = await firstLoadAssets(browser, origin, path);
+  const weight: PageWeight = { path, assets, brotli: 0, gzip: 0, raw: 0 };
+  for (const url of assets) {
+    const [brotli, gzip, raw] = await Promise.all([
+      transfer(url, 'gzip, deflate, br, zstd'),
+      transfer(url, 'gzip'),
+      transfer(url, 'identity'),
+    ]);
+    weight.brotli += brotli.bytes;
+    weight.gzip += gzip.bytes;
+    weight.raw += raw.bytes;
+  }
+  return weight;
+}
+
+/**
+ * First contentful paint of a cold load of `url` (a fresh browser context, so an empty cache)
+ * under Slow 4G and a 4× slower CPU, in milliseconds.
+ */
+export async function throttledFcp(browser: Browser, url: string): Promise<number> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', SLOW_4G);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_SLOWDOWN });
+    await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
+    const fcp = await page.waitForFunction(
+      () => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? false,
+      undefined,
+      { timeout: 30_000 },
+    );
+    return Math.round((await fcp.jsonValue()) as number);
+  } finally {
+    await context.close();
+  }
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
