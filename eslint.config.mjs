@@ -98,14 +98,6 @@ export default tseslint.config(
           patterns: ['@taco/api', '**/api/src/**'],
           paths: [
             {
-              name: 'react-router-dom',
-              message: 'Use web/src/app/router: React Router would take 12 KB of the page budget.',
-            },
-            {
-              name: 'react-router',
-              message: 'Use web/src/app/router: React Router would take 12 KB of the page budget.',
-            },
-            {
               name: 'react-bootstrap',
               message: "Import each component ('react-bootstrap/Button'), not the whole library.",
             },

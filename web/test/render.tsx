@@ -2,7 +2,7 @@ import { render, type RenderResult } from '@testing-library/react';
 import userEvent, { type UserEvent } from '@testing-library/user-event';
 import type { ReactElement } from 'react';
 import { Provider } from 'react-redux';
-import { MemoryRouter, Route, Routes, useLocation } from '../src/app/router';
+import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
 import { App } from '../src/app/App';
 import { type AppStore, makeStore, type RootState } from '../src/app/store';
 import type { SocketDeps } from '../src/socket/socketDeps';

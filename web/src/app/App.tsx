@@ -1,4 +1,4 @@
-import { Route, Routes } from './router';
+import { Route, Routes } from 'react-router-dom';
 import { AccountPage } from '../features/account/AccountPage';
 import { CreateRoomPage } from '../features/create/CreateRoomPage';
 import { RoomPage } from '../features/room/RoomPage';

@@ -1,4 +1,4 @@
-import { Link, NavLink, Outlet } from './router';
+import { Link, NavLink, Outlet } from 'react-router-dom';
 import { WebRoute } from '@taco/protocol';
 import { PRODUCT_EMOJI, PRODUCT_NAME } from './brand';
 import { ThemeToggle } from './ThemeToggle';

@@ -1,6 +1,6 @@
 import { WebRoute } from '@taco/protocol';
 import CardBody from 'react-bootstrap/CardBody';
-import { Link } from './router';
+import { Link } from 'react-router-dom';
 
 /** Any route the app does not know. */
 export function NotFoundPage() {

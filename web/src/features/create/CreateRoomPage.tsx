@@ -15,7 +15,7 @@ import FormGroup from 'react-bootstrap/FormGroup';
 import FormLabel from 'react-bootstrap/FormLabel';
 import FormText from 'react-bootstrap/FormText';
 import Spinner from 'react-bootstrap/Spinner';
-import { useNavigate } from '../../app/router';
+import { useNavigate } from 'react-router-dom';
 import { errorReason } from '../../api/errorText';
 import { useCreateRoomMutation, useRoomInfoQuery, useRoomNameQuery } from '../../api/roomsApi';
 import { PRODUCT_NAME } from '../../app/brand';

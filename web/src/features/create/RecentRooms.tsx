@@ -1,6 +1,6 @@
 import { WebRoute } from '@taco/protocol';
 import ListGroup from 'react-bootstrap/ListGroup';
-import { Link } from '../../app/router';
+import { Link } from 'react-router-dom';
 import { useAppSelector } from '../../app/hooks';
 import { selectRecentRooms } from '../roomAuth/roomAuthSlice';
 import './recentRooms.css';

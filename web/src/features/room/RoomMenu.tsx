@@ -11,7 +11,7 @@ import Dropdown from 'react-bootstrap/Dropdown';
 import Form from 'react-bootstrap/Form';
 import Modal from 'react-bootstrap/Modal';
 import Spinner from 'react-bootstrap/Spinner';
-import { useNavigate } from '../../app/router';
+import { useNavigate } from 'react-router-dom';
 import { errorReason } from '../../api/errorText';
 import { useRenameCredentialsMutation } from '../../api/roomsApi';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
