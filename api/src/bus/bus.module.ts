@@ -18,6 +18,8 @@ import { RedisConnections } from './redis/redis-connections';
 import { RedisPresenceStore } from './redis/redis-presence.store';
 
 const SWEEP_INTERVAL_MS = 60_000;
+/** Where messages acknowledged without their Redis replicas confirmed are logged. */
+const unconfirmedLog = new Logger('RedisChatBus');
 const REDIS_BOOT_WAIT_MS = 5000;
 
 /**
@@ -30,12 +32,17 @@ const REDIS_BOOT_WAIT_MS = 5000;
     {
       provide: RedisConnections,
       useFactory: (config: AppConfig) => {
+        const options = { writer: config.redisWaitReplicas > 0 };
         if (config.redisClusterNodes !== undefined) {
-          return new RedisConnections({ clusterNodes: config.redisClusterNodes }, config.replicaId);
+          return new RedisConnections(
+            { clusterNodes: config.redisClusterNodes },
+            config.replicaId,
+            options,
+          );
         }
         return config.redisUrl === undefined
           ? null
-          : new RedisConnections({ url: config.redisUrl }, config.replicaId);
+          : new RedisConnections({ url: config.redisUrl }, config.replicaId, options);
       },
       inject: [AppConfig],
     },
@@ -51,7 +58,13 @@ const REDIS_BOOT_WAIT_MS = 5000;
           ? new RedisChatBus(redis, {
               historyMax: config.historyMax,
               roomTtlSeconds: config.roomTtlSeconds,
+              waitReplicas: config.redisWaitReplicas,
+              waitTimeoutMs: config.redisWaitTimeoutMs,
               onRoundTrip: (command, seconds) => metrics.redisSeconds.observe({ command }, seconds),
+              onUnconfirmed: (why) => {
+                metrics.unconfirmedMessages.inc();
+                unconfirmedLog.warn(why);
+              },
             })
           : new MemoryChatBus({
               historyMax: config.historyMax,

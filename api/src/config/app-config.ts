@@ -13,6 +13,13 @@ export class AppConfig {
   /** Seed nodes of a Redis Cluster (`REDIS_CLUSTER_NODES`); never set together with `redisUrl`. */
   redisClusterNodes?: { host: string; port: number }[] | undefined;
   /**
+   * Redis replicas that must hold a message (`WAIT`) before its sender gets its own copy; 0 (the
+   * default) acknowledges once the master stored it.
+   */
+  redisWaitReplicas: number;
+  /** How long a message waits for that confirmation before it is acknowledged as unconfirmed. */
+  redisWaitTimeoutMs: number;
+  /**
    * The operator's token secret. Unset: the embedded server makes one per boot, and replicas
    * sharing Redis agree on one kept there (see `TokenSecret`).
    */

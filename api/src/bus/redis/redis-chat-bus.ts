@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { type ChatMessage } from '@taco/protocol';
+import { type Redis } from 'ioredis';
 import {
   ChatBus,
   type DeliveryListener,
@@ -11,20 +12,33 @@ import {
 } from '../chat-bus.port';
 import { newEpoch } from '../epoch';
 import { clearedPayload, messagePayload } from '../room-events';
-import { decodeEnvelope, encodeEnvelope } from './envelope';
+import { decodeEnvelope, encodeEnvelope, envelopeHeader } from './envelope';
 import { LuaScript } from './lua-script';
 import { type RedisConnections, SUBSCRIBE_TIMEOUT_MS, withTimeout } from './redis-connections';
+import { ReplicaWait } from './replica-wait';
 import { roomKeys, roomOfChannel } from './redis-keys';
 import { APPEND_SCRIPT, CLEAR_SCRIPT, HISTORY_SCRIPT } from './scripts';
 
 export interface RedisChatBusOptions {
   historyMax: number;
   roomTtlSeconds: number;
+  /**
+   * Redis replicas that must hold a message (`WAIT`) before its sender gets its own copy; 0
+   * acknowledges once the master stored it. Needs the connections' writer.
+   */
+  waitReplicas?: number;
+  /** How long a message waits for them before it is acknowledged as unconfirmed. */
+  waitTimeoutMs?: number;
   /** Told how long each chat command took from sending to its reply (metrics). */
   onRoundTrip?: (command: RedisChatCommand, seconds: number) => void;
+  /** Told of each message acknowledged without its replicas confirmed, and why (metrics, log). */
+  onUnconfirmed?: (why: string) => void;
 }
 
-export type RedisChatCommand = 'append' | 'clear' | 'history' | 'publish';
+export type RedisChatCommand = 'append' | 'clear' | 'history' | 'publish' | 'wait';
+
+/** How often a message whose wait broke off looks for itself on the room's (new) master. */
+const LOOKUP_INTERVAL_MS = 250;
 
 /** A `seq` the server never assigns and an empty epoch, marking where the script puts the real ones. */
 const PLACEHOLDER_SEQ = -1;
@@ -54,12 +68,19 @@ const history = new LuaScript(HISTORY_SCRIPT);
  */
 export class RedisChatBus extends ChatBus {
   private listener: DeliveryListener = () => undefined;
+  /** Set when messages are acknowledged only once Redis replicas hold them. */
+  private readonly replicaWait: ReplicaWait | null;
 
   constructor(
     private readonly redis: RedisConnections,
     private readonly options: RedisChatBusOptions,
   ) {
     super();
+    const replicas = options.waitReplicas ?? 0;
+    if (replicas > 0 && redis.writer === null) {
+      throw new Error('Waiting for Redis replicas needs the writer connection');
+    }
+    this.replicaWait = replicas > 0 ? new ReplicaWait(replicas) : null;
     redis.onMessage((channel, payload) => {
       const room = roomOfChannel(channel.toString('utf8'));
       const event = decodeEnvelope(payload);
@@ -80,23 +101,116 @@ export class RedisChatBus extends ChatBus {
       messagePayload(room, message, PLACEHOLDER_EPOCH, draft.clientId),
       SEQ_EPOCH_MARK,
     );
+    const held = this.replicaWait !== null && draft.connectionId !== undefined;
+    const scriptKeys = [keys.seq, keys.log, keys.epoch, keys.channel];
+    const args = [
+      storedHead,
+      storedTail,
+      payloadHead,
+      payloadTail,
+      this.options.historyMax,
+      this.options.roomTtlSeconds,
+      this.redis.publishCommand,
+      newEpoch(),
+      envelopeHeader({ exceptConnection: held ? draft.connectionId : undefined }),
+    ];
     const started = performance.now();
-    const [seq, epoch] = (await append.run(
-      this.redis.coalesced(),
-      [keys.seq, keys.log, keys.epoch, keys.channel],
-      [
-        storedHead,
-        storedTail,
-        payloadHead,
-        payloadTail,
-        this.options.historyMax,
-        this.options.roomTtlSeconds,
-        this.redis.publishCommand,
-        newEpoch(),
-      ],
-    )) as [number, string];
+    if (this.replicaWait === null) {
+      const [seq, epoch] = (await append.run(this.redis.coalesced(), scriptKeys, args)) as [
+        number,
+        string,
+      ];
+      this.roundTrip('append', started);
+      return { ...message, seq, epoch };
+    }
+    const deadline = started + (this.options.waitTimeoutMs ?? 0);
+    const { node, reply } = await this.appendOnWriter(keys.seq, scriptKeys, args);
+    const [seq, epoch] = reply as [number, string];
     this.roundTrip('append', started);
-    return { ...message, seq, epoch };
+    const stored: StoredMessage = { ...message, seq, epoch };
+    const waited = performance.now();
+    await this.confirm(room, stored, node, this.replicaWait, deadline);
+    this.roundTrip('wait', waited);
+    return held ? { ...stored, held } : stored;
+  }
+
+  /**
+   * Runs the append script on the writer's connection to the room's master, following one
+   * \`MOVED\` (the slot moved or failed over since the client last looked). Returns the connection
+   * that ran it: only a \`WAIT\` on that connection can confirm it.
+   */
+  private async appendOnWriter(
+    key: string,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<{ node: Redis; reply: unknown }> {
+    const node = await this.redis.writerFor(key);
+    if (!node) throw new Error("No Redis master is known for the room's slot");
+    try {
+      return { node, reply: await append.run(node, keys, args) };
+    } catch (error) {
+      const moved = error instanceof Error ? /^MOVED \d+ (\S+)/.exec(error.message) : null;
+      const target = moved?.[1] === undefined ? undefined : await this.redis.writerAt(moved[1]);
+      if (!target) throw error;
+      return { node: target, reply: await append.run(target, keys, args) };
+    }
+  }
+
+  /**
+   * Waits until Redis replicas hold a stored message, at most until \`deadline\`. A message the wait
+   * could not confirm in time is still acknowledged (it is stored and the others have it),
+   * counted and logged as unconfirmed. When the connection that stored it broke before a \`WAIT\`
+   * answered (its master died, say), the message is looked for on the room's master, promoted or
+   * not, until the deadline: found, it is acknowledged; gone, this throws (it was not stored).
+   */
+  private async confirm(
+    room: string,
+    message: StoredMessage,
+    node: Redis,
+    replicaWait: ReplicaWait,
+    deadline: number,
+  ): Promise<void> {
+    const outcome = await replicaWait.confirm(node, deadline);
+    if (outcome === 'confirmed') return;
+    if (outcome === 'lost' && !(await this.isStillStored(room, message, deadline))) {
+      throw new Error('The Redis master failed before the message reached a replica');
+    }
+    this.options.onUnconfirmed?.(
+      `Message ${message.seq} in room ${room} acknowledged before ${this.options.waitReplicas} Redis replica(s) confirmed it (${outcome === 'lost' ? 'its master failed; the master now serving the room holds it' : 'the wait ran out'})`,
+    );
+  }
+
+  /**
+   * Whether the room's master holds the message (same epoch, same seq, same content); true when
+   * that cannot be told before \`deadline\` (the sender is told it is stored, as with any wait that
+   * ran out).
+   */
+  private async isStillStored(
+    room: string,
+    message: StoredMessage,
+    deadline: number,
+  ): Promise<boolean> {
+    for (;;) {
+      try {
+        const page = await this.history(room, {
+          count: 1,
+          after: message.seq - 1,
+          epoch: message.epoch,
+        });
+        const found = page.messages[0];
+        return (
+          page.epoch === message.epoch &&
+          found !== undefined &&
+          found.seq === message.seq &&
+          found.sender === message.sender &&
+          found.body === message.body &&
+          found.timestamp === message.timestamp
+        );
+      } catch {
+        if (performance.now() + LOOKUP_INTERVAL_MS >= deadline) return true;
+        await new Promise((resolve) => setTimeout(resolve, LOOKUP_INTERVAL_MS));
+      }
+    }
   }
 
   async clear(room: string, sender: string): Promise<void> {
