@@ -1,23 +1,9 @@
-import { FrameType, type ServerFrame, type ServerHistoryFrame } from '@taco/protocol';
+import { ApiPath, FrameType } from '@taco/protocol';
 import { type RedisCluster, startRedisCluster } from '../../infra/cluster/redis-cluster';
 import { roomKeys } from '../src/bus/redis/redis-keys';
-import { isHistory } from './support/frames';
+import { repeated, type SeenMessages, storedMessages, watchMessages } from './support/room-traffic';
 import { startTestApp, type TestApp } from './support/test-app';
-import { type TestClient } from './support/test-client';
 import { until } from './support/until';
-
-/** Every message frame a client sees, by seq, and the client_ids it saw acknowledged. */
-function watch(client: TestClient, own: string) {
-  const seqs: number[] = [];
-  const acked = new Map<string, number>();
-  client.socket.on('message', (data: Buffer) => {
-    const frame = JSON.parse(data.toString('utf8')) as ServerFrame;
-    if (frame.type !== FrameType.Message || !('seq' in frame)) return;
-    seqs.push(frame.seq);
-    if (frame.sender === own && frame.client_id) acked.set(frame.client_id, frame.seq);
-  });
-  return { seqs, acked };
-}
 
 /**
  * Two clients on two replicas send 20 messages a second each into `room` while the master owning
@@ -36,8 +22,8 @@ async function failover(
   await cluster.waitUntilHealthy(30_000);
   const ann = await one.join(room, 'Ann');
   const bob = await two.join(room, 'Bob');
-  const seenByAnn = watch(ann, 'Ann');
-  const seenByBob = watch(bob, 'Bob');
+  const seenByAnn = watchMessages(ann, 'Ann');
+  const seenByBob = watchMessages(bob, 'Bob');
   let sending = true;
   let sent = 0;
   const traffic = (async () => {
@@ -53,6 +39,16 @@ async function failover(
   const owner = await cluster.ownerOf(roomKeys(room).log);
   owner.kill('SIGKILL');
   const killedAt = sent;
+  // One shard failing over is not "cannot write at all": both replicas stay ready throughout.
+  const readiness: number[] = [];
+  const probing = (async () => {
+    for (let i = 0; i < 20; i++) {
+      for (const app of [one, two]) {
+        readiness.push((await fetch(`${app.baseUrl}${ApiPath.healthReady}`)).status);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  })();
   if (restartOwner) {
     await owner.exited;
     await until(
@@ -64,31 +60,23 @@ async function failover(
   }
   // Delivery comes back on the promoted replica: each hears its own copy of a message sent
   // well after the kill.
-  const after = (seen: { acked: Map<string, number> }) =>
+  const after = (seen: SeenMessages) =>
     [...seen.acked.keys()].some((id) => Number(id.slice(1)) > killedAt + 5);
   await until(() => after(seenByAnn) && after(seenByBob), 20_000, 100);
   const resumed = Math.max(...seenByAnn.seqs);
   await until(() => Math.max(...seenByBob.seqs) >= resumed, 15_000, 100);
   sending = false;
   await traffic;
+  await probing;
+  expect(readiness.filter((status) => status !== 200)).toEqual([]);
   await new Promise((resolve) => setTimeout(resolve, 500));
   // Each client saw every acknowledged message, once.
   const acknowledged = [...seenByAnn.acked.values(), ...seenByBob.acked.values()];
   for (const seen of [seenByAnn, seenByBob]) {
     expect(acknowledged.filter((seq) => !seen.seqs.includes(seq))).toEqual([]);
   }
-  for (const seen of [seenByAnn, seenByBob]) {
-    expect(new Set(seen.seqs).size).toBe(seen.seqs.length);
-  }
-  // The whole history, 500 at a time.
-  const stored = new Map<number, { body: string }>();
-  for (let after = 0, page = 0; page < 10; page++) {
-    ann.send({ type: FrameType.History, count: 500, after });
-    const history = await ann.next<ServerHistoryFrame & ServerFrame>(isHistory, 5000);
-    for (const message of history.messages) stored.set(message.seq, message);
-    if (history.messages.length < 500) break;
-    after = history.messages.at(-1)?.seq ?? after;
-  }
+  for (const seen of [seenByAnn, seenByBob]) expect(repeated(seen.seqs)).toEqual([]);
+  const stored = await storedMessages(ann);
   for (const [id, seq] of [...seenByAnn.acked, ...seenByBob.acked]) {
     expect([id, stored.get(seq)?.body]).toEqual([
       id,
@@ -114,6 +102,7 @@ describe('Two replicas on a Redis Cluster', () => {
     const shared = {
       redisClusterNodes: cluster.nodes.map(({ port }) => ({ host: '127.0.0.1', port })),
       presenceRefreshMs: 200,
+      subscriptionCheckMs: 500,
       // The failover test sends 20 messages a second per client.
       messageBurst: 1000,
       messagesPerSecond: 1000,
@@ -140,6 +129,42 @@ describe('Two replicas on a Redis Cluster', () => {
     ann.socket.close();
     bob.socket.close();
   });
+
+  it('keeps a busy room flowing while its slot moves to another master: everyone sees every stored message, once', async () => {
+    const room = 'moving-room';
+    const ann = await one.join(room, 'Ann');
+    const bob = await two.join(room, 'Bob');
+    const seenByAnn = watchMessages(ann, 'Ann');
+    const seenByBob = watchMessages(bob, 'Bob');
+    let sending = true;
+    const traffic = (async () => {
+      for (let i = 0; sending && i < 1000; i++) {
+        ann.send({ type: FrameType.Message, body: `ann ${i}`, client_id: `a${i}` });
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    await until(() => seenByBob.seqs.length >= 10, 10_000);
+    const { from, to } = await cluster.moveSlot(roomKeys(room).log);
+    expect((await cluster.ownerOf(roomKeys(room).log)).port).toBe(to.port);
+    expect(to.port).not.toBe(from.port);
+    // Messages sent after the move reach both, through the channel on the new owner.
+    const movedAt = seenByAnn.acked.size;
+    await until(() => seenByAnn.acked.size >= movedAt + 20, 15_000, 100);
+    sending = false;
+    await traffic;
+    const stored = await storedMessages(ann);
+    const all = [...stored.keys()];
+    await until(
+      () => all.every((seq) => seenByAnn.seqs.includes(seq) && seenByBob.seqs.includes(seq)),
+      15_000,
+      100,
+    );
+    for (const seen of [seenByAnn, seenByBob]) expect(repeated(seen.seqs)).toEqual([]);
+    const channel = roomKeys(room).channel;
+    expect(await cluster.cli(to.port, 'pubsub', 'shardnumsub', channel)).toBe(`${channel}\n2`);
+    ann.socket.close();
+    bob.socket.close();
+  }, 60_000);
 
   it('keeps delivering when the master owning a busy room is killed: nothing acknowledged is lost or shown twice', async () => {
     await failover(cluster, one, two, 'failover-room');

@@ -18,8 +18,8 @@ import { RedisConnections } from './redis/redis-connections';
 import { RedisPresenceStore } from './redis/redis-presence.store';
 
 const SWEEP_INTERVAL_MS = 60_000;
-/** Where messages acknowledged without their Redis replicas confirmed are logged. */
-const unconfirmedLog = new Logger('RedisChatBus');
+/** Where the Redis driver's notable events are logged (unconfirmed messages, lost subscriptions). */
+const busLog = new Logger('RedisChatBus');
 const REDIS_BOOT_WAIT_MS = 5000;
 
 /**
@@ -61,9 +61,16 @@ const REDIS_BOOT_WAIT_MS = 5000;
               waitReplicas: config.redisWaitReplicas,
               waitTimeoutMs: config.redisWaitTimeoutMs,
               onRoundTrip: (command, seconds) => metrics.redisSeconds.observe({ command }, seconds),
+              subscriptionCheckMs: config.subscriptionCheckMs,
+              onResubscribed: (room, cause) => {
+                metrics.resubscribes.inc({ cause });
+                if (cause === 'lost') {
+                  busLog.warn(`The subscription to room ${room} was gone: subscribed again`);
+                }
+              },
               onUnconfirmed: (why) => {
                 metrics.unconfirmedMessages.inc();
-                unconfirmedLog.warn(why);
+                busLog.warn(why);
               },
             })
           : new MemoryChatBus({
@@ -106,6 +113,7 @@ export class BusModule implements OnModuleInit, OnApplicationShutdown {
   /** Runs after the gateway has drained, so the Redis connections are the last thing to close. */
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.sweeper);
+    if (this.bus instanceof RedisChatBus) this.bus.stop();
     await this.redis?.close();
   }
 }

@@ -52,6 +52,11 @@ export class AppConfig {
   presenceRefreshMs: number;
   /** How long a participant stays present without a refresh (a replica that died). */
   presenceExpiryMs: number;
+  /**
+   * How often the Redis subscriptions of quiet rooms are probed (and how long a probe may take
+   * before the room is subscribed again and its gap filled).
+   */
+  subscriptionCheckMs: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);

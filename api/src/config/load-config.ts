@@ -36,6 +36,12 @@ const NUMERIC_KEYS = new Set<string>([
 /** How long a message waits for `WAIT` to confirm Redis replicas hold it (DESIGN.md §5). */
 export const REDIS_WAIT_TIMEOUT_MS_DEFAULT = 2000;
 
+/**
+ * How often a replica probes the Redis subscription of each room that was quiet that long: a room
+ * whose subscription is gone gets it back, and its missed messages, within about twice this.
+ */
+const SUBSCRIPTION_CHECK_MS = 5000;
+
 /** The shortest `JWT_SECRET` accepted: HS256 wants a key at least as long as its hash. */
 export const MIN_SECRET_BYTES = 32;
 const DISABLED = new Set(['off', 'false', 'none', '0']);
@@ -162,5 +168,6 @@ export function loadConfig(
     // participants are reported gone (expiry + one reap) within the TTL.
     presenceRefreshMs: PRESENCE_TTL_MS / 6,
     presenceExpiryMs: (PRESENCE_TTL_MS * 2) / 3,
+    subscriptionCheckMs: SUBSCRIPTION_CHECK_MS,
   });
 }

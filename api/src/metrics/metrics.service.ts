@@ -48,7 +48,8 @@ export class MetricsService {
   );
   readonly resubscribes = this.counter(
     'taco_room_resubscribes_total',
-    'Rooms subscribed again after their subscription was found gone or renewed, each followed by a gap fill.',
+    'Rooms subscribed again, each followed by a gap fill, by cause: lost (a probe through the room channel did not come back) or renewed (the subscriber connection was renewed).',
+    ['cause'],
   );
   readonly fanoutSeconds = new Histogram({
     ...this.family('taco_fanout_seconds'),

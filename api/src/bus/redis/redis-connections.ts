@@ -184,6 +184,37 @@ export class RedisConnections {
     return this.sharded ? client.spublish(channel, payload) : client.publish(channel, payload);
   }
 
+  /**
+   * Called whenever ioredis has renewed the subscriber's connection(s) and re-subscribed by
+   * itself (a reconnect; on a cluster, also a failover or a slot move): what was published
+   * meanwhile was missed.
+   */
+  onSubscriberRenewed(listener: () => void): void {
+    this.subscriber.on(this.sharded ? 'subscribersReady' : 'ready', listener);
+  }
+
+  /**
+   * Whether Redis takes commands at all: the one Redis answers, or on a cluster any master does
+   * (while one shard fails over, the others still serve their rooms).
+   */
+  async canWrite(): Promise<boolean> {
+    const masters =
+      this.command instanceof Cluster
+        ? this.command.nodes('master').filter((node) => node.status === 'ready')
+        : [this.command];
+    if (masters.length === 0) masters.push(this.command as Redis);
+    try {
+      return await Promise.any(
+        masters.map(async (node) => {
+          if ((await node.ping()) !== 'PONG') throw new Error('Redis did not answer PONG');
+          return true;
+        }),
+      );
+    } catch {
+      return false;
+    }
+  }
+
   /** Every message on a room channel, as raw bytes. */
   onMessage(listener: (channel: Buffer, payload: Buffer) => void): void {
     this.subscriber.on(this.sharded ? 'smessageBuffer' : 'messageBuffer', listener);
