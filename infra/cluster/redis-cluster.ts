@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { baseEnvironment, redisServerArgs } from './cluster';
+import { baseEnvironment, redisServerArgs } from './environment';
 import { type Exit, findExecutable, ManagedProcess, type OutputMode } from './managed-process';
 import { freePorts, redisPing, waitFor } from './wait';
 
