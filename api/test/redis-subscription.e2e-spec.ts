@@ -50,6 +50,9 @@ async function underTraffic(
     50,
   );
   for (const seen of [seenByAnn, seenByBob]) expect(repeated(seen.seqs)).toEqual([]);
+  // Ann's own copies carry their client_id, also those a gap fill delivered: her client can
+  // match every one with the message it sent.
+  expect(seenByAnn.acked.size).toBe(all.length);
   await closeAll(ann, bob);
 }
 

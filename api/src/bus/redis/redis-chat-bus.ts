@@ -215,7 +215,8 @@ export class RedisChatBus extends ChatBus {
       if (!result.complete && first !== undefined) feed.skipTo(result.epoch, first.seq - 1);
       for (const message of result.messages) {
         if (feed.take(result.epoch, message.seq)) {
-          this.listener(room, { payload: messagePayload(room, message, result.epoch) });
+          const clientId = feed.clientIdOf(result.epoch, message.seq);
+          this.listener(room, { payload: messagePayload(room, message, result.epoch, clientId) });
         }
       }
       if (result.messages.length < FILL_PAGE) return;
@@ -255,17 +256,24 @@ export class RedisChatBus extends ChatBus {
         string,
       ];
       this.roundTrip('append', started);
+      this.noteClientId(room, epoch, seq, draft.clientId);
       return { ...message, seq, epoch };
     }
     const deadline = started + (this.options.waitTimeoutMs ?? 0);
     const { node, reply } = await this.appendOnWriter(keys.seq, scriptKeys, args);
     const [seq, epoch] = reply as [number, string];
     this.roundTrip('append', started);
+    this.noteClientId(room, epoch, seq, draft.clientId);
     const stored: StoredMessage = { ...message, seq, epoch };
     const waited = performance.now();
     await this.confirm(room, stored, node, this.replicaWait, deadline);
     this.roundTrip('wait', waited);
     return held ? { ...stored, held } : stored;
+  }
+
+  /** Keeps a stored message's `client_id` for a gap fill that may have to deliver it. */
+  private noteClientId(room: string, epoch: string, seq: number, clientId?: string): void {
+    if (clientId !== undefined) this.feeds.get(room)?.noteClientId(epoch, seq, clientId);
   }
 
   /**

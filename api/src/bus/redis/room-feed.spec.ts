@@ -31,6 +31,14 @@ describe('RoomFeed', () => {
     expect(feed.take('e1', 8)).toBe(true);
     expect(feed.resumePoint).toEqual({ epoch: 'e1', after: 9 });
   });
+
+  it('remembers the client_id of recent messages sent through this replica, a bounded number', () => {
+    const feed = new RoomFeed('e1', 0, 0);
+    for (let seq = 1; seq <= 300; seq++) feed.noteClientId('e1', seq, `c${seq}`);
+    expect(feed.clientIdOf('e1', 300)).toBe('c300');
+    expect(feed.clientIdOf('e2', 300)).toBeUndefined();
+    expect(feed.clientIdOf('e1', 1)).toBeUndefined();
+  });
 });
 
 describe('messageNumber', () => {

@@ -7,9 +7,18 @@
  * every message of `epoch` was delivered (or was already there when the replica subscribed, so
  * its members read it from history themselves), and the `seq`s delivered above a gap.
  */
+/** How many of a room's recent messages sent through this replica keep their `client_id`. */
+const OWN_MESSAGES_KEPT = 256;
+
 export class RoomFeed {
   /** Messages above `base` delivered out of order (after a gap); empty in the usual flow. */
   private readonly above = new Set<number>();
+  /**
+   * The `client_id`s of recent messages sent through this replica, by `epoch:seq`, so that a copy
+   * a gap fill delivers carries it like the live one (history does not keep it): the sender's
+   * client matches it with the message it is waiting for.
+   */
+  private readonly clientIds = new Map<string, string>();
   /** When something last came through the subscription (`performance.now()`). */
   heardAt: number;
   /** A probe sent through the room's channel and not heard back yet: its token and send time. */
@@ -22,6 +31,20 @@ export class RoomFeed {
     now: number,
   ) {
     this.heardAt = now;
+  }
+
+  /** Notes the `client_id` of a message this replica stored. */
+  noteClientId(epoch: string, seq: number, clientId: string): void {
+    this.clientIds.set(`${epoch}:${seq}`, clientId);
+    if (this.clientIds.size > OWN_MESSAGES_KEPT) {
+      const [oldest] = this.clientIds.keys();
+      if (oldest !== undefined) this.clientIds.delete(oldest);
+    }
+  }
+
+  /** The `client_id` of a message this replica stored recently, if it had one. */
+  clientIdOf(epoch: string, seq: number): string | undefined {
+    return this.clientIds.get(`${epoch}:${seq}`);
   }
 
   /** Where a gap fill resumes: history after this `seq`, in this epoch (`null`: from the start). */
