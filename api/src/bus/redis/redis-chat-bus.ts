@@ -215,8 +215,12 @@ export class RedisChatBus extends ChatBus {
       if (!result.complete && first !== undefined) feed.skipTo(result.epoch, first.seq - 1);
       for (const message of result.messages) {
         if (feed.take(result.epoch, message.seq)) {
-          const clientId = feed.clientIdOf(result.epoch, message.seq);
-          this.listener(room, { payload: messagePayload(room, message, result.epoch, clientId) });
+          const own = feed.ownOf(result.epoch, message.seq);
+          const event: RoomEvent = {
+            payload: messagePayload(room, message, result.epoch, own?.clientId),
+          };
+          if (own?.heldFor !== undefined) event.exceptConnection = own.heldFor;
+          this.listener(room, event);
         }
       }
       if (result.messages.length < FILL_PAGE) return;
@@ -256,14 +260,14 @@ export class RedisChatBus extends ChatBus {
         string,
       ];
       this.roundTrip('append', started);
-      this.noteClientId(room, epoch, seq, draft.clientId);
+      this.noteOwn(room, epoch, seq, draft, false);
       return { ...message, seq, epoch };
     }
     const deadline = started + (this.options.waitTimeoutMs ?? 0);
     const { node, reply } = await this.appendOnWriter(keys.seq, scriptKeys, args);
     const [seq, epoch] = reply as [number, string];
     this.roundTrip('append', started);
-    this.noteClientId(room, epoch, seq, draft.clientId);
+    this.noteOwn(room, epoch, seq, draft, held);
     const stored: StoredMessage = { ...message, seq, epoch };
     const waited = performance.now();
     await this.confirm(room, stored, node, this.replicaWait, deadline);
@@ -271,9 +275,20 @@ export class RedisChatBus extends ChatBus {
     return held ? { ...stored, held } : stored;
   }
 
-  /** Keeps a stored message's `client_id` for a gap fill that may have to deliver it. */
-  private noteClientId(room: string, epoch: string, seq: number, clientId?: string): void {
-    if (clientId !== undefined) this.feeds.get(room)?.noteClientId(epoch, seq, clientId);
+  /** Notes a stored message for a gap fill that may have to deliver it (see `RoomFeed`). */
+  private noteOwn(
+    room: string,
+    epoch: string,
+    seq: number,
+    draft: MessageDraft,
+    held: boolean,
+  ): void {
+    const heldFor = held ? draft.connectionId : undefined;
+    if (draft.clientId === undefined && heldFor === undefined) return;
+    this.feeds.get(room)?.noteOwn(epoch, seq, {
+      ...(draft.clientId === undefined ? {} : { clientId: draft.clientId }),
+      ...(heldFor === undefined ? {} : { heldFor }),
+    });
   }
 
   /**

@@ -32,12 +32,14 @@ describe('RoomFeed', () => {
     expect(feed.resumePoint).toEqual({ epoch: 'e1', after: 9 });
   });
 
-  it('remembers the client_id of recent messages sent through this replica, a bounded number', () => {
+  it('remembers recent messages sent through this replica, a bounded number', () => {
     const feed = new RoomFeed('e1', 0, 0);
-    for (let seq = 1; seq <= 300; seq++) feed.noteClientId('e1', seq, `c${seq}`);
-    expect(feed.clientIdOf('e1', 300)).toBe('c300');
-    expect(feed.clientIdOf('e2', 300)).toBeUndefined();
-    expect(feed.clientIdOf('e1', 1)).toBeUndefined();
+    for (let seq = 1; seq <= 300; seq++) feed.noteOwn('e1', seq, { clientId: `c${seq}` });
+    feed.noteOwn('e1', 301, { clientId: 'c301', heldFor: 'api-1:7' });
+    expect(feed.ownOf('e1', 300)).toEqual({ clientId: 'c300' });
+    expect(feed.ownOf('e1', 301)).toEqual({ clientId: 'c301', heldFor: 'api-1:7' });
+    expect(feed.ownOf('e2', 300)).toBeUndefined();
+    expect(feed.ownOf('e1', 1)).toBeUndefined();
   });
 });
 

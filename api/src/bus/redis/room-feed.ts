@@ -7,18 +7,26 @@
  * every message of `epoch` was delivered (or was already there when the replica subscribed, so
  * its members read it from history themselves), and the `seq`s delivered above a gap.
  */
-/** How many of a room's recent messages sent through this replica keep their `client_id`. */
+/** How many of a room's recent messages sent through this replica are noted (see `own`). */
 const OWN_MESSAGES_KEPT = 256;
+
+/** What a gap fill needs to know of a message sent through this replica. */
+export interface OwnMessage {
+  clientId?: string;
+  /** The sending connection, when its copy is held back as its acknowledgement. */
+  heldFor?: string;
+}
 
 export class RoomFeed {
   /** Messages above `base` delivered out of order (after a gap); empty in the usual flow. */
   private readonly above = new Set<number>();
   /**
-   * The `client_id`s of recent messages sent through this replica, by `epoch:seq`, so that a copy
-   * a gap fill delivers carries it like the live one (history does not keep it): the sender's
-   * client matches it with the message it is waiting for.
+   * Recent messages sent through this replica, by `epoch:seq`: their `client_id`, so that a copy a
+   * gap fill delivers carries it like the live one (history does not keep it) and the sender's
+   * client matches it with the message it is waiting for; and the connection whose copy is held
+   * back as its acknowledgement, which a gap fill must not hand it early.
    */
-  private readonly clientIds = new Map<string, string>();
+  private readonly own = new Map<string, OwnMessage>();
   /** When something last came through the subscription (`performance.now()`). */
   heardAt: number;
   /** A probe sent through the room's channel and not heard back yet: its token and send time. */
@@ -33,18 +41,18 @@ export class RoomFeed {
     this.heardAt = now;
   }
 
-  /** Notes the `client_id` of a message this replica stored. */
-  noteClientId(epoch: string, seq: number, clientId: string): void {
-    this.clientIds.set(`${epoch}:${seq}`, clientId);
-    if (this.clientIds.size > OWN_MESSAGES_KEPT) {
-      const [oldest] = this.clientIds.keys();
-      if (oldest !== undefined) this.clientIds.delete(oldest);
+  /** Notes a message this replica stored. */
+  noteOwn(epoch: string, seq: number, message: OwnMessage): void {
+    this.own.set(`${epoch}:${seq}`, message);
+    if (this.own.size > OWN_MESSAGES_KEPT) {
+      const [oldest] = this.own.keys();
+      if (oldest !== undefined) this.own.delete(oldest);
     }
   }
 
-  /** The `client_id` of a message this replica stored recently, if it had one. */
-  clientIdOf(epoch: string, seq: number): string | undefined {
-    return this.clientIds.get(`${epoch}:${seq}`);
+  /** A message this replica stored recently, if it is still noted. */
+  ownOf(epoch: string, seq: number): OwnMessage | undefined {
+    return this.own.get(`${epoch}:${seq}`);
   }
 
   /** Where a gap fill resumes: history after this `seq`, in this epoch (`null`: from the start). */
