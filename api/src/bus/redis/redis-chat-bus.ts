@@ -60,7 +60,7 @@ const FILL_PAGES = 4;
  */
 const PROBE_MARK = 0x01;
 const PROBE_PAYLOAD = '\n{"type":6}';
-/** Tells this process's probes from everyone else's. */
+/** Makes every probe of this process distinct, so a failed publish forgets only its own. */
 const PROBE_PREFIX = randomBytes(6).toString('base64url');
 
 /** A `seq` the server never assigns and an empty epoch, marking where the script puts the real ones. */
