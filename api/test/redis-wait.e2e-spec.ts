@@ -58,7 +58,7 @@ describe('Durable acknowledgement (REDIS_WAIT_REPLICAS=1) on a standalone master
     const ann = await app.join(room, 'Ann');
     const bob = await app.join(room, 'Bob');
     ann.send({ type: FrameType.Message, body: 'kept twice', client_id: 'c1' });
-    const own = await ann.next(ownCopy('c1'), 5000);
+    const own = await ann.next(ownCopy('c1'), 10_000);
     expect(own).toMatchObject({ sender: 'Ann', body: 'kept twice', seq: 1, client_id: 'c1' });
     // Acknowledged means the replica has it already.
     const onReplica = replica.client();
@@ -86,7 +86,7 @@ describe('Durable acknowledgement (REDIS_WAIT_REPLICAS=1) on a standalone master
     try {
       ann.send({ type: FrameType.Message, body: 'no replica', client_id: 'c2' });
       ann.send({ type: FrameType.History, count: 10 });
-      expect(await bob.next(isSingleMessage, WAIT_TIMEOUT_MS)).toMatchObject({
+      expect(await bob.next(isSingleMessage, WAIT_TIMEOUT_MS + 3000)).toMatchObject({
         body: 'no replica',
       });
       const history = await ann.next(isHistory, WAIT_TIMEOUT_MS + 3000);
@@ -104,7 +104,7 @@ describe('Durable acknowledgement (REDIS_WAIT_REPLICAS=1) on a standalone master
     }
     // Back in sync: confirmed again.
     ann.send({ type: FrameType.Message, body: 'replica back', client_id: 'c3' });
-    expect(await ann.next(ownCopy('c3'), 5000)).toMatchObject({ seq: 2 });
+    expect(await ann.next(ownCopy('c3'), 10_000)).toMatchObject({ seq: 2 });
     expect(await unconfirmed(app)).toBe(1);
     await ann.close();
     await bob.close();
@@ -115,7 +115,7 @@ describe('Durable acknowledgement (REDIS_WAIT_REPLICAS=1) on a standalone master
     await master.stop('SIGKILL');
     try {
       ann.send({ type: FrameType.Message, body: 'nowhere to go', client_id: 'c4' });
-      expect(await ann.next(isError('unavailable'), 5000)).toMatchObject({ client_id: 'c4' });
+      expect(await ann.next(isError('unavailable'), 15_000)).toMatchObject({ client_id: 'c4' });
     } finally {
       await master.start();
     }
