@@ -11,6 +11,7 @@ import {
   type ScenarioResult,
   slowConsumerScenario,
 } from './scenarios';
+import { redisMasterKillScenario, slotMoveScenario } from './redis-cluster-scenarios';
 
 export interface ChaosReport {
   date: string;
@@ -65,6 +66,26 @@ export async function runChaos(
     results.push(await slowConsumerScenario(fast, options));
   } finally {
     await fast.stop();
+  }
+  // The same room traffic on a Redis Cluster (3 masters + 3 replicas), with durable
+  // acknowledgement unless told otherwise, and a wait longer than a failover.
+  const waitReplicas = options.redisWaitReplicas ?? 1;
+  const sharded = await startCluster({
+    replicas: 3,
+    redisCluster: true,
+    env: {
+      ...CHAOS_ENV,
+      REDIS_WAIT_REPLICAS: String(waitReplicas),
+      REDIS_WAIT_TIMEOUT_MS: '10000',
+    },
+  });
+  try {
+    log(`running: Redis master SIGKILL (REDIS_WAIT_REPLICAS=${waitReplicas})`);
+    results.push(await redisMasterKillScenario(sharded, options));
+    log('running: Redis slot move');
+    results.push(await slotMoveScenario(sharded, options));
+  } finally {
+    await sharded.stop();
   }
   return {
     date: new Date().toISOString(),

@@ -8,6 +8,8 @@ import { ChaosClient, type ClientStats, readHistory } from './chaos-client';
 export interface ChaosOptions {
   /** Short runs for CI: fewer clients and inputs, shorter outages. */
   short: boolean;
+  /** `REDIS_WAIT_REPLICAS` of the Redis Cluster scenarios' replicas (default 1). */
+  redisWaitReplicas?: number;
 }
 
 export interface ScenarioResult {
@@ -40,7 +42,11 @@ function crashed(cluster: Cluster, stopped: ReadonlySet<ReplicaHandle>): number 
   return replicas + (cluster.redis && !cluster.redis.isRunning ? 1 : 0);
 }
 
-async function clients(cluster: Cluster, room: string, count: number): Promise<ChaosClient[]> {
+export async function clients(
+  cluster: Cluster,
+  room: string,
+  count: number,
+): Promise<ChaosClient[]> {
   const all = Array.from(
     { length: count },
     (_, i) => new ChaosClient(cluster.url, room, `user ${i + 1}`),
@@ -50,7 +56,7 @@ async function clients(cluster: Cluster, room: string, count: number): Promise<C
 }
 
 /** Everyone says something every `everyMs` for `durationMs`, while `during` runs. */
-async function chatter(
+export async function chatter(
   all: ChaosClient[],
   durationMs: number,
   everyMs: number,
@@ -68,7 +74,7 @@ async function chatter(
   running = false;
 }
 
-async function settle(all: ChaosClient[], timeoutMs = 20_000): Promise<void> {
+export async function settle(all: ChaosClient[], timeoutMs = 20_000): Promise<void> {
   await waitFor('every client back online', () => all.every((client) => client.open), {
     timeoutMs,
     intervalMs: 50,
@@ -76,7 +82,7 @@ async function settle(all: ChaosClient[], timeoutMs = 20_000): Promise<void> {
   await sleep(500);
 }
 
-async function verdict(
+export async function verdict(
   cluster: Cluster,
   scenario: string,
   room: string,

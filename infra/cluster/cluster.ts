@@ -11,6 +11,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { renderNginxConfig } from '../nginx/render-nginx-config';
+import { baseEnvironment, REPO_ROOT, redisServerArgs } from './environment';
+import { type RedisCluster, startRedisCluster } from './redis-cluster';
 import {
   type Exit,
   findExecutable,
@@ -20,11 +22,10 @@ import {
 } from './managed-process';
 import { freePorts, httpStatus, redisPing, waitFor } from './wait';
 
-/** The repository root (this file is infra/cluster/cluster.ts). */
-export const REPO_ROOT = resolve(__dirname, '..', '..');
 export const API_ENTRY = join(REPO_ROOT, 'api', 'dist', 'main.js');
 export const DEFAULT_WEB_DIST = join(REPO_ROOT, 'web', 'dist');
-export const REDIS_CONF = join(REPO_ROOT, 'infra', 'redis', 'redis.conf');
+
+export { baseEnvironment, REDIS_CONF, REPO_ROOT, redisServerArgs } from './environment';
 
 const STOP_GRACE_MS = 5000;
 
@@ -42,6 +43,11 @@ export interface ClusterOptions {
    * in-memory state behind nginx, which only makes sense with `replicas: 1`.
    */
   redis?: boolean;
+  /**
+   * Run a Redis Cluster instead of one Redis: 3 masters and 3 replicas of `redis-server` on
+   * loopback, created with `redis-cli --cluster create`; the replicas get `REDIS_CLUSTER_NODES`.
+   */
+  redisCluster?: boolean;
   /** `stream` prints every child's output as `[name] line`; `quiet` (default) only keeps it. */
   output?: OutputMode;
   /** Bound on each start-up wait (default 30 s). */
@@ -93,40 +99,11 @@ export interface Cluster {
   readonly workDir: string;
   readonly replicas: readonly ReplicaHandle[];
   readonly redis: RedisHandle | null;
+  /** The Redis Cluster, with `redisCluster` (then `redis` is null). */
+  readonly redisCluster: RedisCluster | null;
   readonly nginx: NginxHandle;
   /** Ends everything (SIGTERM, SIGKILL after a bounded wait) and removes the working folder. */
   stop(): Promise<void>;
-}
-
-/** `redis-server` with the repository's redis.conf, overridden for one loopback port and folder. */
-export function redisServerArgs(port: number, dir: string): string[] {
-  return [
-    REDIS_CONF,
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--protected-mode',
-    'yes',
-    '--dir',
-    dir,
-    '--appendonly',
-    'yes',
-    '--save',
-    '',
-    '--maxmemory',
-    '256mb',
-  ];
-}
-
-/** The little of this process's environment a child needs; everything else is set on purpose. */
-export function baseEnvironment(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const key of ['PATH', 'HOME', 'LANG', 'TZ', 'SYSTEMROOT']) {
-    const value = process.env[key];
-    if (value !== undefined) env[key] = value;
-  }
-  return env;
 }
 
 /** nginx started by root drops its workers to `nobody`; they must be able to read what it serves. */
@@ -152,6 +129,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   }
   if (!useRedis && replicaCount !== 1) {
     throw new Error('Without Redis each replica would have its own rooms: use replicas: 1');
+  }
+  if (!useRedis && options.redisCluster) {
+    throw new Error('A Redis Cluster is Redis: redisCluster needs redis');
   }
   for (const command of useRedis ? ['nginx', 'redis-server'] : ['nginx']) {
     if (findExecutable(command) === command) {
@@ -197,20 +177,32 @@ async function launch(
   const processes: ManagedProcess[] = [];
   const killAll = () => {
     for (const child of processes) child.kill('SIGKILL');
+    for (const node of started.redisCluster?.nodes ?? []) node.kill('SIGKILL');
     rmSync(workDir, { recursive: true, force: true });
   };
-  // Redis, with the repository's redis.conf and loopback overrides.
-  const redis = useRedis
-    ? new ManagedProcess({
-        name: 'redis',
-        command: findExecutable('redis-server'),
-        args: redisServerArgs(redisPort, redisDir),
-        cwd: redisDir,
-        env: baseEnvironment(),
-        output,
-      })
-    : undefined;
+  // Redis, with the repository's redis.conf and loopback overrides: one, or a cluster of six.
+  const started: { redisCluster?: RedisCluster } = {};
+  const useCluster = useRedis && options.redisCluster === true;
+  const redis =
+    useRedis && !useCluster
+      ? new ManagedProcess({
+          name: 'redis',
+          command: findExecutable('redis-server'),
+          args: redisServerArgs(redisPort, redisDir),
+          cwd: redisDir,
+          env: baseEnvironment(),
+          output,
+        })
+      : undefined;
   if (redis) processes.push(redis);
+  if (useCluster) {
+    // First: the replicas' REDIS_CLUSTER_NODES names its nodes (free ports of their own).
+    started.redisCluster = await startRedisCluster({
+      dir: join(workDir, 'redis-cluster'),
+      output,
+      startTimeoutMs,
+    });
+  }
   const startRedis = async () => {
     if (!redis) return;
     redis.start();
@@ -229,7 +221,8 @@ async function launch(
       REPLICA_ID: id,
       WEB_DIST: 'off',
       TRUST_PROXY: '127.0.0.1',
-      ...(useRedis ? { REDIS_URL: `redis://127.0.0.1:${redisPort}` } : {}),
+      ...(redis ? { REDIS_URL: `redis://127.0.0.1:${redisPort}` } : {}),
+      ...(started.redisCluster ? { REDIS_CLUSTER_NODES: started.redisCluster.seeds } : {}),
       ...options.env,
     };
     const child = new ManagedProcess({
@@ -292,6 +285,7 @@ async function launch(
       await nginx.stop('SIGTERM', STOP_GRACE_MS);
       await Promise.all(replicas.map((replica) => replica.process.stop('SIGTERM', STOP_GRACE_MS)));
       await redis?.stop('SIGTERM', STOP_GRACE_MS);
+      await started.redisCluster?.stop();
       errorTail.stop();
       process.removeListener('exit', killAll);
       rmSync(workDir, { recursive: true, force: true });
@@ -364,6 +358,7 @@ async function launch(
     workDir,
     replicas: replicaHandles,
     redis: redisHandle,
+    redisCluster: started.redisCluster ?? null,
     nginx: {
       port,
       get pid() {

@@ -1,18 +1,22 @@
 /**
  * The scaled topology without Docker: `npm run cluster -- --replicas 3 --port 8080` starts
- * redis-server, N api replicas and nginx on 127.0.0.1, prints the URL and runs until Ctrl-C.
+ * redis-server (or, with `--redis-cluster`, a Redis Cluster of 3 masters and 3 replicas), N api
+ * replicas and nginx on 127.0.0.1, prints the URL and runs until Ctrl-C.
  */
 import { parseArgs } from 'node:util';
 import { type Cluster, startCluster } from './cluster';
 
-const USAGE = `Usage: npm run cluster -- [--replicas N] [--port PORT] [--web-dist DIR]
+const USAGE = `Usage: npm run cluster -- [--replicas N] [--port PORT] [--web-dist DIR] [--redis-cluster]
 
-  --replicas N    api replicas behind nginx (default 3)
-  --port PORT     nginx port on 127.0.0.1 (default: a free port)
-  --web-dist DIR  built web client to serve (default web/dist)
+  --replicas N     api replicas behind nginx (default 3)
+  --port PORT      nginx port on 127.0.0.1 (default: a free port)
+  --web-dist DIR   built web client to serve (default web/dist)
+  --redis-cluster  a Redis Cluster (3 masters + 3 replicas, redis-cli --cluster create)
+                   instead of one redis-server; the replicas get REDIS_CLUSTER_NODES
 
-Replicas get LOG_LEVEL, HISTORY_MAX, ROOM_TTL, TOKEN_TTL, CREDENTIALS_PER_MINUTE and
-CONNECTIONS_PER_IP from this environment when set.`;
+Replicas get LOG_LEVEL, HISTORY_MAX, ROOM_TTL, TOKEN_TTL, CREDENTIALS_PER_MINUTE,
+CONNECTIONS_PER_IP, ALLOWED_ORIGINS, REDIS_WAIT_REPLICAS and REDIS_WAIT_TIMEOUT_MS from this
+environment when set.`;
 
 const PASSED_THROUGH = [
   'LOG_LEVEL',
@@ -22,6 +26,8 @@ const PASSED_THROUGH = [
   'CREDENTIALS_PER_MINUTE',
   'CONNECTIONS_PER_IP',
   'ALLOWED_ORIGINS',
+  'REDIS_WAIT_REPLICAS',
+  'REDIS_WAIT_TIMEOUT_MS',
 ];
 
 function wholeNumber(name: string, text: string | undefined, min: number, max: number) {
@@ -39,6 +45,7 @@ async function main(): Promise<void> {
       replicas: { type: 'string' },
       port: { type: 'string' },
       'web-dist': { type: 'string' },
+      'redis-cluster': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -70,6 +77,7 @@ async function main(): Promise<void> {
     replicas: wholeNumber('replicas', values.replicas, 1, 64) ?? 3,
     port: wholeNumber('port', values.port, 1, 65535),
     webDist: values['web-dist'],
+    redisCluster: values['redis-cluster'] === true,
     env,
     output: 'stream',
   });
@@ -92,7 +100,9 @@ async function main(): Promise<void> {
       `   ${cluster.replicas.length} replica(s): ${cluster.replicas
         .map((replica) => `${replica.id} ${replica.url}`)
         .join(', ')}`,
-      `   redis: ${cluster.redis?.url ?? 'none'}`,
+      cluster.redisCluster
+        ? `   redis cluster: ${cluster.redisCluster.seeds} (3 masters, 3 replicas)`
+        : `   redis: ${cluster.redis?.url ?? 'none'}`,
       `   nginx logs: ${cluster.nginx.accessLog}, ${cluster.nginx.errorLog}`,
       '   Ctrl-C stops everything.',
       '',

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { baseEnvironment, redisServerArgs } from './cluster';
+import { baseEnvironment, redisServerArgs } from './environment';
 import { type Exit, findExecutable, ManagedProcess, type OutputMode } from './managed-process';
 import { freePorts, redisPing, waitFor } from './wait';
 
@@ -51,6 +51,12 @@ export interface RedisCluster {
   cli(port: number, ...args: string[]): Promise<string>;
   /** The node that owns a key's slot now (asks the cluster; follows failovers). */
   ownerOf(key: string): Promise<RedisClusterNode>;
+  /**
+   * Moves the slot of `key` to another master the way an operator reshards: `SETSLOT … IMPORTING`
+   * on the target, `MIGRATING` on the owner, `MIGRATE` of its keys, then `SETSLOT … NODE` on
+   * every master. Returns the old owner and the new one.
+   */
+  moveSlot(key: string): Promise<{ from: RedisClusterNode; to: RedisClusterNode }>;
   /** Waits until every running node reports `cluster_state:ok` and every slot has a master. */
   waitUntilHealthy(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -205,21 +211,63 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     throw error;
   }
 
+  const ownerOf = async (key: string) => {
+    const alive = nodes.find((node) => node.isRunning);
+    if (!alive) throw new Error('No Redis Cluster node is running');
+    const slot = Number(await cli(alive.port, 'cluster', 'keyslot', key));
+    const range = mastersBySlot(await cli(alive.port, 'cluster', 'nodes')).find(
+      (candidate) => slot >= candidate.from && slot <= candidate.to,
+    );
+    const owner = nodes.find((node) => node.port === range?.port);
+    if (!owner) throw new Error(`No master serves slot ${slot} right now`);
+    return owner;
+  };
+
+  const moveSlot = async (key: string) => {
+    const from = await ownerOf(key);
+    const slot = await cli(from.port, 'cluster', 'keyslot', key);
+    const masters = mastersBySlot(await cli(from.port, 'cluster', 'nodes')).map(({ port }) => port);
+    const to = nodes.find((node) => node !== from && masters.includes(node.port));
+    if (!to) throw new Error('No other master to move a slot to');
+    const [fromId, toId] = await Promise.all(
+      [from, to].map((node) => cli(node.port, 'cluster', 'myid')),
+    );
+    await cli(to.port, 'cluster', 'setslot', slot, 'importing', fromId as string);
+    await cli(from.port, 'cluster', 'setslot', slot, 'migrating', toId as string);
+    for (let batch = 0; batch < 1000; batch++) {
+      const keys = (await cli(from.port, 'cluster', 'getkeysinslot', slot, '100'))
+        .split('\n')
+        .filter((name) => name.length > 0);
+      if (keys.length === 0) break;
+      const moved = await cli(
+        from.port,
+        'migrate',
+        '127.0.0.1',
+        String(to.port),
+        '',
+        '0',
+        '5000',
+        'keys',
+        ...keys,
+      );
+      if (moved !== 'OK' && moved !== 'NOKEY') throw new Error(`MIGRATE said ${moved}`);
+    }
+    for (const port of [
+      to.port,
+      from.port,
+      ...masters.filter((p) => p !== to.port && p !== from.port),
+    ]) {
+      await cli(port, 'cluster', 'setslot', slot, 'node', toId as string);
+    }
+    return { from, to };
+  };
+
   return {
     nodes,
     seeds: nodes.map((node) => node.address).join(','),
     cli,
-    async ownerOf(key: string) {
-      const alive = nodes.find((node) => node.isRunning);
-      if (!alive) throw new Error('No Redis Cluster node is running');
-      const slot = Number(await cli(alive.port, 'cluster', 'keyslot', key));
-      const range = mastersBySlot(await cli(alive.port, 'cluster', 'nodes')).find(
-        (candidate) => slot >= candidate.from && slot <= candidate.to,
-      );
-      const owner = nodes.find((node) => node.port === range?.port);
-      if (!owner) throw new Error(`No master serves slot ${slot} right now`);
-      return owner;
-    },
+    ownerOf,
+    moveSlot,
     waitUntilHealthy,
     stop,
   };

@@ -12,6 +12,8 @@ describe('npm run chaos (short)', () => {
       'Redis down',
       'client flood',
       'slow consumer',
+      'Redis master SIGKILL',
+      'Redis slot move',
     ]);
     for (const result of report.results) {
       expect({
@@ -31,6 +33,8 @@ describe('npm run chaos (short)', () => {
     expect(byName.get('replica SIGKILL')?.reconnects).toBeGreaterThan(0);
     expect(byName.get('replica SIGTERM drain')?.reconnects).toBeGreaterThan(0);
     expect(byName.get('Redis down')?.refused).toBeGreaterThan(0);
+    expect(byName.get('Redis master SIGKILL')?.acked).toBeGreaterThan(0);
+    expect(byName.get('Redis slot move')?.acked).toBeGreaterThan(0);
     expect(report.passed).toBe(true);
   }, 300_000);
 });

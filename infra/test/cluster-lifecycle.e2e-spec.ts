@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { CloseCode } from '@taco/protocol';
+import { CloseCode, FrameType } from '@taco/protocol';
 import { type Cluster, startCluster } from '../cluster/cluster';
 import { httpStatus, isListening, waitFor } from '../cluster/wait';
-import { credentials, join } from './support/chat';
+import { credentials, isLive, join } from './support/chat';
 
 /** Whether a process with this id exists (signal 0 only checks). */
 function alive(pid: number | undefined): boolean {
@@ -86,6 +86,41 @@ describe('cluster runner', () => {
     cluster = undefined;
     expect(alive(pid)).toBe(false);
   });
+
+  it('runs the replicas on a Redis Cluster of 3 masters and 3 replicas with --redis-cluster, and tears it down', async () => {
+    cluster = await startCluster({
+      replicas: 2,
+      redisCluster: true,
+      env: { REDIS_WAIT_REPLICAS: '1' },
+    });
+    const { redisCluster, workDir, url } = cluster;
+    expect(cluster.redis).toBeNull();
+    expect(redisCluster?.nodes).toHaveLength(6);
+    const nodePorts = redisCluster?.nodes.map((node) => node.port) ?? [];
+
+    const room = 'sharded-room';
+    const ann = await join(url, room, 'ann', await credentials(url, room, 'ann'));
+    const bob = await join(url, room, 'bob', await credentials(url, room, 'bob'));
+    ann.send({ type: FrameType.Message, body: 'through a shard', client_id: 'c1' });
+    // Acknowledged once a Redis replica holds it (REDIS_WAIT_REPLICAS passed through).
+    expect(await ann.next(isLive, 5000)).toMatchObject({
+      body: 'through a shard',
+      client_id: 'c1',
+    });
+    expect(await bob.next(isLive, 5000)).toMatchObject({ body: 'through a shard', seq: 1 });
+    const owner = await redisCluster?.ownerOf(`chat:{${room}}:log`);
+    expect(
+      await redisCluster?.cli(owner?.port ?? 0, 'pubsub', 'shardnumsub', `chat:{${room}}`),
+    ).toMatch(/\n[12]$/);
+    await ann.close();
+    await bob.close();
+
+    await cluster.stop();
+    cluster = undefined;
+    expect(redisCluster?.nodes.some((node) => node.isRunning)).toBe(false);
+    for (const port of nodePorts) expect(await isListening(port)).toBe(false);
+    expect(existsSync(workDir)).toBe(false);
+  }, 90_000);
 
   it('refuses several replicas without redis', async () => {
     await expect(startCluster({ replicas: 2, redis: false })).rejects.toThrow(/replicas: 1/);

@@ -10,7 +10,8 @@ const SECRET = 'compose-test-secret-that-is-long-enough-0123456789';
 
 /**
  * Every setting of DESIGN.md §5 that compose passes to the replicas. REDIS_CLUSTER_NODES and
- * REDIS_WAIT_REPLICAS (cluster mode) are not passed yet; REPLICA_ID is left to each replica.
+ * REDIS_WAIT_REPLICAS belong to the redis-cluster profile's replicas (the plain stack's one Redis
+ * has no replica to wait for); REPLICA_ID is left to each replica.
  */
 const DESIGN_SETTINGS = [
   'PORT',
@@ -98,11 +99,25 @@ function mapping(lines: string[]): Map<string, string> {
 describe('docker-compose.yml', () => {
   it('is accepted by docker-compose config with no variable set, with the loadtest profile', async () => {
     const { stdout } = await compose(['--profile', 'loadtest', 'config']);
-    expect(
-      block(stdout, ['services'])
-        .filter((line) => /^\S+:$/.test(line))
-        .sort(),
-    ).toEqual(['api:', 'k6:', 'nginx:', 'redis:']);
+    const services = block(stdout, ['services'])
+      .filter((line) => /^\S+:$/.test(line))
+      .map((line) => line.slice(0, -1));
+    // docker-compose 1.29 prints the services of every profile; v2 only the active ones.
+    const profileOf = (service: string) =>
+      block(stdout, ['services', service]).includes('profiles:')
+        ? block(stdout, ['services', service, 'profiles']).join(',')
+        : '';
+    expect(services.filter((service) => profileOf(service) !== '- redis-cluster').sort()).toEqual([
+      'api',
+      'k6',
+      'nginx',
+      'redis',
+    ]);
+    expect(services.filter((service) => profileOf(service) === '').sort()).toEqual([
+      'api',
+      'nginx',
+      'redis',
+    ]);
     const api = block(stdout, ['services', 'api']);
     // Only `scale`: docker-compose 1.29 refuses a service with deploy.replicas as well.
     expect(api).toContain('scale: 3');
@@ -205,6 +220,64 @@ describe('docker-compose.yml', () => {
     expect(bases.length).toBeGreaterThan(0);
     for (const image of bases)
       expect(image).toMatch(/^[a-z0-9/._-]+:\d+\.\d+\.\d+(-[a-z0-9.-]+)?$/);
+  });
+
+  it('runs the same replicas on a 3+3 Redis Cluster under the redis-cluster profile, apart from the plain stack', async () => {
+    const { stdout } = await compose(['--profile', 'redis-cluster', 'config']);
+    const nodes = ['1', '2', '3', '4', '5', '6'].map((n) => `redis-node-${n}`);
+    const services = block(stdout, ['services'])
+      .filter((line) => /^\S+:$/.test(line))
+      .map((line) => line.slice(0, -1));
+    expect(services).toEqual(
+      expect.arrayContaining([...nodes, 'redis-cluster-init', 'api-cluster', 'nginx-cluster']),
+    );
+    for (const service of [...nodes, 'redis-cluster-init', 'api-cluster', 'nginx-cluster']) {
+      expect([service, block(stdout, ['services', service, 'profiles'])]).toEqual([
+        service,
+        ['- redis-cluster'],
+      ]);
+      expect([service, block(stdout, ['services', service, 'networks'])[0]]).toEqual([
+        service,
+        expect.stringMatching(/^taco-cluster:/),
+      ]);
+    }
+    for (const node of nodes) {
+      expect(mapping(block(stdout, ['services', node])).get('image')).toBe('redis:7.0.15-alpine');
+      const command = block(stdout, ['services', node, 'command']).join(' ');
+      expect(command).toMatch(/- --cluster-enabled - "?yes"?/);
+      expect(command).toContain(`- --cluster-announce-hostname - ${node}`);
+    }
+    const environment = mapping(block(stdout, ['services', 'api-cluster', 'environment']));
+    expect(Object.fromEntries(environment)).toMatchObject({
+      REDIS_URL: '',
+      REDIS_CLUSTER_NODES: nodes.map((node) => `${node}:6379`).join(','),
+      REDIS_WAIT_REPLICAS: '0',
+      REDIS_WAIT_TIMEOUT_MS: '2000',
+      TRUST_PROXY: 'nginx',
+    });
+    expect(mapping(block(stdout, ['services', 'api-cluster'])).get('scale')).toBe('3');
+    expect(block(stdout, ['services', 'nginx-cluster', 'ports']).join('\n')).toMatch(
+      /published: 8081\s+target: 80/,
+    );
+    // The plain stack's services are untouched by the profile.
+    const plain = (await compose(['config'])).stdout;
+    expect(mapping(block(plain, ['services', 'api', 'environment'])).get('REDIS_URL')).toBe(
+      'redis://redis:6379',
+    );
+    expect(block(plain, ['services', 'api', 'networks'])).toEqual(['taco: null']);
+  });
+
+  it('passes REDIS_WAIT_REPLICAS to the cluster profile’s replicas', async () => {
+    const { stdout } = await compose(['--profile', 'redis-cluster', 'config'], {
+      REDIS_WAIT_REPLICAS: '1',
+      TACO_CLUSTER_PORT: '9191',
+    });
+    expect(
+      mapping(block(stdout, ['services', 'api-cluster', 'environment'])).get('REDIS_WAIT_REPLICAS'),
+    ).toBe('1');
+    expect(block(stdout, ['services', 'nginx-cluster', 'ports']).join('\n')).toMatch(
+      /published: 9191\s+target: 80/,
+    );
   });
 
   it('lists the services', async () => {

@@ -18,6 +18,8 @@ import { RedisConnections } from './redis/redis-connections';
 import { RedisPresenceStore } from './redis/redis-presence.store';
 
 const SWEEP_INTERVAL_MS = 60_000;
+/** Where the Redis driver's notable events are logged (unconfirmed messages, lost subscriptions). */
+const busLog = new Logger('RedisChatBus');
 const REDIS_BOOT_WAIT_MS = 5000;
 
 /**
@@ -30,12 +32,17 @@ const REDIS_BOOT_WAIT_MS = 5000;
     {
       provide: RedisConnections,
       useFactory: (config: AppConfig) => {
+        const options = { writer: config.redisWaitReplicas > 0 };
         if (config.redisClusterNodes !== undefined) {
-          return new RedisConnections({ clusterNodes: config.redisClusterNodes }, config.replicaId);
+          return new RedisConnections(
+            { clusterNodes: config.redisClusterNodes },
+            config.replicaId,
+            options,
+          );
         }
         return config.redisUrl === undefined
           ? null
-          : new RedisConnections({ url: config.redisUrl }, config.replicaId);
+          : new RedisConnections({ url: config.redisUrl }, config.replicaId, options);
       },
       inject: [AppConfig],
     },
@@ -51,7 +58,20 @@ const REDIS_BOOT_WAIT_MS = 5000;
           ? new RedisChatBus(redis, {
               historyMax: config.historyMax,
               roomTtlSeconds: config.roomTtlSeconds,
+              waitReplicas: config.redisWaitReplicas,
+              waitTimeoutMs: config.redisWaitTimeoutMs,
               onRoundTrip: (command, seconds) => metrics.redisSeconds.observe({ command }, seconds),
+              subscriptionCheckMs: config.subscriptionCheckMs,
+              onResubscribed: (room, cause) => {
+                metrics.resubscribes.inc({ cause });
+                if (cause === 'lost') {
+                  busLog.warn(`The subscription to room ${room} was gone: subscribed again`);
+                }
+              },
+              onUnconfirmed: (why) => {
+                metrics.unconfirmedMessages.inc();
+                busLog.warn(why);
+              },
             })
           : new MemoryChatBus({
               historyMax: config.historyMax,
@@ -95,6 +115,7 @@ export class BusModule implements OnModuleInit, OnApplicationShutdown {
   /** Runs after the gateway has drained, so the Redis connections are the last thing to close. */
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.sweeper);
+    if (this.bus instanceof RedisChatBus) this.bus.stop();
     await this.redis?.close();
   }
 }

@@ -7,11 +7,22 @@ export interface MessageDraft {
   /** Unix seconds. */
   timestamp: number;
   clientId?: string;
+  /**
+   * The sending connection. When the bus acknowledges only durable messages, that connection's
+   * copy is held back from delivery and the caller sends it once `append` resolves (see
+   * `StoredMessage.held`).
+   */
+  connectionId?: string;
 }
 
 /** A stored message and the epoch its `seq` belongs to. */
 export interface StoredMessage extends ChatMessage {
   epoch: string;
+  /**
+   * True when the sending connection's copy was held back (durable acknowledgement): the caller
+   * sends it that copy, which is its acknowledgement.
+   */
+  held?: boolean;
 }
 
 export interface HistoryQuery {
@@ -42,6 +53,8 @@ export interface RoomEvent {
   /** A server frame's JSON text, as a string or as the UTF-8 bytes it arrived in. */
   payload: string | Buffer;
   except?: string;
+  /** A connection id that skips it: the sender, whose own copy is its acknowledgement. */
+  exceptConnection?: string;
 }
 
 export type DeliveryListener = (room: string, event: RoomEvent) => void;

@@ -21,9 +21,28 @@ export function messagePayload(
   epoch: string,
   clientId?: string,
 ): string {
-  const frame: ServerMessageFrame = { type: FrameType.Message, room, ...message, epoch };
+  return encodeFrame(messageFrame(room, message, epoch, clientId));
+}
+
+/** The frame of a stored message, as every member of the room gets it. */
+export function messageFrame(
+  room: string,
+  message: ChatMessage,
+  epoch: string,
+  clientId?: string,
+): ServerMessageFrame {
+  const { sender, body, timestamp, seq } = message;
+  const frame: ServerMessageFrame = {
+    type: FrameType.Message,
+    room,
+    sender,
+    body,
+    timestamp,
+    seq,
+    epoch,
+  };
   if (clientId !== undefined) frame.client_id = clientId;
-  return encodeFrame(frame);
+  return frame;
 }
 
 /** The payload announcing that the room's history was cleared. */

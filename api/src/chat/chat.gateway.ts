@@ -23,7 +23,7 @@ import {
 import { type WebSocket } from 'ws';
 import { ChatBus } from '../bus/chat-bus.port';
 import { PresenceStore } from '../bus/presence.port';
-import { presenceEvent, renameEvents, typingEvent } from '../bus/room-events';
+import { messageFrame, presenceEvent, renameEvents, typingEvent } from '../bus/room-events';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
 import { HealthService } from '../health/health.service';
@@ -72,12 +72,16 @@ export class ChatGateway
     [FrameType.Message]: {
       allow: (connection, now) => connection.allowMessage(now),
       act: async (connection, frame, now) => {
-        await this.bus.append(connection.room, {
+        const stored = await this.bus.append(connection.room, {
           sender: connection.name,
           body: frame.body,
           timestamp: now / 1000,
           clientId: frame.client_id,
+          connectionId: connection.id,
         });
+        // Held back from delivery until it was durable: the sender's copy is its acknowledgement.
+        if (stored.held)
+          return messageFrame(connection.room, stored, stored.epoch, frame.client_id);
       },
       failure: 'Storing a message failed',
     },

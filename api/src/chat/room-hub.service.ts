@@ -71,10 +71,11 @@ export class RoomHub {
     if (!local) return;
     const started = performance.now();
     const wire = textFrame(event.payload);
-    const except = event.except;
+    const { except, exceptConnection } = event;
     let sent = 0;
     for (const member of local.members) {
-      if (member.name !== except && member.writeFrame(wire, this.turn)) sent++;
+      if (member.name === except || member.id === exceptConnection) continue;
+      if (member.writeFrame(wire, this.turn)) sent++;
     }
     this.metrics.framesOut.inc(sent);
     this.metrics.fanoutSeconds.observe((performance.now() - started) / 1000);

@@ -13,6 +13,13 @@ export class AppConfig {
   /** Seed nodes of a Redis Cluster (`REDIS_CLUSTER_NODES`); never set together with `redisUrl`. */
   redisClusterNodes?: { host: string; port: number }[] | undefined;
   /**
+   * Redis replicas that must hold a message (`WAIT`) before its sender gets its own copy; 0 (the
+   * default) acknowledges once the master stored it.
+   */
+  redisWaitReplicas: number;
+  /** How long a message waits for that confirmation before it is acknowledged as unconfirmed. */
+  redisWaitTimeoutMs: number;
+  /**
    * The operator's token secret. Unset: the embedded server makes one per boot, and replicas
    * sharing Redis agree on one kept there (see `TokenSecret`).
    */
@@ -47,6 +54,11 @@ export class AppConfig {
   presenceRefreshMs: number;
   /** How long a participant stays present without a refresh (a replica that died). */
   presenceExpiryMs: number;
+  /**
+   * How often the Redis subscriptions of quiet rooms are probed (and how long a probe may take
+   * before the room is subscribed again and its gap filled).
+   */
+  subscriptionCheckMs: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);

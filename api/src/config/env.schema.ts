@@ -113,6 +113,14 @@ export class EnvironmentVariables {
   REDIS_CLUSTER_NODES?: string;
 
   @IsOptional()
+  @IsWholeNumber(0, 16)
+  REDIS_WAIT_REPLICAS?: number;
+
+  @IsOptional()
+  @IsWholeNumber(1, 600_000)
+  REDIS_WAIT_TIMEOUT_MS?: number;
+
+  @IsOptional()
   @IsString()
   JWT_SECRET?: string;
 

@@ -37,6 +37,8 @@ describe('loadConfig', () => {
       pingIntervalMs: 25_000,
       closeTimeoutMs: 5000,
       jwtSecret: undefined,
+      redisWaitReplicas: 0,
+      redisWaitTimeoutMs: 2000,
     });
     expect(config.logLevel).toBe('info');
   });
@@ -58,6 +60,16 @@ describe('loadConfig', () => {
       { host: 'redis-2', port: 7001 },
     ]);
     expect(config.redisUrl).toBeUndefined();
+  });
+
+  it('reads how many Redis replicas a message waits for, and for how long', () => {
+    const config = loadConfig({
+      WEB_DIST: 'off',
+      REDIS_URL: 'redis://redis:6379',
+      REDIS_WAIT_REPLICAS: '1',
+      REDIS_WAIT_TIMEOUT_MS: '5000',
+    });
+    expect(config).toMatchObject({ redisWaitReplicas: 1, redisWaitTimeoutMs: 5000 });
   });
 
   it('reads every documented variable', () => {
@@ -125,6 +137,17 @@ describe('loadConfig', () => {
       { REDIS_URL: 'redis://redis:6379', REDIS_CLUSTER_NODES: 'redis-1:7000' },
       /REDIS_URL .* or REDIS_CLUSTER_NODES .*, not both/,
     ],
+    [
+      { REDIS_URL: 'redis://redis:6379', REDIS_WAIT_REPLICAS: '-1' },
+      /REDIS_WAIT_REPLICAS must be a whole number from 0 to 16 \(got "-1"\)/,
+    ],
+    [{ REDIS_URL: 'redis://redis:6379', REDIS_WAIT_REPLICAS: 'one' }, /REDIS_WAIT_REPLICAS/],
+    [{ REDIS_WAIT_REPLICAS: '1' }, /REDIS_WAIT_REPLICAS needs REDIS_URL or REDIS_CLUSTER_NODES/],
+    [
+      { REDIS_URL: 'redis://redis:6379', REDIS_WAIT_TIMEOUT_MS: '0' },
+      /REDIS_WAIT_TIMEOUT_MS must be a whole number from 1 to 600000/,
+    ],
+    [{ REDIS_WAIT_TIMEOUT_MS: '2s' }, /REDIS_WAIT_TIMEOUT_MS must be a whole number/],
     [{ WEB_DIST: '/nowhere/at/all' }, /WEB_DIST must be a built web client folder/],
     [{ CONNECTIONS_PER_IP: '0' }, /CONNECTIONS_PER_IP/],
     [{ CREDENTIALS_PER_MINUTE: 'many' }, /CREDENTIALS_PER_MINUTE/],

@@ -24,6 +24,8 @@ export class ConfigError extends Error {
 const NUMERIC_KEYS = new Set<string>([
   'PORT',
   'HISTORY_MAX',
+  'REDIS_WAIT_REPLICAS',
+  'REDIS_WAIT_TIMEOUT_MS',
   'CREDENTIALS_PER_MINUTE',
   'CONNECTIONS_PER_IP',
   'MESSAGE_BURST',
@@ -31,6 +33,15 @@ const NUMERIC_KEYS = new Set<string>([
   'TYPING_PER_SECOND',
   'HISTORY_REQUESTS_PER_10S',
 ]);
+
+/** How long a message waits for `WAIT` to confirm Redis replicas hold it (DESIGN.md §5). */
+export const REDIS_WAIT_TIMEOUT_MS_DEFAULT = 2000;
+
+/**
+ * How often a replica probes the Redis subscription of each room that was quiet that long: a room
+ * whose subscription is gone gets it back, and its missed messages, within about twice this.
+ */
+const SUBSCRIPTION_CHECK_MS = 5000;
 
 /** The shortest `JWT_SECRET` accepted: HS256 wants a key at least as long as its hash. */
 export const MIN_SECRET_BYTES = 32;
@@ -110,6 +121,12 @@ export function loadConfig(
   if (redisUrl !== undefined && redisClusterNodes !== undefined) {
     problems.push('Set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both');
   }
+  const redisWaitReplicas = vars.REDIS_WAIT_REPLICAS ?? 0;
+  if (redisWaitReplicas > 0 && redisUrl === undefined && redisClusterNodes === undefined) {
+    problems.push(
+      'REDIS_WAIT_REPLICAS needs REDIS_URL or REDIS_CLUSTER_NODES (Redis replicas to wait for)',
+    );
+  }
   const jwtSecret = vars.JWT_SECRET;
   if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret) < MIN_SECRET_BYTES) {
     problems.push(`JWT_SECRET must be at least ${MIN_SECRET_BYTES} bytes long`);
@@ -126,6 +143,8 @@ export function loadConfig(
     host: vars.HOST ?? '0.0.0.0',
     redisUrl,
     redisClusterNodes,
+    redisWaitReplicas,
+    redisWaitTimeoutMs: vars.REDIS_WAIT_TIMEOUT_MS ?? REDIS_WAIT_TIMEOUT_MS_DEFAULT,
     jwtSecret,
     tokenTtlSeconds: seconds(vars.TOKEN_TTL, '24h'),
     historyMax: vars.HISTORY_MAX ?? HISTORY_MAX_DEFAULT,
@@ -151,5 +170,6 @@ export function loadConfig(
     // participants are reported gone (expiry + one reap) within the TTL.
     presenceRefreshMs: PRESENCE_TTL_MS / 6,
     presenceExpiryMs: (PRESENCE_TTL_MS * 2) / 3,
+    subscriptionCheckMs: SUBSCRIPTION_CHECK_MS,
   });
 }

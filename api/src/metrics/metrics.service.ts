@@ -42,6 +42,15 @@ export class MetricsService {
     'taco_http_rate_limited_total',
     'HTTP calls answered 429.',
   );
+  readonly unconfirmedMessages = this.counter(
+    'taco_unconfirmed_messages_total',
+    'Messages acknowledged before REDIS_WAIT_REPLICAS Redis replicas confirmed holding them (the wait ran out, or the master failed and the one now serving the room holds them).',
+  );
+  readonly resubscribes = this.counter(
+    'taco_room_resubscribes_total',
+    'Rooms subscribed again, each followed by a gap fill, by cause: lost (a probe through the room channel did not come back) or renewed (the subscriber connection was renewed).',
+    ['cause'],
+  );
   readonly fanoutSeconds = new Histogram({
     ...this.family('taco_fanout_seconds'),
     help: 'Time to hand one room event to every local connection.',

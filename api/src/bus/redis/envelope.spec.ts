@@ -17,6 +17,17 @@ describe('envelope', () => {
     expect(decoded?.payload.toString()).toBe(payload);
   });
 
+  it('carries the connection whose copy is held back, with or without an except name', () => {
+    const payload = '{"type":1,"room":"teal-otter","sender":"Ann","body":"hi","seq":3}';
+    for (const event of [
+      { payload, exceptConnection: 'api-1:17' },
+      { payload, except: 'Ann', exceptConnection: 'api-1:17' },
+    ]) {
+      const decoded = decodeEnvelope(Buffer.from(encodeEnvelope(event)));
+      expect(decoded && { ...decoded, payload: decoded.payload.toString() }).toEqual(event);
+    }
+  });
+
   it('refuses a payload that is not an envelope', () => {
     expect(decodeEnvelope(Buffer.from('no newline here'))).toBeNull();
   });

@@ -1,20 +1,40 @@
 import { type RoomEvent } from '../chat-bus.port';
 
+/** Between the `except` name and the `exceptConnection` id in an envelope's first line. */
+const CONNECTION_MARK = '\t';
+
 /**
- * A room event on the wire between replicas: the `except` name (empty for none), a newline, then
- * the payload exactly as clients get it. Names cannot contain control characters, so the first
- * newline always ends the name. The Lua scripts write the same shape.
+ * A room event on the wire between replicas: a first line of the `except` name (empty for none),
+ * then, when a connection skips it, a tab and that connection's id; a newline; then the payload
+ * exactly as clients get it. Names cannot contain control characters, nor can connection ids, so
+ * the first tab and the first newline always end them. The Lua scripts write the same shape (the
+ * first line is `envelopeHeader`).
  */
 export function encodeEnvelope(event: RoomEvent): string {
-  return `${event.except ?? ''}\n${event.payload.toString()}`;
+  return `${envelopeHeader(event)}\n${event.payload.toString()}`;
+}
+
+/** The first line of an event's envelope (without its newline). */
+export function envelopeHeader(event: Pick<RoomEvent, 'except' | 'exceptConnection'>): string {
+  const except = event.except ?? '';
+  return event.exceptConnection === undefined
+    ? except
+    : `${except}${CONNECTION_MARK}${event.exceptConnection}`;
 }
 
 const NEWLINE = 0x0a;
+const TAB = 0x09;
 
 /** Reads an envelope without copying or decoding the payload: its bytes go to sockets as they are. */
 export function decodeEnvelope(envelope: Buffer): RoomEvent | null {
   const split = envelope.indexOf(NEWLINE);
   if (split === -1) return null;
   const payload = envelope.subarray(split + 1);
-  return split === 0 ? { payload } : { payload, except: envelope.toString('utf8', 0, split) };
+  if (split === 0) return { payload };
+  const event: RoomEvent = { payload };
+  const mark = envelope.subarray(0, split).indexOf(TAB);
+  const nameEnd = mark === -1 ? split : mark;
+  if (nameEnd > 0) event.except = envelope.toString('utf8', 0, nameEnd);
+  if (mark !== -1) event.exceptConnection = envelope.toString('utf8', mark + 1, split);
+  return event;
 }

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { type ChatMessage } from '@taco/protocol';
+import { type Redis } from 'ioredis';
 import {
   ChatBus,
   type DeliveryListener,
@@ -11,20 +13,55 @@ import {
 } from '../chat-bus.port';
 import { newEpoch } from '../epoch';
 import { clearedPayload, messagePayload } from '../room-events';
-import { decodeEnvelope, encodeEnvelope } from './envelope';
+import { decodeEnvelope, encodeEnvelope, envelopeHeader } from './envelope';
 import { LuaScript } from './lua-script';
 import { type RedisConnections, SUBSCRIBE_TIMEOUT_MS, withTimeout } from './redis-connections';
+import { ReplicaWait } from './replica-wait';
+import { messageNumber, RoomFeed } from './room-feed';
 import { roomKeys, roomOfChannel } from './redis-keys';
 import { APPEND_SCRIPT, CLEAR_SCRIPT, HISTORY_SCRIPT } from './scripts';
 
 export interface RedisChatBusOptions {
   historyMax: number;
   roomTtlSeconds: number;
+  /**
+   * Redis replicas that must hold a message (`WAIT`) before its sender gets its own copy; 0
+   * acknowledges once the master stored it. Needs the connections' writer.
+   */
+  waitReplicas?: number;
+  /** How long a message waits for them before it is acknowledged as unconfirmed. */
+  waitTimeoutMs?: number;
   /** Told how long each chat command took from sending to its reply (metrics). */
   onRoundTrip?: (command: RedisChatCommand, seconds: number) => void;
+  /** Told of each message acknowledged without its replicas confirmed, and why (metrics, log). */
+  onUnconfirmed?: (why: string) => void;
+  /**
+   * How often the subscriptions of rooms that were quiet that long are checked with a probe
+   * through their channel; one that does not come back within as long is renewed. 0: no checks.
+   */
+  subscriptionCheckMs?: number;
+  /**
+   * Told of each room subscribed again, and whether its subscription had been found gone
+   * (`lost`) or the subscriber connection was renewed (`renewed`); a gap fill followed.
+   */
+  onResubscribed?: (room: string, cause: 'lost' | 'renewed') => void;
 }
 
-export type RedisChatCommand = 'append' | 'clear' | 'history' | 'publish';
+export type RedisChatCommand = 'append' | 'clear' | 'history' | 'publish' | 'wait';
+
+/** How often a message whose wait broke off looks for itself on the room's (new) master. */
+const LOOKUP_INTERVAL_MS = 250;
+/** A gap fill reads history this many messages at a time, at most `FILL_PAGES` times. */
+const FILL_PAGE = 500;
+const FILL_PAGES = 4;
+/**
+ * First byte of a probe's envelope (never a name's: names hold no control characters). Its payload
+ * is a heartbeat, harmless to any client a replica that does not know probes hands it to.
+ */
+const PROBE_MARK = 0x01;
+const PROBE_PAYLOAD = '\n{"type":6}';
+/** Makes every probe of this process distinct, so a failed publish forgets only its own. */
+const PROBE_PREFIX = randomBytes(6).toString('base64url');
 
 /** A `seq` the server never assigns and an empty epoch, marking where the script puts the real ones. */
 const PLACEHOLDER_SEQ = -1;
@@ -54,17 +91,140 @@ const history = new LuaScript(HISTORY_SCRIPT);
  */
 export class RedisChatBus extends ChatBus {
   private listener: DeliveryListener = () => undefined;
+  /** Set when messages are acknowledged only once Redis replicas hold them. */
+  private readonly replicaWait: ReplicaWait | null;
+  /** The rooms this replica subscribes to, and what their subscriptions delivered. */
+  private readonly feeds = new Map<string, RoomFeed>();
+  private readonly renewing = new Set<RoomFeed>();
+  private readonly checker: NodeJS.Timeout | undefined;
+  private probes = 0;
 
   constructor(
     private readonly redis: RedisConnections,
     private readonly options: RedisChatBusOptions,
   ) {
     super();
-    redis.onMessage((channel, payload) => {
-      const room = roomOfChannel(channel.toString('utf8'));
-      const event = decodeEnvelope(payload);
-      if (room !== null && event !== null) this.listener(room, event);
+    const replicas = options.waitReplicas ?? 0;
+    if (replicas > 0 && redis.writer === null) {
+      throw new Error('Waiting for Redis replicas needs the writer connection');
+    }
+    this.replicaWait = replicas > 0 ? new ReplicaWait(replicas) : null;
+    redis.onMessage((channel, envelope) => this.received(channel, envelope));
+    redis.onSubscriberRenewed(() => {
+      for (const [room, feed] of this.feeds) void this.renew(room, feed, 'renewed');
     });
+    const checkMs = options.subscriptionCheckMs ?? 0;
+    if (checkMs > 0) {
+      this.checker = setInterval(() => this.checkSubscriptions(checkMs), checkMs).unref();
+    }
+  }
+
+  /** Stops checking subscriptions (the connections are closed by their owner). */
+  stop(): void {
+    clearInterval(this.checker);
+  }
+
+  /**
+   * Everything that comes through a room's channel: probes are taken here; a stored message
+   * already delivered (a gap fill got it first) is dropped; the rest goes to the listener.
+   */
+  private received(channel: Buffer, envelope: Buffer): void {
+    const room = roomOfChannel(channel.toString('utf8'));
+    if (room === null) return;
+    const feed = this.feeds.get(room);
+    if (envelope[0] === PROBE_MARK) {
+      // Any probe through the channel, ours or another replica's, shows the subscription works.
+      if (feed) {
+        feed.heardAt = performance.now();
+        feed.probe = null;
+      }
+      return;
+    }
+    const event = decodeEnvelope(envelope);
+    if (event === null) return;
+    if (feed) {
+      feed.heardAt = performance.now();
+      const number = messageNumber(event.payload as Buffer);
+      if (number !== null && !feed.take(number.epoch, number.seq)) return;
+    }
+    this.listener(room, event);
+  }
+
+  /**
+   * Probes the subscription of every room that was quiet for `checkMs`: a probe published to the
+   * room's channel must come back through it. A subscription whose probe did not come back within
+   * `checkMs` is renewed. (A busy room shows its subscription works with every event.)
+   */
+  private checkSubscriptions(checkMs: number): void {
+    const now = performance.now();
+    for (const [room, feed] of this.feeds) {
+      if (this.renewing.has(feed)) continue;
+      if (feed.probe !== null) {
+        if (now - feed.probe.sentAt >= checkMs) {
+          feed.probe = null;
+          void this.renew(room, feed, 'lost');
+        }
+      } else if (now - feed.heardAt >= checkMs) {
+        const token = `${PROBE_PREFIX}.${(++this.probes).toString(36)}`;
+        feed.probe = { token, sentAt: now };
+        this.redis.publish(roomKeys(room).channel, `\x01${token}${PROBE_PAYLOAD}`).catch(() => {
+          // Redis could not take it (a shard failing over): nothing learnt; probe again later.
+          if (feed.probe?.token === token) feed.probe = null;
+        });
+      }
+    }
+  }
+
+  /**
+   * Subscribes to the room again and delivers, from history, the messages its subscription
+   * missed meanwhile (none twice: see `RoomFeed`). A renewal that fails is tried again at the
+   * next check.
+   */
+  private async renew(room: string, feed: RoomFeed, cause: 'lost' | 'renewed'): Promise<void> {
+    if (this.renewing.has(feed)) return;
+    this.renewing.add(feed);
+    try {
+      await withTimeout(
+        this.redis.subscribe(roomKeys(room).channel),
+        SUBSCRIBE_TIMEOUT_MS,
+        'Subscribing to a room again',
+      );
+      if (this.feeds.get(room) !== feed) return;
+      await this.fill(room, feed);
+      this.options.onResubscribed?.(room, cause);
+    } catch {
+      // Redis is not answering for this room yet; a later check tries again.
+    } finally {
+      feed.heardAt = performance.now();
+      this.renewing.delete(feed);
+    }
+  }
+
+  /** Delivers the stored messages after the feed's resume point that it has not delivered. */
+  private async fill(room: string, feed: RoomFeed): Promise<void> {
+    for (let page = 0; page < FILL_PAGES; page++) {
+      const { epoch, after } = feed.resumePoint;
+      const result = await this.history(room, {
+        count: FILL_PAGE,
+        after,
+        ...(epoch === null ? {} : { epoch }),
+      });
+      if (this.feeds.get(room) !== feed) return;
+      const first = result.messages[0];
+      // Messages before this page are gone from history (trimmed, cleared, another epoch).
+      if (!result.complete && first !== undefined) feed.skipTo(result.epoch, first.seq - 1);
+      for (const message of result.messages) {
+        if (feed.take(result.epoch, message.seq)) {
+          const own = feed.ownOf(result.epoch, message.seq);
+          const event: RoomEvent = {
+            payload: messagePayload(room, message, result.epoch, own?.clientId),
+          };
+          if (own?.heldFor !== undefined) event.exceptConnection = own.heldFor;
+          this.listener(room, event);
+        }
+      }
+      if (result.messages.length < FILL_PAGE) return;
+    }
   }
 
   async append(room: string, draft: MessageDraft): Promise<StoredMessage> {
@@ -80,23 +240,134 @@ export class RedisChatBus extends ChatBus {
       messagePayload(room, message, PLACEHOLDER_EPOCH, draft.clientId),
       SEQ_EPOCH_MARK,
     );
+    const held = this.replicaWait !== null && draft.connectionId !== undefined;
+    const scriptKeys = [keys.seq, keys.log, keys.epoch, keys.channel];
+    const args = [
+      storedHead,
+      storedTail,
+      payloadHead,
+      payloadTail,
+      this.options.historyMax,
+      this.options.roomTtlSeconds,
+      this.redis.publishCommand,
+      newEpoch(),
+      envelopeHeader({ exceptConnection: held ? draft.connectionId : undefined }),
+    ];
     const started = performance.now();
-    const [seq, epoch] = (await append.run(
-      this.redis.coalesced(),
-      [keys.seq, keys.log, keys.epoch, keys.channel],
-      [
-        storedHead,
-        storedTail,
-        payloadHead,
-        payloadTail,
-        this.options.historyMax,
-        this.options.roomTtlSeconds,
-        this.redis.publishCommand,
-        newEpoch(),
-      ],
-    )) as [number, string];
+    if (this.replicaWait === null) {
+      const [seq, epoch] = (await append.run(this.redis.coalesced(), scriptKeys, args)) as [
+        number,
+        string,
+      ];
+      this.roundTrip('append', started);
+      this.noteOwn(room, epoch, seq, draft, false);
+      return { ...message, seq, epoch };
+    }
+    const deadline = started + (this.options.waitTimeoutMs ?? 0);
+    const { node, reply } = await this.appendOnWriter(keys.seq, scriptKeys, args);
+    const [seq, epoch] = reply as [number, string];
     this.roundTrip('append', started);
-    return { ...message, seq, epoch };
+    this.noteOwn(room, epoch, seq, draft, held);
+    const stored: StoredMessage = { ...message, seq, epoch };
+    const waited = performance.now();
+    await this.confirm(room, stored, node, this.replicaWait, deadline);
+    this.roundTrip('wait', waited);
+    return held ? { ...stored, held } : stored;
+  }
+
+  /** Notes a stored message for a gap fill that may have to deliver it (see `RoomFeed`). */
+  private noteOwn(
+    room: string,
+    epoch: string,
+    seq: number,
+    draft: MessageDraft,
+    held: boolean,
+  ): void {
+    const heldFor = held ? draft.connectionId : undefined;
+    if (draft.clientId === undefined && heldFor === undefined) return;
+    this.feeds.get(room)?.noteOwn(epoch, seq, {
+      ...(draft.clientId === undefined ? {} : { clientId: draft.clientId }),
+      ...(heldFor === undefined ? {} : { heldFor }),
+    });
+  }
+
+  /**
+   * Runs the append script on the writer's connection to the room's master, following one
+   * `MOVED` (the slot moved or failed over since the client last looked). Returns the connection
+   * that ran it: only a `WAIT` on that connection can confirm it.
+   */
+  private async appendOnWriter(
+    key: string,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<{ node: Redis; reply: unknown }> {
+    const node = await this.redis.writerFor(key);
+    if (!node) throw new Error("No Redis master is known for the room's slot");
+    try {
+      return { node, reply: await append.run(node, keys, args) };
+    } catch (error) {
+      const moved = error instanceof Error ? /^MOVED \d+ (\S+)/.exec(error.message) : null;
+      const target = moved?.[1] === undefined ? undefined : await this.redis.writerAt(moved[1]);
+      if (!target) throw error;
+      return { node: target, reply: await append.run(target, keys, args) };
+    }
+  }
+
+  /**
+   * Waits until Redis replicas hold a stored message, at most until `deadline`. A message the wait
+   * could not confirm in time is still acknowledged (it is stored and the others have it),
+   * counted and logged as unconfirmed. When the connection that stored it broke before a `WAIT`
+   * answered (its master died, say), the message is looked for on the room's master, promoted or
+   * not, until the deadline: found, it is acknowledged; gone, this throws (it was not stored).
+   */
+  private async confirm(
+    room: string,
+    message: StoredMessage,
+    node: Redis,
+    replicaWait: ReplicaWait,
+    deadline: number,
+  ): Promise<void> {
+    const outcome = await replicaWait.confirm(node, deadline);
+    if (outcome === 'confirmed') return;
+    if (outcome === 'lost' && !(await this.isStillStored(room, message, deadline))) {
+      throw new Error('The Redis master failed before the message reached a replica');
+    }
+    this.options.onUnconfirmed?.(
+      `Message ${message.seq} in room ${room} acknowledged before ${this.options.waitReplicas} Redis replica(s) confirmed it (${outcome === 'lost' ? 'its master failed; the master now serving the room holds it' : 'the wait ran out'})`,
+    );
+  }
+
+  /**
+   * Whether the room's master holds the message (same epoch, same seq, same content); true when
+   * that cannot be told before `deadline` (the sender is told it is stored, as with any wait that
+   * ran out).
+   */
+  private async isStillStored(
+    room: string,
+    message: StoredMessage,
+    deadline: number,
+  ): Promise<boolean> {
+    for (;;) {
+      try {
+        const page = await this.history(room, {
+          count: 1,
+          after: message.seq - 1,
+          epoch: message.epoch,
+        });
+        const found = page.messages[0];
+        return (
+          page.epoch === message.epoch &&
+          found !== undefined &&
+          found.seq === message.seq &&
+          found.sender === message.sender &&
+          found.body === message.body &&
+          found.timestamp === message.timestamp
+        );
+      } catch {
+        if (performance.now() + LOOKUP_INTERVAL_MS >= deadline) return true;
+        await new Promise((resolve) => setTimeout(resolve, LOOKUP_INTERVAL_MS));
+      }
+    }
   }
 
   async clear(room: string, sender: string): Promise<void> {
@@ -139,6 +410,14 @@ export class RedisChatBus extends ChatBus {
   async subscribe(room: string): Promise<void> {
     if (this.redis.subscriber.status !== 'ready')
       throw new Error('The Redis subscriber is not connected');
+    // Where the room's sequence stands before the subscription starts: members read what came
+    // before from history themselves; a gap fill only ever delivers what came after.
+    const keys = roomKeys(room);
+    const [seq, epoch] = await this.redis.coalesced().mget(keys.seq, keys.epoch);
+    this.feeds.set(
+      room,
+      new RoomFeed(seq === null ? null : (epoch ?? null), Number(seq ?? 0), performance.now()),
+    );
     await withTimeout(
       this.redis.subscribe(roomKeys(room).channel),
       SUBSCRIBE_TIMEOUT_MS,
@@ -147,6 +426,7 @@ export class RedisChatBus extends ChatBus {
   }
 
   async unsubscribe(room: string): Promise<void> {
+    this.feeds.delete(room);
     await this.redis.unsubscribe(roomKeys(room).channel);
   }
 
@@ -161,11 +441,6 @@ export class RedisChatBus extends ChatBus {
   }
 
   async isReady(): Promise<boolean> {
-    if (!this.redis.isConnected) return false;
-    try {
-      return (await this.redis.command.ping()) === 'PONG';
-    } catch {
-      return false;
-    }
+    return this.redis.isConnected && (await this.redis.canWrite());
   }
 }

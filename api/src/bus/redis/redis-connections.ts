@@ -1,6 +1,6 @@
 import { type Writable } from 'node:stream';
 import { Logger } from '@nestjs/common';
-import { Cluster, type ClusterNode, Redis, type RedisOptions } from 'ioredis';
+import { Cluster, type ClusterNode, Command, Redis, type RedisOptions } from 'ioredis';
 
 /** How long a command may take before it fails instead of holding a client's frame. */
 const COMMAND_TIMEOUT_MS = 2000;
@@ -23,12 +23,21 @@ export interface RedisNodeAddress {
 /** A client of either kind: every command the driver sends works on both. */
 export type RedisClient = Redis | Cluster;
 
+export interface RedisConnectionsOptions {
+  /**
+   * Opens a third connection (per node on a cluster) that stores messages and sends the `WAIT`
+   * after them (durable acknowledgement): `WAIT` blocks the connection it is sent on, so history
+   * and presence, on the command connection, never queue behind it.
+   */
+  writer?: boolean;
+}
+
 /**
- * The replica's two Redis connections: one for commands, which fails fast while Redis is away
- * (a message that cannot be stored is refused, never queued out of sight), and one subscriber,
- * which ioredis reconnects and re-subscribes by itself.
+ * The replica's Redis connections: one for commands, which fails fast while Redis is away (a
+ * message that cannot be stored is refused, never queued out of sight), one subscriber, which
+ * ioredis reconnects and re-subscribes by itself, and, with durable acknowledgement, a writer.
  *
- * On a Redis Cluster both are cluster clients: commands go to the node owning each key's slot,
+ * On a Redis Cluster they are cluster clients: commands go to the node owning each key's slot,
  * and room channels are shard channels (`SSUBSCRIBE`/`SPUBLISH`), so a room's channel lives on
  * the shard that holds its keys; the subscriber keeps one connection per master.
  */
@@ -36,6 +45,8 @@ export class RedisConnections {
   private readonly logger = new Logger('Redis');
   readonly command: RedisClient;
   readonly subscriber: RedisClient;
+  /** Stores messages that wait for Redis replicas (see `RedisConnectionsOptions.writer`). */
+  readonly writer: RedisClient | null;
   /** Whether room channels are shard channels (a Redis Cluster). */
   readonly sharded: boolean;
   /** The publish command of room channels, for the Lua scripts. */
@@ -49,7 +60,11 @@ export class RedisConnections {
     stream?.uncork();
   };
 
-  constructor(target: RedisTarget | string, replicaId: string) {
+  constructor(
+    target: RedisTarget | string,
+    replicaId: string,
+    options: RedisConnectionsOptions = {},
+  ) {
     const where = typeof target === 'string' ? { url: target } : target;
     const common: RedisOptions = { retryStrategy, connectionName: `taco:${replicaId}` };
     const commandOptions: RedisOptions = {
@@ -68,6 +83,7 @@ export class RedisConnections {
       this.sharded = false;
       this.command = new Redis(where.url, commandOptions);
       this.subscriber = new Redis(where.url, subscriberOptions);
+      this.writer = options.writer ? new Redis(where.url, commandOptions) : null;
     } else {
       this.sharded = true;
       const nodes: ClusterNode[] = where.clusterNodes.map(({ host, port }) => ({ host, port }));
@@ -86,12 +102,22 @@ export class RedisConnections {
         slotsRefreshInterval: SLOTS_REFRESH_INTERVAL_MS,
         shardedSubscribers: true,
       });
+      this.writer = options.writer
+        ? new Cluster(nodes, {
+            redisOptions: commandOptions,
+            enableOfflineQueue: false,
+            clusterRetryStrategy: retryStrategy,
+            slotsRefreshInterval: SLOTS_REFRESH_INTERVAL_MS,
+          })
+        : null;
     }
     this.publishCommand = this.sharded ? 'SPUBLISH' : 'PUBLISH';
     for (const [role, client] of [
       ['commands', this.command],
       ['subscriber', this.subscriber],
+      ['writer', this.writer],
     ] as const) {
+      if (client === null) continue;
       client.on('error', (error: Error) => this.logError(role, error));
       client.on('ready', () => this.logger.log(`Redis ${role} connection ready`));
       client.on('reconnecting', () =>
@@ -119,6 +145,28 @@ export class RedisConnections {
     return this.command;
   }
 
+  /**
+   * The writer's connection to the master that owns `key`'s slot now, connected (a cluster's node
+   * connections open on first use); `undefined` when no such master is known.
+   */
+  async writerFor(key: string): Promise<Redis | undefined> {
+    const writer = this.writer;
+    if (writer === null || writer instanceof Redis) return writer ?? undefined;
+    const owner = writer.slots[new Command('exists', [key]).getSlot()]?.[0];
+    return owner === undefined ? undefined : this.writerAt(owner);
+  }
+
+  /** The writer's connection to the node at `host:port` (a cluster's `MOVED` target), if known. */
+  async writerAt(address: string): Promise<Redis | undefined> {
+    const writer = this.writer;
+    if (writer === null || writer instanceof Redis) return writer ?? undefined;
+    const node = writer
+      .nodes('all')
+      .find(({ options }) => `${options.host}:${options.port}` === address);
+    if (node?.status === 'wait') await node.connect();
+    return node;
+  }
+
   /** Subscribes to a room channel (a shard channel on a cluster). */
   subscribe(channel: string): Promise<unknown> {
     return this.sharded ? this.subscriber.ssubscribe(channel) : this.subscriber.subscribe(channel);
@@ -136,6 +184,37 @@ export class RedisConnections {
     return this.sharded ? client.spublish(channel, payload) : client.publish(channel, payload);
   }
 
+  /**
+   * Called whenever ioredis has renewed the subscriber's connection(s) and re-subscribed by
+   * itself (a reconnect; on a cluster, also a failover or a slot move): what was published
+   * meanwhile was missed.
+   */
+  onSubscriberRenewed(listener: () => void): void {
+    this.subscriber.on(this.sharded ? 'subscribersReady' : 'ready', listener);
+  }
+
+  /**
+   * Whether Redis takes commands at all: the one Redis answers, or on a cluster any master does
+   * (while one shard fails over, the others still serve their rooms).
+   */
+  async canWrite(): Promise<boolean> {
+    const masters =
+      this.command instanceof Cluster
+        ? this.command.nodes('master').filter((node) => node.status === 'ready')
+        : [this.command];
+    if (masters.length === 0) masters.push(this.command as Redis);
+    try {
+      return await Promise.any(
+        masters.map(async (node) => {
+          if ((await node.ping()) !== 'PONG') throw new Error('Redis did not answer PONG');
+          return true;
+        }),
+      );
+    } catch {
+      return false;
+    }
+  }
+
   /** Every message on a room channel, as raw bytes. */
   onMessage(listener: (channel: Buffer, payload: Buffer) => void): void {
     this.subscriber.on(this.sharded ? 'smessageBuffer' : 'messageBuffer', listener);
@@ -149,7 +228,9 @@ export class RedisConnections {
   }
 
   get isConnected(): boolean {
-    return this.command.status === 'ready' && this.subscriber.status === 'ready';
+    return [this.command, this.subscriber, this.writer].every(
+      (client) => client === null || client.status === 'ready',
+    );
   }
 
   /** Waits (bounded) for both connections, so a replica that boots with Redis up is ready at once. */
@@ -164,14 +245,17 @@ export class RedisConnections {
   /** Quits politely when connected (bounded), and simply drops a connection that is down. */
   async close(): Promise<void> {
     await Promise.allSettled(
-      [this.command, this.subscriber].map((client) =>
+      this.clients().map((client) =>
         client.status === 'ready'
           ? withTimeout(client.quit(), COMMAND_TIMEOUT_MS, 'Closing a Redis connection')
           : Promise.resolve(),
       ),
     );
-    this.command.disconnect();
-    this.subscriber.disconnect();
+    for (const client of this.clients()) client.disconnect();
+  }
+
+  private clients(): RedisClient[] {
+    return [this.command, this.subscriber, ...(this.writer ? [this.writer] : [])];
   }
 }
 

@@ -30,7 +30,7 @@ end
 /**
  * Append. KEYS: seq, log, epoch, channel. ARGV: stored head, stored tail, payload head, payload
  * tail, history max, TTL seconds, publish command (PUBLISH, or SPUBLISH for a shard channel),
- * epoch candidate. The channel is declared with the keys, so a Redis Cluster checks its slot. The stored head and tail are the JSON of the
+ * epoch candidate, the envelope's first line (`envelopeHeader`: who skips the live copy). The channel is declared with the keys, so a Redis Cluster checks its slot. The stored head and tail are the JSON of the
  * message around its `seq`; the payload head and tail are the live frame's JSON around its `seq`
  * and `epoch` (the script writes \`<seq>,"epoch":"<epoch>"\` between them), published as the
  * finished text. Returns {seq, epoch}.
@@ -43,7 +43,7 @@ redis.call('LTRIM', KEYS[2], -tonumber(ARGV[5]), -1)
 redis.call('EXPIRE', KEYS[1], ARGV[6])
 redis.call('EXPIRE', KEYS[2], ARGV[6])
 redis.call('EXPIRE', KEYS[3], ARGV[6])
-redis.call(ARGV[7], KEYS[4], '\\n' .. ARGV[3] .. seq .. ',"epoch":"' .. epoch .. '"' .. ARGV[4])
+redis.call(ARGV[7], KEYS[4], ARGV[9] .. '\\n' .. ARGV[3] .. seq .. ',"epoch":"' .. epoch .. '"' .. ARGV[4])
 return {seq, epoch}
 `;
 

@@ -1,0 +1,68 @@
+import { messageFrame } from '../room-events';
+import { encodeFrame } from '@taco/protocol';
+import { messageNumber, RoomFeed } from './room-feed';
+
+describe('RoomFeed', () => {
+  it('takes each message once, in order or after a gap, and drops what came before it subscribed', () => {
+    const feed = new RoomFeed('e1', 10, 0);
+    expect(feed.take('e1', 9)).toBe(false);
+    expect(feed.take('e1', 11)).toBe(true);
+    expect(feed.take('e1', 11)).toBe(false);
+    // 12 and 13 were missed; 14 came live.
+    expect(feed.take('e1', 14)).toBe(true);
+    expect(feed.resumePoint).toEqual({ epoch: 'e1', after: 11 });
+    // The gap fill brings 12 to 14: 14 is not delivered again.
+    expect([12, 13, 14].map((seq) => feed.take('e1', seq))).toEqual([true, true, false]);
+    expect(feed.resumePoint).toEqual({ epoch: 'e1', after: 14 });
+  });
+
+  it('starts again with a new epoch, and from nothing for a room that had no sequence', () => {
+    const feed = new RoomFeed(null, 0, 0);
+    expect(feed.take('e1', 1)).toBe(true);
+    expect(feed.take('e2', 1)).toBe(true);
+    expect(feed.resumePoint).toEqual({ epoch: 'e2', after: 1 });
+  });
+
+  it('skips messages history no longer holds', () => {
+    const feed = new RoomFeed('e1', 3, 0);
+    expect(feed.take('e1', 9)).toBe(true);
+    feed.skipTo('e1', 7);
+    expect(feed.resumePoint).toEqual({ epoch: 'e1', after: 7 });
+    expect(feed.take('e1', 8)).toBe(true);
+    expect(feed.resumePoint).toEqual({ epoch: 'e1', after: 9 });
+  });
+
+  it('remembers recent messages sent through this replica, a bounded number', () => {
+    const feed = new RoomFeed('e1', 0, 0);
+    for (let seq = 1; seq <= 300; seq++) feed.noteOwn('e1', seq, { clientId: `c${seq}` });
+    feed.noteOwn('e1', 301, { clientId: 'c301', heldFor: 'api-1:7' });
+    expect(feed.ownOf('e1', 300)).toEqual({ clientId: 'c300' });
+    expect(feed.ownOf('e1', 301)).toEqual({ clientId: 'c301', heldFor: 'api-1:7' });
+    expect(feed.ownOf('e2', 300)).toBeUndefined();
+    expect(feed.ownOf('e1', 1)).toBeUndefined();
+  });
+});
+
+describe('messageNumber', () => {
+  const message = {
+    sender: 'Ann',
+    body: 'tricky "seq":5,"epoch":"x" body',
+    timestamp: 1.5,
+    seq: 42,
+  };
+
+  it('reads the epoch and seq of a message frame, whatever its body holds', () => {
+    for (const clientId of [undefined, '"seq":7']) {
+      const payload = Buffer.from(
+        encodeFrame(messageFrame('teal-otter', message, 'Ab_-9z', clientId)),
+      );
+      expect(messageNumber(payload)).toEqual({ epoch: 'Ab_-9z', seq: 42 });
+    }
+  });
+
+  it('is null for any other frame', () => {
+    const typing = encodeFrame({ type: 2, room: 'teal-otter', sender: 'Ann', typing: true });
+    expect(messageNumber(Buffer.from(typing))).toBeNull();
+    expect(messageNumber(Buffer.from(''))).toBeNull();
+  });
+});

@@ -1,0 +1,136 @@
+/**
+ * What one replica's subscription to a room has delivered, so that after the subscription was
+ * renewed (a reconnect, a failover, a slot move, or a subscription found gone) the messages it
+ * missed can be delivered from history, and none twice: pub/sub is at most once, history is not.
+ *
+ * Stored messages are numbered by `(epoch, seq)`. The feed keeps `base`, the `seq` up to which
+ * every message of `epoch` was delivered (or was already there when the replica subscribed, so
+ * its members read it from history themselves), and the `seq`s delivered above a gap.
+ */
+/** How many of a room's recent messages sent through this replica are noted (see `own`). */
+const OWN_MESSAGES_KEPT = 256;
+
+/** What a gap fill needs to know of a message sent through this replica. */
+export interface OwnMessage {
+  clientId?: string;
+  /** The sending connection, when its copy is held back as its acknowledgement. */
+  heldFor?: string;
+}
+
+export class RoomFeed {
+  /** Messages above `base` delivered out of order (after a gap); empty in the usual flow. */
+  private readonly above = new Set<number>();
+  /**
+   * Recent messages sent through this replica, by `epoch:seq`: their `client_id`, so that a copy a
+   * gap fill delivers carries it like the live one (history does not keep it) and the sender's
+   * client matches it with the message it is waiting for; and the connection whose copy is held
+   * back as its acknowledgement, which a gap fill must not hand it early.
+   */
+  private readonly own = new Map<string, OwnMessage>();
+  /** When something last came through the subscription (`performance.now()`). */
+  heardAt: number;
+  /** A probe sent through the room's channel and not heard back yet: its token and send time. */
+  probe: { token: string; sentAt: number } | null = null;
+
+  constructor(
+    /** The room's epoch when the replica subscribed; `null` when the room had no sequence yet. */
+    private epoch: string | null,
+    private base: number,
+    now: number,
+  ) {
+    this.heardAt = now;
+  }
+
+  /** Notes a message this replica stored. */
+  noteOwn(epoch: string, seq: number, message: OwnMessage): void {
+    this.own.set(`${epoch}:${seq}`, message);
+    if (this.own.size > OWN_MESSAGES_KEPT) {
+      const [oldest] = this.own.keys();
+      if (oldest !== undefined) this.own.delete(oldest);
+    }
+  }
+
+  /** A message this replica stored recently, if it is still noted. */
+  ownOf(epoch: string, seq: number): OwnMessage | undefined {
+    return this.own.get(`${epoch}:${seq}`);
+  }
+
+  /** Where a gap fill resumes: history after this `seq`, in this epoch (`null`: from the start). */
+  get resumePoint(): { epoch: string | null; after: number } {
+    return { epoch: this.epoch, after: this.base };
+  }
+
+  /**
+   * Moves the feed past messages no longer stored (trimmed, cleared, or of an earlier epoch): it
+   * resumes after `seq` of `epoch`.
+   */
+  skipTo(epoch: string, seq: number): void {
+    if (epoch !== this.epoch) {
+      this.epoch = epoch;
+      this.base = 0;
+      this.above.clear();
+    }
+    if (seq <= this.base) return;
+    this.base = seq;
+    for (const above of this.above) if (above <= seq) this.above.delete(above);
+    while (this.above.delete(this.base + 1)) this.base += 1;
+  }
+
+  /**
+   * Takes a message about to be delivered; false when it was delivered already (drop it). A new
+   * epoch means the room's sequence started again: everything before it is forgotten.
+   */
+  take(epoch: string, seq: number): boolean {
+    if (epoch !== this.epoch) {
+      this.epoch = epoch;
+      this.base = 0;
+      this.above.clear();
+    }
+    if (seq <= this.base || this.above.has(seq)) return false;
+    if (seq !== this.base + 1) {
+      this.above.add(seq);
+      return true;
+    }
+    this.base = seq;
+    while (this.above.delete(this.base + 1)) this.base += 1;
+    return true;
+  }
+}
+
+const MESSAGE_START = Buffer.from('{"type":1,');
+const SEQ_KEY = '"seq":';
+const EPOCH_KEY = ',"epoch":"';
+const QUOTE = 0x22;
+
+/**
+ * The `(epoch, seq)` of a live message frame's JSON, or `null` for any other frame. A message
+ * frame is written by `messageFrame` (and the append script) with `type` first and `seq` then
+ * `epoch` after the body; a string value cannot hold `"seq":` unescaped, so the last one is the
+ * key.
+ */
+export function messageNumber(payload: Buffer): { epoch: string; seq: number } | null {
+  if (
+    payload.length < MESSAGE_START.length ||
+    !payload.subarray(0, MESSAGE_START.length).equals(MESSAGE_START)
+  ) {
+    return null;
+  }
+  const at = payload.lastIndexOf(SEQ_KEY);
+  if (at === -1) return null;
+  let end = at + SEQ_KEY.length;
+  let seq = 0;
+  for (let digit = payload[end]; digit !== undefined && digit >= 0x30 && digit <= 0x39;) {
+    seq = seq * 10 + digit - 0x30;
+    digit = payload[++end];
+  }
+  if (
+    end === at + SEQ_KEY.length ||
+    payload.toString('latin1', end, end + EPOCH_KEY.length) !== EPOCH_KEY
+  ) {
+    return null;
+  }
+  const from = end + EPOCH_KEY.length;
+  const to = payload.indexOf(QUOTE, from);
+  if (to === -1) return null;
+  return { epoch: payload.toString('utf8', from, to), seq };
+}

@@ -1,0 +1,44 @@
+import {
+  type ChatMessage,
+  FrameType,
+  type ServerFrame,
+  type ServerHistoryFrame,
+} from '@taco/protocol';
+import { isHistory } from './frames';
+import { type TestClient } from './test-client';
+
+/** What one client sees live: every stored message's seq, and the client_ids it saw acknowledged. */
+export interface SeenMessages {
+  seqs: number[];
+  acked: Map<string, number>;
+}
+
+/** Watches a client's live message frames; `own` is its name (its acknowledged messages). */
+export function watchMessages(client: TestClient, own: string): SeenMessages {
+  const seen: SeenMessages = { seqs: [], acked: new Map() };
+  client.socket.on('message', (data: Buffer) => {
+    const frame = JSON.parse(data.toString('utf8')) as ServerFrame;
+    if (frame.type !== FrameType.Message || !('seq' in frame)) return;
+    seen.seqs.push(frame.seq);
+    if (frame.sender === own && frame.client_id) seen.acked.set(frame.client_id, frame.seq);
+  });
+  return seen;
+}
+
+/** The room's whole history (up to 5,000 messages), by seq, read 500 at a time by `client`. */
+export async function storedMessages(client: TestClient): Promise<Map<number, ChatMessage>> {
+  const stored = new Map<number, ChatMessage>();
+  for (let after = 0, page = 0; page < 10; page++) {
+    client.send({ type: FrameType.History, count: 500, after });
+    const history = await client.next<ServerHistoryFrame & ServerFrame>(isHistory, 5000);
+    for (const message of history.messages) stored.set(message.seq, message);
+    if (history.messages.length < 500) break;
+    after = history.messages.at(-1)?.seq ?? after;
+  }
+  return stored;
+}
+
+/** Seqs seen more than once. */
+export function repeated(seqs: readonly number[]): number[] {
+  return seqs.filter((seq, index) => seqs.indexOf(seq) !== index);
+}
