@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { type ChatMessage } from '@taco/protocol';
+import { type ChatMessage, FrameType } from '@taco/protocol';
 import {
   ChatBus,
   type DeliveryListener,
@@ -10,7 +10,7 @@ import {
   type StoredMessage,
 } from '../chat-bus.port';
 import { newEpoch } from '../epoch';
-import { clearedPayload, messagePayload } from '../room-events';
+import { clearedPayload } from '../room-events';
 import { decodeEnvelope, encodeEnvelope } from './envelope';
 import { LuaScript } from './lua-script';
 import { type RedisConnections, SUBSCRIBE_TIMEOUT_MS, withTimeout } from './redis-connections';
@@ -26,14 +26,11 @@ export interface RedisChatBusOptions {
 
 export type RedisChatCommand = 'append' | 'clear' | 'history' | 'publish';
 
-/** A `seq` the server never assigns and an empty epoch, marking where the script puts the real ones. */
+/** A `seq` the server never assigns, marking where the script puts the real one. */
 const PLACEHOLDER_SEQ = -1;
-const PLACEHOLDER_EPOCH = '';
 const SEQ_FIELD = '"seq":';
 /** In a stored message: the `seq`. */
 const SEQ_MARK = `${SEQ_FIELD}${PLACEHOLDER_SEQ}`;
-/** In a published payload: the `seq` and the `epoch` after it. */
-const SEQ_EPOCH_MARK = `${SEQ_MARK},"epoch":${JSON.stringify(PLACEHOLDER_EPOCH)}`;
 
 /**
  * The JSON around a mark that starts with `"seq":`: [up to the number, after the mark]. A string
@@ -42,6 +39,24 @@ const SEQ_EPOCH_MARK = `${SEQ_MARK},"epoch":${JSON.stringify(PLACEHOLDER_EPOCH)}
 function splitAt(json: string, mark: string): [string, string] {
   const at = json.lastIndexOf(mark);
   return [json.slice(0, at + SEQ_FIELD.length), json.slice(at + mark.length)];
+}
+
+/**
+ * The texts the append script joins: the stored message's JSON around its `seq`, and the live
+ * frame's JSON around its `seq` and `epoch` (the script writes `<seq>,"epoch":"<epoch>"` between
+ * them), in `messagePayload`'s field order. The message is serialized once: the frame is the same
+ * JSON with its `type` and `room` in front and its `client_id` after the epoch.
+ */
+export function appendTexts(
+  room: string,
+  message: ChatMessage,
+  clientId: string | undefined,
+): [storedHead: string, storedTail: string, payloadHead: string, payloadTail: string] {
+  const [storedHead, storedTail] = splitAt(JSON.stringify(message), SEQ_MARK);
+  const payloadHead = `{"type":${FrameType.Message},"room":${JSON.stringify(room)},${storedHead.slice(1)}`;
+  const payloadTail =
+    clientId === undefined ? storedTail : `,"client_id":${JSON.stringify(clientId)}${storedTail}`;
+  return [storedHead, storedTail, payloadHead, payloadTail];
 }
 
 const append = new LuaScript(APPEND_SCRIPT);
@@ -75,10 +90,10 @@ export class RedisChatBus extends ChatBus {
       timestamp: draft.timestamp,
       seq: PLACEHOLDER_SEQ,
     };
-    const [storedHead, storedTail] = splitAt(JSON.stringify(message), SEQ_MARK);
-    const [payloadHead, payloadTail] = splitAt(
-      messagePayload(room, message, PLACEHOLDER_EPOCH, draft.clientId),
-      SEQ_EPOCH_MARK,
+    const [storedHead, storedTail, payloadHead, payloadTail] = appendTexts(
+      room,
+      message,
+      draft.clientId,
     );
     const started = performance.now();
     const [seq, epoch] = (await append.run(
