@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { AppConfig } from '../config/app-config';
+import { PlainCounter, PlainHistogram, PlainLabeledCounter } from './plain-metrics';
 
 /** Sub-millisecond steps for local work, then 1–250 ms. */
 const FANOUT_BUCKETS_SECONDS = [
@@ -22,21 +23,29 @@ export class MetricsService {
     ...this.family('taco_connections'),
     help: 'Open WebSocket connections.',
   });
-  readonly framesIn = this.counter(
+  // Touched per frame or per room event: plain numbers (see plain-metrics.ts).
+  readonly framesIn = new PlainLabeledCounter(
+    this.registry,
     'taco_frames_in_total',
     'Frames received from clients, by frame type.',
-    ['type'],
+    'type',
   );
-  readonly framesOut = this.counter('taco_frames_out_total', 'Frames sent to clients.');
-  readonly errorFrames = this.counter(
+  readonly framesOut = new PlainCounter(
+    this.registry,
+    'taco_frames_out_total',
+    'Frames sent to clients.',
+  );
+  readonly errorFrames = new PlainLabeledCounter(
+    this.registry,
     'taco_error_frames_total',
     'Error frames sent, by error code.',
-    ['code'],
+    'code',
   );
-  readonly closes = this.counter(
+  readonly closes = new PlainLabeledCounter(
+    this.registry,
     'taco_closes_total',
     'Connections closed by the server, by close code.',
-    ['code'],
+    'code',
   );
   readonly httpRateLimited = this.counter(
     'taco_http_rate_limited_total',
@@ -51,16 +60,19 @@ export class MetricsService {
     'Rooms subscribed again, each followed by a gap fill, by cause: lost (a probe through the room channel did not come back) or renewed (the subscriber connection was renewed).',
     ['cause'],
   );
-  readonly fanoutSeconds = new Histogram({
-    ...this.family('taco_fanout_seconds'),
-    help: 'Time to hand one room event to every local connection.',
-    buckets: FANOUT_BUCKETS_SECONDS,
-  });
-  readonly redisSeconds = new Histogram({
-    ...this.family('taco_redis_round_trip_seconds', ['command']),
-    help: 'Time from sending a chat command to Redis to its reply, by command.',
-    buckets: REDIS_BUCKETS_SECONDS,
-  });
+  readonly fanoutSeconds = new PlainHistogram(
+    this.registry,
+    'taco_fanout_seconds',
+    'Time to hand one room event to every local connection.',
+    FANOUT_BUCKETS_SECONDS,
+  );
+  readonly redisSeconds = new PlainHistogram(
+    this.registry,
+    'taco_redis_round_trip_seconds',
+    'Time from sending a chat command to Redis to its reply, by command.',
+    REDIS_BUCKETS_SECONDS,
+    'command',
+  );
 
   constructor(config: AppConfig) {
     this.registry.setDefaultLabels({ replica: config.replicaId });

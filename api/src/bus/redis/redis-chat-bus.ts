@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { type ChatMessage } from '@taco/protocol';
+import { type ChatMessage, FrameType } from '@taco/protocol';
 import { type Redis } from 'ioredis';
 import {
   ChatBus,
@@ -63,14 +63,11 @@ const PROBE_PAYLOAD = '\n{"type":6}';
 /** Makes every probe of this process distinct, so a failed publish forgets only its own. */
 const PROBE_PREFIX = randomBytes(6).toString('base64url');
 
-/** A `seq` the server never assigns and an empty epoch, marking where the script puts the real ones. */
+/** A `seq` the server never assigns, marking where the script puts the real one. */
 const PLACEHOLDER_SEQ = -1;
-const PLACEHOLDER_EPOCH = '';
 const SEQ_FIELD = '"seq":';
 /** In a stored message: the `seq`. */
 const SEQ_MARK = `${SEQ_FIELD}${PLACEHOLDER_SEQ}`;
-/** In a published payload: the `seq` and the `epoch` after it. */
-const SEQ_EPOCH_MARK = `${SEQ_MARK},"epoch":${JSON.stringify(PLACEHOLDER_EPOCH)}`;
 
 /**
  * The JSON around a mark that starts with `"seq":`: [up to the number, after the mark]. A string
@@ -79,6 +76,24 @@ const SEQ_EPOCH_MARK = `${SEQ_MARK},"epoch":${JSON.stringify(PLACEHOLDER_EPOCH)}
 function splitAt(json: string, mark: string): [string, string] {
   const at = json.lastIndexOf(mark);
   return [json.slice(0, at + SEQ_FIELD.length), json.slice(at + mark.length)];
+}
+
+/**
+ * The texts the append script joins: the stored message's JSON around its `seq`, and the live
+ * frame's JSON around its `seq` and `epoch` (the script writes `<seq>,"epoch":"<epoch>"` between
+ * them), in `messagePayload`'s field order. The message is serialized once: the frame is the same
+ * JSON with its `type` and `room` in front and its `client_id` after the epoch.
+ */
+export function appendTexts(
+  room: string,
+  message: ChatMessage,
+  clientId: string | undefined,
+): [storedHead: string, storedTail: string, payloadHead: string, payloadTail: string] {
+  const [storedHead, storedTail] = splitAt(JSON.stringify(message), SEQ_MARK);
+  const payloadHead = `{"type":${FrameType.Message},"room":${JSON.stringify(room)},${storedHead.slice(1)}`;
+  const payloadTail =
+    clientId === undefined ? storedTail : `,"client_id":${JSON.stringify(clientId)}${storedTail}`;
+  return [storedHead, storedTail, payloadHead, payloadTail];
 }
 
 const append = new LuaScript(APPEND_SCRIPT);
@@ -235,10 +250,10 @@ export class RedisChatBus extends ChatBus {
       timestamp: draft.timestamp,
       seq: PLACEHOLDER_SEQ,
     };
-    const [storedHead, storedTail] = splitAt(JSON.stringify(message), SEQ_MARK);
-    const [payloadHead, payloadTail] = splitAt(
-      messagePayload(room, message, PLACEHOLDER_EPOCH, draft.clientId),
-      SEQ_EPOCH_MARK,
+    const [storedHead, storedTail, payloadHead, payloadTail] = appendTexts(
+      room,
+      message,
+      draft.clientId,
     );
     const held = this.replicaWait !== null && draft.connectionId !== undefined;
     const scriptKeys = [keys.seq, keys.log, keys.epoch, keys.channel];

@@ -1,0 +1,202 @@
+/**
+ * The CPU one chat message costs a server process in its Redis round trip when it is alone in its
+ * turn of the event loop (moderate load): Taco Chat's append script and the delivery back through
+ * its subscriber, against the raw peer's script and subscriber. One process, a real
+ * `redis-server` on a free loopback port, no sockets to clients and no load clients, so the
+ * figure hardly moves with the machine's other load (unlike CPU per delivery in `npm run bench`,
+ * which moves with how many events share a turn). Runs the two alternately, `ROUNDS` times.
+ *
+ *   npx tsx loadtest/bench/redis-round-trip.ts [MESSAGES=20000] [ROUNDS=3]
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Redis } from 'ioredis';
+import { RedisChatBus } from '../../api/src/bus/redis/redis-chat-bus';
+import { RedisConnections } from '../../api/src/bus/redis/redis-connections';
+import { freePorts, redisPing, waitFor } from '../../infra/cluster/wait';
+import { defineCommands, HISTORY_MAX, historyPrefix, keys, ROOM_TTL_SECONDS } from '../peers/store';
+
+const ROOM = 'round-trip';
+const SENDER = 'member-1';
+/** Messages sent before measuring, so that the code is optimized. */
+const WARM_UP = 500;
+/** How long one message may take to come back before the run fails. */
+const DELIVERY_TIMEOUT_MS = 5000;
+
+export interface RoundTripCost {
+  server: 'taco' | 'raw';
+  messages: number;
+  /** CPU of this process per message, in microseconds. */
+  userMicros: number;
+  systemMicros: number;
+}
+
+/** A server's side of the round trip: `send` stores and publishes one message. */
+interface Side {
+  send(index: number): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+function body(index: number): string {
+  return `{"t":${Date.now()},"x":"a message of moderate length, number ${index}"}`;
+}
+
+async function tacoSide(url: string, delivered: () => void): Promise<Side> {
+  const connections = new RedisConnections({ url }, 'round-trip');
+  if (!(await connections.waitUntilReady(5000))) throw new Error('Redis is not answering');
+  const bus = new RedisChatBus(connections, {
+    historyMax: HISTORY_MAX,
+    roomTtlSeconds: ROOM_TTL_SECONDS,
+    onRoundTrip: () => undefined,
+  });
+  bus.onDelivery(delivered);
+  await bus.subscribe(ROOM);
+  return {
+    send: (index) =>
+      bus.append(ROOM, {
+        sender: SENDER,
+        body: body(index),
+        timestamp: Date.now() / 1000,
+        clientId: `c-${index}`,
+      }),
+    close: () => connections.close(),
+  };
+}
+
+/** What `peers/raw-server.ts` does per message. */
+async function rawSide(url: string, delivered: () => void): Promise<Side> {
+  const redis = defineCommands(new Redis(url));
+  const subscriber = new Redis(url);
+  subscriber.on('messageBuffer', delivered);
+  await subscriber.subscribe(keys.channel(ROOM));
+  const roomJson = JSON.stringify(ROOM);
+  const senderJson = JSON.stringify(SENDER);
+  return {
+    send: (index) => {
+      const text = body(index);
+      const timestamp = Date.now() / 1000;
+      const head = `{"type":1,"room":${roomJson},"sender":${senderJson},"body":${JSON.stringify(text)},"timestamp":${timestamp},"client_id":${JSON.stringify(`c-${index}`)},"seq":`;
+      return redis.appendMessage(
+        3,
+        keys.seq(ROOM),
+        keys.log(ROOM),
+        keys.channel(ROOM),
+        historyPrefix(SENDER, text, timestamp),
+        head,
+        HISTORY_MAX,
+        ROOM_TTL_SECONDS,
+      );
+    },
+    close: () => {
+      redis.disconnect();
+      subscriber.disconnect();
+      return Promise.resolve();
+    },
+  };
+}
+
+/** Sends `messages` one at a time, each after the previous one came back, and times the CPU. */
+export async function measure(
+  server: RoundTripCost['server'],
+  url: string,
+  messages: number,
+): Promise<RoundTripCost> {
+  let arrived: (() => void) | null = null;
+  const side = await (server === 'taco' ? tacoSide : rawSide)(url, () => {
+    const resolve = arrived;
+    arrived = null;
+    resolve?.();
+  });
+  const one = (index: number) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`Message ${index} did not come back`)),
+        DELIVERY_TIMEOUT_MS,
+      );
+      arrived = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      side.send(index).catch(reject);
+    });
+  try {
+    for (let index = 0; index < WARM_UP; index++) await one(index);
+    const before = process.cpuUsage();
+    for (let index = 0; index < messages; index++) await one(WARM_UP + index);
+    const used = process.cpuUsage(before);
+    return {
+      server,
+      messages,
+      userMicros: used.user / messages,
+      systemMicros: used.system / messages,
+    };
+  } finally {
+    await side.close();
+  }
+}
+
+/** A throwaway `redis-server` on a free loopback port, without persistence. */
+export async function startRedis(): Promise<{ url: string; stop: () => void }> {
+  const [port = 0] = await freePorts(1);
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const stop = () => {
+    child.kill('SIGTERM');
+  };
+  try {
+    await waitFor('redis-server', () => redisPing(port), { timeoutMs: 5000 });
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  return { url: `redis://127.0.0.1:${port}`, stop };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+async function main(): Promise<void> {
+  const messages = Number(process.argv[2] ?? 20_000);
+  const rounds = Number(process.argv[3] ?? 3);
+  if (!Number.isInteger(messages) || messages < 1 || messages > 1_000_000) {
+    throw new Error('MESSAGES must be a whole number from 1 to 1,000,000');
+  }
+  if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) {
+    throw new Error('ROUNDS must be a whole number from 1 to 20');
+  }
+  const redis = await startRedis();
+  try {
+    const costs: RoundTripCost[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      for (const server of ['taco', 'raw'] as const) {
+        const cost = await measure(server, redis.url, messages);
+        costs.push(cost);
+        console.log(
+          `round ${round} ${server.padEnd(4)}: user ${cost.userMicros.toFixed(1)} µs, system ${cost.systemMicros.toFixed(1)} µs per message`,
+        );
+      }
+    }
+    for (const server of ['taco', 'raw'] as const) {
+      const mine = costs.filter((cost) => cost.server === server);
+      console.log(
+        `${server.padEnd(4)} median: user ${median(mine.map((c) => c.userMicros)).toFixed(1)} µs, system ${median(mine.map((c) => c.systemMicros)).toFixed(1)} µs per message`,
+      );
+    }
+  } finally {
+    redis.stop();
+  }
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error instanceof Error ? error.message : String(error));
+      process.exit(1);
+    },
+  );
+}
