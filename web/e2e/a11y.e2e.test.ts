@@ -209,7 +209,7 @@ describe('The dark-mode toggle', () => {
     await send(page, 'Mine, in blue');
     const own = await page
       .getByRole('log', { name: 'Messages' })
-      .getByText('Mine, in blue')
+      .locator('.message-own .bubble', { hasText: 'Mine, in blue' })
       .evaluate((bubble) => getComputedStyle(bubble).backgroundColor);
     expect(own).toBe('rgb(13, 110, 253)');
   });
