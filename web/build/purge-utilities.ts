@@ -2,19 +2,31 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildNode, PluginCreator, Rule } from 'postcss';
 
-/** The comment in `src/styles/bootstrap.scss` after which only utility classes follow. */
-export const UTILITIES_MARKER = 'taco:utilities';
+/**
+ * The comment in `src/styles/bootstrap.scss` after which come Bootstrap's components and then its
+ * utility classes: the rules there whose classes no source names are dropped.
+ */
+export const PURGE_MARKER = 'taco:components';
 
 const SOURCE_FILE = /\.(tsx?|html)$/;
 const TOKEN = /[A-Za-z][\w-]*/g;
 const CLASS = /\.((?:\\.|[\w-])+)/g;
-/** react-bootstrap props that become utility classes: `bg="dark"` → `bg-dark`, `variant="secondary"` (Spinner) → `text-secondary`. */
-const PROP_CLASSES = /\b(bg|text|variant)=\{?["'`]([a-z-]+)["'`]/g;
+/** `:not(...)`: the classes in it need not be used for the rule to apply. */
+const NEGATION = /:not\([^)]*\)/g;
+/**
+ * Props of the components in `src/components/ui.tsx` that become classes: `variant="danger"` →
+ * `btn-danger`, `alert-danger` or `text-danger` (Spinner); `size="sm"` → `btn-sm`.
+ */
+const PROP_CLASSES = /\b(variant|size)=\{?["'`]([a-z-]+)["'`]/g;
+const PROP_PREFIXES: Record<string, readonly string[]> = {
+  variant: ['btn', 'alert', 'text'],
+  size: ['btn'],
+};
 
 function addTokens(tokens: Set<string>, source: string): void {
   for (const token of source.match(TOKEN) ?? []) tokens.add(token);
-  for (const [, prop, value] of source.matchAll(PROP_CLASSES)) {
-    tokens.add(`${prop === 'bg' ? 'bg' : 'text'}-${value}`);
+  for (const [, prop = '', value] of source.matchAll(PROP_CLASSES)) {
+    for (const prefix of PROP_PREFIXES[prop] ?? []) tokens.add(`${prefix}-${value}`);
   }
 }
 
@@ -40,7 +52,7 @@ export function sourceTokens(paths: readonly string[]): Set<string> {
 /** The classes a selector list needs: a rule stays when one of its selectors is fully used. */
 function used(rule: Rule, tokens: ReadonlySet<string>): boolean {
   return rule.selectors.some((selector) =>
-    [...selector.matchAll(CLASS)].every(([, name = '']) => tokens.has(name.replace(/\\/g, ''))),
+    [...selector.replace(NEGATION, '').matchAll(CLASS)].every(([, name = '']) => tokens.has(name.replace(/\\/g, ''))),
   );
 }
 
@@ -57,15 +69,16 @@ function prune(nodes: readonly ChildNode[], tokens: ReadonlySet<string>): void {
 }
 
 /**
- * A PostCSS plugin for Bootstrap's compiled CSS: drops every utility rule (those after the
- * `taco:utilities` comment) whose classes no source file names. Other files pass untouched.
+ * A PostCSS plugin for Bootstrap's compiled CSS: drops every component and utility rule (those
+ * after the `taco:components` comment) whose classes no source file names. Other files pass
+ * untouched.
  */
 export const purgeUtilities: PluginCreator<{ sources: readonly string[] }> = (options) => {
   return {
     postcssPlugin: 'taco-purge-utilities',
     Once(root) {
       const marker = root.nodes.findIndex(
-        (node) => node.type === 'comment' && node.text.includes(UTILITIES_MARKER),
+        (node) => node.type === 'comment' && node.text.includes(PURGE_MARKER),
       );
       if (marker < 0) return;
       const tokens = sourceTokens(options?.sources ?? []);

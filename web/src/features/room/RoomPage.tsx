@@ -1,14 +1,10 @@
 import { validateRoomName, WebRoute } from '@taco/protocol';
 import { useEffect, useState } from 'react';
-import Alert from 'react-bootstrap/Alert';
-import Button from 'react-bootstrap/Button';
-import Offcanvas from 'react-bootstrap/Offcanvas';
-import Spinner from 'react-bootstrap/Spinner';
-import Toast from 'react-bootstrap/Toast';
-import ToastContainer from 'react-bootstrap/ToastContainer';
 import { Link, useParams } from 'react-router-dom';
 import { useRequestCredentialsMutation } from '../../api/roomsApi';
 import { useAppDispatch, useAppSelector, useAppStore } from '../../app/hooks';
+import { Drawer } from '../../components/Drawer';
+import { Alert, Button, Spinner, Toast } from '../../components/ui';
 import { roomCreated, roomEntered, roomJoined, roomLeft } from '../chat/chatActions';
 import { selectMessages, selectRoomKnown } from '../messages/messagesSlice';
 import { selectActiveCount } from '../presence/presenceSlice';
@@ -37,9 +33,7 @@ export function RoomPage() {
     return (
       <div className="page-center">
         <Alert variant="danger" className="page-card">
-          <Alert.Heading as="h1" className="h5">
-            {problem}
-          </Alert.Heading>
+          <h1 className="alert-heading h5">{problem}</h1>
           <p>This address does not name a chat room.</p>
           <Link className="btn btn-outline-danger" to={WebRoute.create}>
             Create a room
@@ -97,7 +91,7 @@ function Room({ room }: { room: string }) {
     return (
       <div className="room-layout">
         <div className="room-pending">
-          <Spinner animation="border" variant="secondary" aria-hidden="true" />
+          <Spinner variant="secondary" />
           <h1 className="chat-title">Connecting...</h1>
         </div>
         {silentRetry && !modalRequest ? null : (
@@ -120,23 +114,14 @@ function Room({ room }: { room: string }) {
 
   return (
     <div className="room-layout">
-      <Offcanvas
+      <Drawer
         show={sidebarOpen}
         onHide={() => setSidebarOpen(false)}
-        responsive="md"
-        placement="start"
+        title="Room details"
         className="room-sidebar"
-        aria-label="Room"
       >
-        <Offcanvas.Header closeButton className="d-md-none">
-          <Offcanvas.Title as="h2" className="h6">
-            Room details
-          </Offcanvas.Title>
-        </Offcanvas.Header>
-        <Offcanvas.Body className="p-0">
-          <Sidebar room={room} me={senderName} onShare={onShare} />
-        </Offcanvas.Body>
-      </Offcanvas>
+        <Sidebar room={room} me={senderName} onShare={onShare} />
+      </Drawer>
       <section className="chat-panel" aria-labelledby="chat-heading">
         <div className="chat-header">
           <Button
@@ -176,21 +161,13 @@ function Room({ room }: { room: string }) {
         <MessageList room={room} me={senderName} />
         <Composer room={room} me={senderName} />
       </section>
-      <ToastContainer
-        position="bottom-center"
-        className="p-3 share-toast"
-        containerPosition="fixed"
-      >
-        <Toast
-          show={copiedToast}
-          onClose={() => setCopiedToast(false)}
-          autohide
-          delay={TOAST_DELAY_MS}
-          bg="dark"
-        >
-          <Toast.Body className="text-white">{SHARE_COPIED_MESSAGE}</Toast.Body>
-        </Toast>
-      </ToastContainer>
+      <div className="toast-container position-fixed bottom-0 start-50 translate-middle-x p-3 share-toast">
+        {copiedToast ? (
+          <Toast onClose={() => setCopiedToast(false)} delay={TOAST_DELAY_MS} className="bg-dark">
+            <div className="toast-body text-white">{SHARE_COPIED_MESSAGE}</div>
+          </Toast>
+        ) : null}
+      </div>
       <NoticeToasts />
     </div>
   );
