@@ -12,13 +12,7 @@ interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
 }
 
 /** A Bootstrap button; `type="button"` unless told otherwise, so it never submits by accident. */
-export function Button({
-  variant,
-  size,
-  className,
-  type = 'button',
-  ...rest
-}: ButtonProps) {
+export function Button({ variant, size, className, type = 'button', ...rest }: ButtonProps) {
   return (
     <button
       type={type}

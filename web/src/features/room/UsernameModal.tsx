@@ -15,10 +15,19 @@ interface UsernameModalProps {
   error: string | undefined;
   busy: boolean;
   onSubmit: (name: string) => void;
+  /** The name is being typed. */
+  onEdit?: () => void;
 }
 
 /** Asks for a username before entering a room; it cannot be dismissed. */
-export function UsernameModal({ room, initialName, error, busy, onSubmit }: UsernameModalProps) {
+export function UsernameModal({
+  room,
+  initialName,
+  error,
+  busy,
+  onSubmit,
+  onEdit,
+}: UsernameModalProps) {
   const [name, setName] = useState(initialName);
   const [localError, setLocalError] = useState<string | null>(null);
   const [edited, setEdited] = useState(false);
@@ -55,6 +64,7 @@ export function UsernameModal({ room, initialName, error, busy, onSubmit }: User
               setName(event.target.value);
               setLocalError(null);
               setEdited(true);
+              onEdit?.();
             }}
           />
           {shown ? (
