@@ -210,7 +210,7 @@ describe('The dark-mode toggle', () => {
     const own = await page
       .getByRole('log', { name: 'Messages' })
       .getByText('Mine, in blue')
-      .evaluate((bubble) => getComputedStyle(bubble).backgroundColor);
+      .evaluate((text) => getComputedStyle(text.closest('.bubble') ?? text).backgroundColor);
     expect(own).toBe('rgb(13, 110, 253)');
   });
 
