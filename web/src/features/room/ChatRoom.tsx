@@ -18,12 +18,13 @@ import './room.css';
  * actions, the feed and the composer. Its own chunk: a first visit needs only the username modal.
  */
 export function ChatRoom({ room, me }: { room: string; me: string }) {
-  const senderName = me;
   const participantCount = useAppSelector((state) => selectActiveCount(state, room));
   const [copiedToast, setCopiedToast] = useState(false);
   const [sidebarOpen, setSidebarOpen] = useState(false);
 
   const onShare = () => {
+    // From the phone drawer: it closes, so the toast is not under the drawer's backdrop.
+    setSidebarOpen(false);
     void shareRoom(room).then((outcome) => {
       if (outcome === 'copied') setCopiedToast(true);
     });
@@ -37,7 +38,7 @@ export function ChatRoom({ room, me }: { room: string; me: string }) {
         title="Room details"
         className="room-sidebar"
       >
-        <Sidebar room={room} me={senderName} onShare={onShare} />
+        <Sidebar room={room} me={me} onShare={onShare} />
       </Drawer>
       <section className="chat-panel" aria-labelledby="chat-heading">
         <div className="chat-header">
@@ -61,7 +62,7 @@ export function ChatRoom({ room, me }: { room: string; me: string }) {
           </Button>
           <div className="chat-heading">
             <h1 id="chat-heading" className="chat-title">
-              {senderName !== '' ? `Welcome ${senderName}` : 'Connecting...'}
+              {me !== '' ? `Welcome ${me}` : 'Connecting...'}
             </h1>
             <div className="chat-room-name d-md-none" title={room}>
               # {room}
@@ -71,12 +72,12 @@ export function ChatRoom({ room, me }: { room: string; me: string }) {
             Share
           </Button>
           <NotifyBell room={room} />
-          <RoomMenu room={room} me={senderName} />
+          <RoomMenu room={room} me={me} />
           <ConnectionPill room={room} />
         </div>
         <ConnectionBanner room={room} />
-        <MessageList room={room} me={senderName} />
-        <Composer room={room} me={senderName} />
+        <MessageList room={room} me={me} />
+        <Composer room={room} me={me} />
       </section>
       <div className="toast-container position-fixed bottom-0 start-50 translate-middle-x p-3 share-toast">
         {copiedToast ? (
