@@ -48,6 +48,11 @@ export function Dialog({ labelledBy, label, onHide, className, children }: Dialo
       aria-labelledby={labelledBy}
       aria-label={label}
       onCancel={dismiss}
+      onKeyDown={(event) => {
+        // Refused before the browser starts closing: Chromium lets a second refused `cancel`
+        // through (the close below opens it again, but only after a moment without it).
+        if (event.key === 'Escape' && onHide === undefined) event.preventDefault();
+      }}
       onClose={(event) => {
         // A browser may close a dialog whose Escape was refused twice; a dialog that is still
         // rendered opens again.

@@ -1,4 +1,4 @@
-import { act, render, screen } from '@testing-library/react';
+import { act, fireEvent, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { Modal, ModalHeader } from './Dialog';
@@ -139,6 +139,8 @@ describe('Modal', () => {
     render(<Dialogs dismissible={false} />);
     await user.click(screen.getByRole('button', { name: 'Open' }));
     const dialog = screen.getByRole('dialog', { name: 'Title' });
+    // The key itself is refused, so the browser does not even start closing it.
+    expect(fireEvent.keyDown(screen.getByLabelText('Name'), { key: 'Escape' })).toBe(false);
     expect(pressEscape(dialog)).toBe(true);
     await user.click(dialog);
     expect(screen.getByRole('dialog', { name: 'Title' })).toBeInTheDocument();
