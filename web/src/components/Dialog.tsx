@@ -44,6 +44,7 @@ export function Dialog({ labelledBy, label, onHide, className, children }: Dialo
   return (
     <dialog
       ref={ref}
+      tabIndex={-1}
       className={classes('app-dialog', className)}
       aria-labelledby={labelledBy}
       aria-label={label}
@@ -71,7 +72,8 @@ function openModal(dialog: HTMLDialogElement) {
   if (dialog.open) return;
   if (typeof dialog.showModal === 'function') dialog.showModal();
   else dialog.setAttribute('open', '');
-  dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus();
+  // The marked field, else the dialog itself (not its close button, which would show a ring).
+  (dialog.querySelector<HTMLElement>('[data-autofocus]') ?? dialog).focus();
 }
 
 interface ModalProps extends Omit<DialogProps, 'label' | 'className'> {
