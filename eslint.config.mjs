@@ -96,12 +96,6 @@ export default tseslint.config(
         'error',
         {
           patterns: ['@taco/api', '**/api/src/**'],
-          paths: [
-            {
-              name: 'react-bootstrap',
-              message: "Import each component ('react-bootstrap/Button'), not the whole library.",
-            },
-          ],
         },
       ],
     },

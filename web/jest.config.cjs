@@ -29,5 +29,7 @@ module.exports = {
     '^@taco/protocol$': '<rootDir>/../protocol/src/index.ts',
     // `import.meta.env` does not exist under Jest; every import of app/config goes through `../app/config`.
     '^(\\.\\./)+app/config$': '<rootDir>/test/config.ts',
+    // The lazily loaded pages, loaded at once (see test/pages.ts).
+    '^(\\./|(\\.\\./)+app/)pages$': '<rootDir>/test/pages.ts',
   },
 };

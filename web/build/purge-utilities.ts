@@ -1,46 +1,100 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChildNode, PluginCreator, Rule } from 'postcss';
+import type { ChildNode, PluginCreator, Root, Rule } from 'postcss';
 
-/** The comment in `src/styles/bootstrap.scss` after which only utility classes follow. */
-export const UTILITIES_MARKER = 'taco:utilities';
+/**
+ * The comment in `src/styles/bootstrap.scss` after which come Bootstrap's components and then its
+ * utility classes: the rules there whose classes no source names are dropped.
+ */
+export const PURGE_MARKER = 'taco:components';
 
 const SOURCE_FILE = /\.(tsx?|html)$/;
+/** Files whose `var(--…)` may read a Bootstrap custom property. */
+const STYLED_FILE = /\.(s?css|tsx?|html)$/;
+const VAR_READ = /var\(\s*(--[\w-]+)/g;
 const TOKEN = /[A-Za-z][\w-]*/g;
 const CLASS = /\.((?:\\.|[\w-])+)/g;
-/** react-bootstrap props that become utility classes: `bg="dark"` → `bg-dark`, `variant="secondary"` (Spinner) → `text-secondary`. */
-const PROP_CLASSES = /\b(bg|text|variant)=\{?["'`]([a-z-]+)["'`]/g;
+/** `:not(...)`: the classes in it need not be used for the rule to apply. */
+const NEGATION = /:not\([^)]*\)/g;
+/**
+ * Props of the components in `src/components/ui.tsx` that become classes: `variant="danger"` →
+ * `btn-danger`, `alert-danger` or `text-danger` (Spinner); `size="sm"` → `btn-sm`.
+ */
+const PROP_CLASSES = /\b(variant|size)=\{?["'`]([a-z-]+)["'`]/g;
+const PROP_PREFIXES: Record<string, readonly string[]> = {
+  variant: ['btn', 'alert', 'text'],
+  size: ['btn'],
+};
 
 function addTokens(tokens: Set<string>, source: string): void {
   for (const token of source.match(TOKEN) ?? []) tokens.add(token);
-  for (const [, prop, value] of source.matchAll(PROP_CLASSES)) {
-    tokens.add(`${prop === 'bg' ? 'bg' : 'text'}-${value}`);
+  for (const [, prop = '', value] of source.matchAll(PROP_CLASSES)) {
+    for (const prefix of PROP_PREFIXES[prop] ?? []) tokens.add(`${prefix}-${value}`);
+  }
+}
+
+/** Calls `read` with the text of every file under `paths` (files or folders) that `kind` matches, tests aside. */
+function readSources(paths: readonly string[], kind: RegExp, read: (text: string) => void): void {
+  const visit = (path: string) => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const full = join(path, entry.name);
+      if (entry.isDirectory()) visit(full);
+      else if (kind.test(entry.name) && !/\.test\.tsx?$/.test(entry.name)) {
+        read(readFileSync(full, 'utf8'));
+      }
+    }
+  };
+  for (const path of paths) {
+    if (kind.test(path)) read(readFileSync(path, 'utf8'));
+    else visit(path);
   }
 }
 
 /** Every word-like token in the client's sources: the class names they can possibly use. */
 export function sourceTokens(paths: readonly string[]): Set<string> {
   const tokens = new Set<string>();
-  const visit = (path: string) => {
-    for (const entry of readdirSync(path, { withFileTypes: true })) {
-      const full = join(path, entry.name);
-      if (entry.isDirectory()) visit(full);
-      else if (SOURCE_FILE.test(entry.name) && !/\.test\.tsx?$/.test(entry.name)) {
-        addTokens(tokens, readFileSync(full, 'utf8'));
-      }
-    }
-  };
-  for (const path of paths) {
-    if (SOURCE_FILE.test(path)) addTokens(tokens, readFileSync(path, 'utf8'));
-    else visit(path);
-  }
+  readSources(paths, SOURCE_FILE, (text) => addTokens(tokens, text));
   return tokens;
+}
+
+/** The custom properties the client's own styles and components read with `var()`. */
+export function sourceVarReads(paths: readonly string[]): Set<string> {
+  const reads = new Set<string>();
+  readSources(paths, STYLED_FILE, (text) => {
+    for (const [, name = ''] of text.matchAll(VAR_READ)) reads.add(name);
+  });
+  return reads;
+}
+
+/**
+ * Drops Bootstrap's `--bs-*` custom properties that nothing reads (neither the sources nor a
+ * declaration that stays), then the rules left empty.
+ */
+function pruneCustomProperties(root: Root, sourceReads: ReadonlySet<string>): void {
+  for (let removed = true; removed;) {
+    const reads = new Set(sourceReads);
+    root.walkDecls((decl) => {
+      for (const [, name = ''] of decl.value.matchAll(VAR_READ)) reads.add(name);
+    });
+    removed = false;
+    root.walkDecls(/^--bs-/, (decl) => {
+      if (!reads.has(decl.prop)) {
+        decl.remove();
+        removed = true;
+      }
+    });
+  }
+  root.walkRules((rule) => {
+    if (rule.nodes.length === 0) rule.remove();
+  });
 }
 
 /** The classes a selector list needs: a rule stays when one of its selectors is fully used. */
 function used(rule: Rule, tokens: ReadonlySet<string>): boolean {
   return rule.selectors.some((selector) =>
-    [...selector.matchAll(CLASS)].every(([, name = '']) => tokens.has(name.replace(/\\/g, ''))),
+    [...selector.replace(NEGATION, '').matchAll(CLASS)].every(([, name = '']) =>
+      tokens.has(name.replace(/\\/g, '')),
+    ),
   );
 }
 
@@ -57,21 +111,23 @@ function prune(nodes: readonly ChildNode[], tokens: ReadonlySet<string>): void {
 }
 
 /**
- * A PostCSS plugin for Bootstrap's compiled CSS: drops every utility rule (those after the
- * `taco:utilities` comment) whose classes no source file names. Other files pass untouched.
+ * A PostCSS plugin for Bootstrap's compiled CSS: drops every component and utility rule (those
+ * after the `taco:components` comment) whose classes no source file names, and the custom
+ * properties nothing reads. Other files pass untouched.
  */
 export const purgeUtilities: PluginCreator<{ sources: readonly string[] }> = (options) => {
   return {
     postcssPlugin: 'taco-purge-utilities',
     Once(root) {
       const marker = root.nodes.findIndex(
-        (node) => node.type === 'comment' && node.text.includes(UTILITIES_MARKER),
+        (node) => node.type === 'comment' && node.text.includes(PURGE_MARKER),
       );
       if (marker < 0) return;
       const tokens = sourceTokens(options?.sources ?? []);
       const utilities = root.nodes.slice(marker + 1);
       root.nodes[marker]?.remove();
       prune(utilities, tokens);
+      pruneCustomProperties(root, sourceVarReads(options?.sources ?? []));
     },
   };
 };

@@ -209,8 +209,8 @@ describe('The dark-mode toggle', () => {
     await send(page, 'Mine, in blue');
     const own = await page
       .getByRole('log', { name: 'Messages' })
-      .locator('.message-own .bubble', { hasText: 'Mine, in blue' })
-      .evaluate((bubble) => getComputedStyle(bubble).backgroundColor);
+      .getByText('Mine, in blue')
+      .evaluate((text) => getComputedStyle(text.closest('.bubble') ?? text).backgroundColor);
     expect(own).toBe('rgb(13, 110, 253)');
   });
 

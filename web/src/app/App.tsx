@@ -1,20 +1,22 @@
+import { Suspense } from 'react';
 import { Route, Routes } from 'react-router-dom';
 import { AccountPage } from '../features/account/AccountPage';
-import { CreateRoomPage } from '../features/create/CreateRoomPage';
-import { RoomPage } from '../features/room/RoomPage';
 import { NotFoundPage } from './NotFoundPage';
 import { AppLayout } from './AppLayout';
+import { CreateRoomPage, RoomPage } from './pages';
 
 /** Routes: `/` (exact) Create Room, `/a` My Account, `/r/:room_id` a chat room. */
 export function App() {
   return (
-    <Routes>
-      <Route element={<AppLayout />}>
-        <Route index element={<CreateRoomPage />} />
-        <Route path="a" element={<AccountPage />} />
-        <Route path="r/:room_id" element={<RoomPage />} />
-        <Route path="*" element={<NotFoundPage />} />
-      </Route>
-    </Routes>
+    <Suspense fallback={null}>
+      <Routes>
+        <Route element={<AppLayout />}>
+          <Route index element={<CreateRoomPage />} />
+          <Route path="a" element={<AccountPage />} />
+          <Route path="r/:room_id" element={<RoomPage />} />
+          <Route path="*" element={<NotFoundPage />} />
+        </Route>
+      </Routes>
+    </Suspense>
   );
 }

@@ -1,5 +1,4 @@
 import { useEffect } from 'react';
-import CardBody from 'react-bootstrap/CardBody';
 import { PRODUCT_NAME } from '../../app/brand';
 import { BadgeIcon } from '../../components/BadgeIcon';
 
@@ -11,13 +10,13 @@ export function AccountPage() {
   return (
     <div className="page-center">
       <div className="card page-card shadow-sm">
-        <CardBody className="p-4 p-md-5 text-center">
+        <div className="card-body p-4 p-md-5 text-center">
           <BadgeIcon name="user" />
           <h1 className="h3 mb-3">My Account</h1>
           <p className="text-body-secondary mb-0">
             {PRODUCT_NAME} needs no account: pick a name when you join a room.
           </p>
-        </CardBody>
+        </div>
       </div>
     </div>
   );

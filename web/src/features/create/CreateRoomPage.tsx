@@ -6,15 +6,6 @@ import {
   WebRoute,
 } from '@taco/protocol';
 import { type ChangeEvent, type FormEvent, useEffect, useRef, useState } from 'react';
-import Alert from 'react-bootstrap/Alert';
-import Button from 'react-bootstrap/Button';
-import CardBody from 'react-bootstrap/CardBody';
-import Feedback from 'react-bootstrap/Feedback';
-import FormControl from 'react-bootstrap/FormControl';
-import FormGroup from 'react-bootstrap/FormGroup';
-import FormLabel from 'react-bootstrap/FormLabel';
-import FormText from 'react-bootstrap/FormText';
-import Spinner from 'react-bootstrap/Spinner';
 import { useNavigate } from 'react-router-dom';
 import { errorReason } from '../../api/errorText';
 import { useCreateRoomMutation, useRoomInfoQuery, useRoomNameQuery } from '../../api/roomsApi';
@@ -24,6 +15,7 @@ import { BadgeIcon } from '../../components/BadgeIcon';
 import { roomCreated } from '../chat/chatActions';
 import { selectRoomAuth } from '../roomAuth/roomAuthSlice';
 import { RecentRooms } from './RecentRooms';
+import { Alert, Button, Spinner } from '../../components/ui';
 
 export const CREATE_ERROR_MESSAGE =
   'We encountered an error when creating your room, please try again.';
@@ -113,7 +105,7 @@ export function CreateRoomPage() {
   return (
     <div className="page-center">
       <div className="card page-card create-card shadow-sm">
-        <CardBody className="p-4 p-md-5">
+        <div className="card-body p-4 p-md-5">
           <div className="text-center mb-4">
             <BadgeIcon name="chat" />
             <h1 className="h3 mb-1">Start a chat room</h1>
@@ -121,58 +113,61 @@ export function CreateRoomPage() {
               No sign-up. Pick a name, share the link, talk.
             </p>
           </div>
-          <Alert
-            variant="danger"
-            dismissible
-            show={alertVisible}
-            onClose={() => setAlertVisible(false)}
-          >
-            {CREATE_ERROR_MESSAGE}
-            {error ? <div className="small mt-1">{errorReason(error)}</div> : null}
-          </Alert>
+          {alertVisible ? (
+            <Alert variant="danger" onClose={() => setAlertVisible(false)}>
+              {CREATE_ERROR_MESSAGE}
+              {error ? <div className="small mt-1">{errorReason(error)}</div> : null}
+            </Alert>
+          ) : null}
           <form noValidate onSubmit={onSubmit} aria-label="Create Room">
-            <FormGroup className="mb-3" controlId="roomName">
-              <FormLabel>Room Name</FormLabel>
-              <FormControl
+            <div className="mb-3">
+              <label className="form-label" htmlFor="roomName">
+                Room Name
+              </label>
+              <input
+                id="roomName"
+                className={`form-control ${validated && roomError !== null ? 'is-invalid' : ''}`}
                 required
                 value={roomName}
                 onChange={onEdit(setEditedName)}
-                isInvalid={validated && roomError !== null}
                 autoComplete="off"
                 autoCapitalize="none"
                 spellCheck={false}
                 aria-describedby="roomNameHelp"
               />
-              {validated && roomError ? <Feedback type="invalid">{roomError}</Feedback> : null}
-              <FormText id="roomNameHelp">This is the name of your room.</FormText>
+              {validated && roomError ? <div className="invalid-feedback">{roomError}</div> : null}
+              <small id="roomNameHelp" className="form-text">
+                This is the name of your room.
+              </small>
               <div className="form-text text-warning-emphasis" role="status" aria-live="polite">
                 {busy}
               </div>
-            </FormGroup>
-            <FormGroup className="mb-4" controlId="userName">
-              <FormLabel>Your Name</FormLabel>
-              <FormControl
+            </div>
+            <div className="mb-4">
+              <label className="form-label" htmlFor="userName">
+                Your Name
+              </label>
+              <input
+                id="userName"
+                className={`form-control ${validated && userError !== null ? 'is-invalid' : ''}`}
                 required
                 value={userName}
                 onChange={onEdit(setUserName)}
-                isInvalid={validated && userError !== null}
                 autoComplete="nickname"
                 aria-describedby="userNameHelp"
               />
-              {validated && userError ? <Feedback type="invalid">{userError}</Feedback> : null}
-              <FormText id="userNameHelp">
+              {validated && userError ? <div className="invalid-feedback">{userError}</div> : null}
+              <small id="userNameHelp" className="form-text">
                 This is how you will appear to others in the chat room.
-              </FormText>
-            </FormGroup>
+              </small>
+            </div>
             <Button type="submit" size="lg" className="w-100" disabled={isLoading}>
-              {isLoading ? (
-                <Spinner animation="border" size="sm" className="me-2" aria-hidden="true" />
-              ) : null}
+              {isLoading ? <Spinner size="sm" className="me-2" /> : null}
               Create Room
             </Button>
           </form>
           <RecentRooms />
-        </CardBody>
+        </div>
       </div>
     </div>
   );

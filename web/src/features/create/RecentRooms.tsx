@@ -1,5 +1,4 @@
 import { WebRoute } from '@taco/protocol';
-import ListGroup from 'react-bootstrap/ListGroup';
 import { Link } from 'react-router-dom';
 import { useAppSelector } from '../../app/hooks';
 import { selectRecentRooms } from '../roomAuth/roomAuthSlice';
@@ -14,16 +13,16 @@ export function RecentRooms() {
       <h2 id="recent-rooms-heading" className="h6 text-body-secondary">
         Rooms you were in
       </h2>
-      <ListGroup as="ul">
+      <ul className="list-group">
         {rooms.map(({ room, name }) => (
-          <ListGroup.Item as="li" key={room} action={false}>
+          <li className="list-group-item" key={room}>
             <Link className="recent-room-name stretched-link" to={WebRoute.room(room)}>
               {room}
             </Link>
             <span className="recent-room-as">as {name}</span>
-          </ListGroup.Item>
+          </li>
         ))}
-      </ListGroup>
+      </ul>
     </section>
   );
 }

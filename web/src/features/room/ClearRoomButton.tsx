@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import Button from 'react-bootstrap/Button';
-import Modal from 'react-bootstrap/Modal';
+import { Modal, ModalHeader } from '../../components/Dialog';
+import { Button } from '../../components/ui';
 import { useAppDispatch } from '../../app/hooks';
 import { roomCleared } from '../chat/chatActions';
 
@@ -13,31 +13,31 @@ export function ClearRoomButton({ room, disabled }: { room: string; disabled: bo
       <Button variant="outline-danger" disabled={disabled} onClick={() => setAsking(true)}>
         Clear Room
       </Button>
-      <Modal show={asking} onHide={() => setAsking(false)} centered aria-labelledby="clear-title">
-        <Modal.Header closeButton>
-          <Modal.Title id="clear-title" as="h2" className="h5">
+      {asking ? (
+        <Modal onHide={() => setAsking(false)} labelledBy="clear-title">
+          <ModalHeader id="clear-title" onHide={() => setAsking(false)}>
             Clear the room?
-          </Modal.Title>
-        </Modal.Header>
-        <Modal.Body>
-          This clears the history of <strong>{room}</strong> for everyone in the room, not only for
-          you. It cannot be undone.
-        </Modal.Body>
-        <Modal.Footer>
-          <Button variant="secondary" onClick={() => setAsking(false)}>
-            Cancel
-          </Button>
-          <Button
-            variant="danger"
-            onClick={() => {
-              setAsking(false);
-              dispatch(roomCleared({ room, source: 'local' }));
-            }}
-          >
-            Clear for everyone
-          </Button>
-        </Modal.Footer>
-      </Modal>
+          </ModalHeader>
+          <div className="modal-body">
+            This clears the history of <strong>{room}</strong> for everyone in the room, not only
+            for you. It cannot be undone.
+          </div>
+          <div className="modal-footer">
+            <Button variant="secondary" onClick={() => setAsking(false)}>
+              Cancel
+            </Button>
+            <Button
+              variant="danger"
+              onClick={() => {
+                setAsking(false);
+                dispatch(roomCleared({ room, source: 'local' }));
+              }}
+            >
+              Clear for everyone
+            </Button>
+          </div>
+        </Modal>
+      ) : null}
     </>
   );
 }

@@ -8,12 +8,11 @@ import {
   useRef,
   useState,
 } from 'react';
-import Button from 'react-bootstrap/Button';
-import FormControl from 'react-bootstrap/FormControl';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { draftEdited, messageSent } from '../chat/chatActions';
 import { selectParticipants } from '../presence/presenceSlice';
 import { completeMention, mentionAt, mentionCandidates } from './mentionCompletion';
+import { Button } from '../../components/ui';
 
 /** The message input is focused on load and again after this delay. */
 export const INPUT_FOCUS_DELAY_MS = 500;
@@ -162,19 +161,17 @@ export function Composer({ room, me }: { room: string; me: string }) {
               ))}
             </ul>
           ) : null}
-          <FormControl
+          <textarea
             ref={input}
-            as="textarea"
             rows={1}
             dir="auto"
-            className="composer-input"
+            className={`form-control composer-input ${tooLong ? 'is-invalid' : ''}`}
             placeholder="Type a message..."
             aria-label="Message"
             aria-autocomplete="list"
             aria-controls={listOpen ? 'mention-list' : undefined}
             aria-activedescendant={listOpen ? `mention-option-${activeIndex}` : undefined}
             value={draft}
-            isInvalid={tooLong}
             autoComplete="off"
             enterKeyHint={touch ? 'enter' : 'send'}
             onKeyDown={onKeyDown}

@@ -1,10 +1,9 @@
 import { RECONNECT_ATTEMPTS } from '@taco/protocol';
 import { useEffect } from 'react';
-import Button from 'react-bootstrap/Button';
-import Spinner from 'react-bootstrap/Spinner';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { reconnectRequested } from '../chat/chatActions';
 import { selectConnectionStatus, selectReconnectAttempt } from '../connection/connectionSlice';
+import { Button, Spinner } from '../../components/ui';
 
 /** Tells the user when the room is not connected, and offers a reconnect after giving up. */
 export function ConnectionBanner({ room }: { room: string }) {
@@ -29,7 +28,7 @@ export function ConnectionBanner({ room }: { room: string }) {
   if (status === 'reconnecting') {
     return (
       <div className="connection-banner connection-banner-warning" role="status">
-        <Spinner animation="border" size="sm" aria-hidden="true" />
+        <Spinner size="sm" />
         <span>
           Connection lost. Reconnecting…
           {attempt > 0 ? (

@@ -8,11 +8,7 @@ interface MenuItemProps {
   children: ReactNode;
 }
 
-/**
- * An entry of a react-bootstrap dropdown menu, as a plain button: `Dropdown.Item` always sets
- * `aria-selected`, which menu items may not carry. The data attribute keeps the menu's arrow-key
- * navigation.
- */
+/** An entry of a `MenuButton`'s menu: a `menuitem`, or a `menuitemradio` when `checked` is set. */
 export function MenuItem({ checked, disabled, onSelect, children }: MenuItemProps) {
   return (
     <button
@@ -21,7 +17,6 @@ export function MenuItem({ checked, disabled, onSelect, children }: MenuItemProp
       aria-checked={checked}
       className={`dropdown-item ${checked ? 'active' : ''}`}
       disabled={disabled}
-      data-rr-ui-dropdown-item=""
       onClick={onSelect}
     >
       {children}

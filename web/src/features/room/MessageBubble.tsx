@@ -9,12 +9,12 @@ import {
   useRef,
   useState,
 } from 'react';
-import Button from 'react-bootstrap/Button';
 import { useAppDispatch } from '../../app/hooks';
 import { messageRetried } from '../chat/chatActions';
 import { inlineNodes, type MentionMatcher, parseMessage } from '../messages/markdown';
 import type { Message } from '../messages/messagesSlice';
 import { MessageBody } from './MessageBody';
+import { Button } from '../../components/ui';
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
 const fullFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'short' });

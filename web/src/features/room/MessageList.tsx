@@ -1,6 +1,5 @@
 import { isSameUserName } from '@taco/protocol';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import Button from 'react-bootstrap/Button';
 import { useAppSelector } from '../../app/hooks';
 import { BadgeIcon } from '../../components/BadgeIcon';
 import { buildFeed, type FeedItem } from '../feed/feedItems';
@@ -11,6 +10,7 @@ import { selectEarlierMissing, selectMessages, selectResumePoint } from '../mess
 import { selectParticipants } from '../presence/presenceSlice';
 import { FeedScrollContext, MessageBubble } from './MessageBubble';
 import './feed.css';
+import { Button } from '../../components/ui';
 
 /** How close to the bottom (in pixels) still counts as "at the bottom". */
 const PINNED_SLACK_PX = 48;

@@ -1,6 +1,5 @@
-import Toast from 'react-bootstrap/Toast';
-import ToastContainer from 'react-bootstrap/ToastContainer';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { Toast } from '../../components/ui';
 import { noticeDismissed, selectNotices } from '../notices/noticesSlice';
 
 /** How long a server notice stays. */
@@ -11,21 +10,19 @@ export function NoticeToasts() {
   const dispatch = useAppDispatch();
   const notices = useAppSelector(selectNotices);
   return (
-    <ToastContainer position="top-end" className="p-3 notice-toasts" containerPosition="fixed">
-      {notices.map((notice) => (
-        <Toast
-          key={notice.id}
-          bg="warning"
-          autohide
-          delay={NOTICE_DELAY_MS}
-          onClose={() => dispatch(noticeDismissed({ id: notice.id }))}
-        >
-          <Toast.Header closeLabel="Dismiss">
-            <strong className="me-auto">Taco Chat</strong>
-          </Toast.Header>
-          <Toast.Body>{notice.text}</Toast.Body>
-        </Toast>
-      ))}
-    </ToastContainer>
+    <div className="toast-container position-fixed top-0 end-0 p-3 notice-toasts">
+      {notices.map((notice) => {
+        const dismiss = () => dispatch(noticeDismissed({ id: notice.id }));
+        return (
+          <Toast key={notice.id} className="bg-warning" delay={NOTICE_DELAY_MS} onClose={dismiss}>
+            <div className="toast-header">
+              <strong className="me-auto">Taco Chat</strong>
+              <button type="button" className="btn-close" aria-label="Dismiss" onClick={dismiss} />
+            </div>
+            <div className="toast-body">{notice.text}</div>
+          </Toast>
+        );
+      })}
+    </div>
   );
 }

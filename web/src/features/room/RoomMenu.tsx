@@ -6,13 +6,11 @@ import {
   WebRoute,
 } from '@taco/protocol';
 import { type FormEvent, useState } from 'react';
-import Button from 'react-bootstrap/Button';
-import Dropdown from 'react-bootstrap/Dropdown';
-import Form from 'react-bootstrap/Form';
-import Modal from 'react-bootstrap/Modal';
-import Spinner from 'react-bootstrap/Spinner';
 import { useNavigate } from 'react-router-dom';
 import { errorReason } from '../../api/errorText';
+import { Modal, ModalHeader } from '../../components/Dialog';
+import { MenuButton } from '../../components/MenuButton';
+import { Button, Spinner } from '../../components/ui';
 import { useRenameCredentialsMutation } from '../../api/roomsApi';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { renameRequested, roomForgotten } from '../chat/chatActions';
@@ -28,42 +26,31 @@ export function RoomMenu({ room, me }: { room: string; me: string }) {
   const [open, setOpen] = useState(false);
   return (
     <>
-      <Dropdown
-        align="end"
-        className="header-dropdown"
-        show={open}
-        onToggle={(next) => setOpen(next)}
+      <MenuButton
+        label="Room menu"
+        open={open}
+        onOpenChange={setOpen}
+        face={<span aria-hidden="true">⋯</span>}
       >
-        <Dropdown.Toggle
-          variant="outline-secondary"
-          size="sm"
-          className="header-icon-button"
-          aria-label="Room menu"
-          title="Room menu"
+        <MenuItem
+          disabled={!connected}
+          onSelect={() => {
+            setOpen(false);
+            setRenaming(true);
+          }}
         >
-          <span aria-hidden="true">⋯</span>
-        </Dropdown.Toggle>
-        <Dropdown.Menu role="menu">
-          <MenuItem
-            disabled={!connected}
-            onSelect={() => {
-              setOpen(false);
-              setRenaming(true);
-            }}
-          >
-            Change name…
-          </MenuItem>
-          <MenuItem
-            onSelect={() => {
-              // No confirmation: the link still works, with a new name.
-              void navigate(WebRoute.create);
-              dispatch(roomForgotten({ room }));
-            }}
-          >
-            Leave room
-          </MenuItem>
-        </Dropdown.Menu>
-      </Dropdown>
+          Change name…
+        </MenuItem>
+        <MenuItem
+          onSelect={() => {
+            // No confirmation: the link still works, with a new name.
+            void navigate(WebRoute.create);
+            dispatch(roomForgotten({ room }));
+          }}
+        >
+          Leave room
+        </MenuItem>
+      </MenuButton>
       {renaming ? <RenameModal room={room} me={me} onDone={() => setRenaming(false)} /> : null}
     </>
   );
@@ -101,21 +88,21 @@ function RenameModal({ room, me, onDone }: { room: string; me: string; onDone: (
   };
 
   return (
-    <Modal show onHide={onDone} centered aria-labelledby="rename-title">
-      <Form onSubmit={(event) => void submit(event)} noValidate>
-        <Modal.Header closeButton>
-          <Modal.Title id="rename-title" as="h2" className="h5">
-            Change your name
-          </Modal.Title>
-        </Modal.Header>
-        <Modal.Body>
-          <Form.Label htmlFor="rename-input">New display name</Form.Label>
-          <Form.Control
+    <Modal onHide={onDone} labelledBy="rename-title">
+      <form onSubmit={(event) => void submit(event)} noValidate>
+        <ModalHeader id="rename-title" onHide={onDone}>
+          Change your name
+        </ModalHeader>
+        <div className="modal-body">
+          <label className="form-label" htmlFor="rename-input">
+            New display name
+          </label>
+          <input
             id="rename-input"
-            autoFocus
+            data-autofocus
+            className={`form-control ${problem !== null ? 'is-invalid' : ''}`}
             value={name}
             autoComplete="nickname"
-            isInvalid={problem !== null}
             aria-describedby={problem !== null ? 'rename-error' : 'rename-help'}
             onChange={(event) => {
               setName(event.target.value);
@@ -127,23 +114,21 @@ function RenameModal({ room, me, onDone }: { room: string; me: string; onDone: (
               {problem}
             </div>
           ) : (
-            <Form.Text id="rename-help">
+            <small id="rename-help" className="form-text">
               Everyone in the room sees that {me} is now called by the new name.
-            </Form.Text>
+            </small>
           )}
-        </Modal.Body>
-        <Modal.Footer>
+        </div>
+        <div className="modal-footer">
           <Button variant="secondary" onClick={onDone}>
             Cancel
           </Button>
           <Button type="submit" disabled={tooShort || unchanged || isLoading}>
-            {isLoading ? (
-              <Spinner animation="border" size="sm" className="me-2" aria-hidden="true" />
-            ) : null}
+            {isLoading ? <Spinner size="sm" className="me-2" /> : null}
             Change name
           </Button>
-        </Modal.Footer>
-      </Form>
+        </div>
+      </form>
     </Modal>
   );
 }

@@ -1,33 +1,18 @@
 import { validateRoomName, WebRoute } from '@taco/protocol';
-import { useEffect, useState } from 'react';
-import Alert from 'react-bootstrap/Alert';
-import Button from 'react-bootstrap/Button';
-import Offcanvas from 'react-bootstrap/Offcanvas';
-import Spinner from 'react-bootstrap/Spinner';
-import Toast from 'react-bootstrap/Toast';
-import ToastContainer from 'react-bootstrap/ToastContainer';
+import { Suspense, useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { useRequestCredentialsMutation } from '../../api/roomsApi';
 import { useAppDispatch, useAppSelector, useAppStore } from '../../app/hooks';
+import { Alert, Spinner } from '../../components/ui';
+import { ChatRoom, preloadChatRoom } from '../../app/pages';
 import { roomCreated, roomEntered, roomJoined, roomLeft } from '../chat/chatActions';
 import { selectMessages, selectRoomKnown } from '../messages/messagesSlice';
-import { selectActiveCount } from '../presence/presenceSlice';
 import { selectAuthError } from '../roomAuth/authErrorsSlice';
 import { selectRoomAuth } from '../roomAuth/roomAuthSlice';
-import { ConnectionBanner, ConnectionPill } from './ConnectionBanner';
-import { Composer } from './Composer';
-import { MessageList } from './MessageList';
-import { NoticeToasts } from './NoticeToasts';
-import { NotifyBell } from './NotifyBell';
-import { RoomMenu } from './RoomMenu';
-import { SHARE_COPIED_MESSAGE, shareRoom } from './share';
-import { Sidebar } from './Sidebar';
 import { UsernameModal } from './UsernameModal';
 import { useUnreadTitle } from './useUnreadTitle';
-import './room.css';
 
-/** How long the "link copied" toast stays. */
-export const TOAST_DELAY_MS = 3000;
+export { TOAST_DELAY_MS } from './share';
 
 /** `/r/:room_id`: a chat room, behind the username modal until authenticated. */
 export function RoomPage() {
@@ -37,9 +22,7 @@ export function RoomPage() {
     return (
       <div className="page-center">
         <Alert variant="danger" className="page-card">
-          <Alert.Heading as="h1" className="h5">
-            {problem}
-          </Alert.Heading>
+          <h1 className="alert-heading h5">{problem}</h1>
           <p>This address does not name a chat room.</p>
           <Link className="btn btn-outline-danger" to={WebRoute.create}>
             Create a room
@@ -57,10 +40,7 @@ function Room({ room }: { room: string }) {
   const auth = useAppSelector((state) => selectRoomAuth(state, room));
   const authError = useAppSelector((state) => selectAuthError(state, room));
   const messages = useAppSelector((state) => selectMessages(state, room));
-  const participantCount = useAppSelector((state) => selectActiveCount(state, room));
   const [requestCredentials, { isLoading }] = useRequestCredentialsMutation();
-  const [copiedToast, setCopiedToast] = useState(false);
-  const [sidebarOpen, setSidebarOpen] = useState(false);
   /** A request from the username modal is in flight: the modal stays up until it answers. */
   const [modalRequest, setModalRequest] = useState(false);
 
@@ -71,6 +51,11 @@ function Room({ room }: { room: string }) {
   const silentRetry = !authenticated && senderName !== '' && authError === undefined;
 
   useUnreadTitle(room, senderName, messages);
+
+  // A known name: the chat view is about to be needed.
+  useEffect(() => {
+    if (senderName !== '') preloadChatRoom();
+  }, [senderName]);
 
   useEffect(() => {
     if (!selectRoomKnown(store.getState(), room)) dispatch(roomCreated({ room }));
@@ -87,25 +72,17 @@ function Room({ room }: { room: string }) {
     if (silentRetry && !isLoading) void requestCredentials({ room, senderId: senderName });
   }, [isLoading, requestCredentials, room, senderName, silentRetry]);
 
-  const onShare = () => {
-    void shareRoom(room).then((outcome) => {
-      if (outcome === 'copied') setCopiedToast(true);
-    });
-  };
-
   if (!authenticated) {
     return (
       <div className="room-layout">
-        <div className="room-pending">
-          <Spinner animation="border" variant="secondary" aria-hidden="true" />
-          <h1 className="chat-title">Connecting...</h1>
-        </div>
+        <Pending />
         {silentRetry && !modalRequest ? null : (
           <UsernameModal
             room={room}
             initialName={senderName}
             error={authError}
             busy={isLoading}
+            onEdit={preloadChatRoom}
             onSubmit={(name) => {
               setModalRequest(true);
               void requestCredentials({ room, senderId: name }).finally(() =>
@@ -119,79 +96,18 @@ function Room({ room }: { room: string }) {
   }
 
   return (
-    <div className="room-layout">
-      <Offcanvas
-        show={sidebarOpen}
-        onHide={() => setSidebarOpen(false)}
-        responsive="md"
-        placement="start"
-        className="room-sidebar"
-        aria-label="Room"
-      >
-        <Offcanvas.Header closeButton className="d-md-none">
-          <Offcanvas.Title as="h2" className="h6">
-            Room details
-          </Offcanvas.Title>
-        </Offcanvas.Header>
-        <Offcanvas.Body className="p-0">
-          <Sidebar room={room} me={senderName} onShare={onShare} />
-        </Offcanvas.Body>
-      </Offcanvas>
-      <section className="chat-panel" aria-labelledby="chat-heading">
-        <div className="chat-header">
-          <Button
-            variant="outline-secondary"
-            size="sm"
-            className="d-md-none"
-            onClick={() => setSidebarOpen(true)}
-            aria-label={`Show participants, ${participantCount} online`}
-          >
-            {/* An icon, not the ☰ character: the visible text stays part of the accessible name. */}
-            <svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true" focusable="false">
-              <path
-                d="M2 4h12M2 8h12M2 12h12"
-                stroke="currentColor"
-                strokeWidth="1.5"
-                strokeLinecap="round"
-              />
-            </svg>
-            <span className="ms-1">{participantCount}</span>
-          </Button>
-          <div className="chat-heading">
-            <h1 id="chat-heading" className="chat-title">
-              {senderName !== '' ? `Welcome ${senderName}` : 'Connecting...'}
-            </h1>
-            <div className="chat-room-name d-md-none" title={room}>
-              # {room}
-            </div>
-          </div>
-          <Button variant="primary" size="sm" className="d-md-none" onClick={onShare}>
-            Share
-          </Button>
-          <NotifyBell room={room} />
-          <RoomMenu room={room} me={senderName} />
-          <ConnectionPill room={room} />
-        </div>
-        <ConnectionBanner room={room} />
-        <MessageList room={room} me={senderName} />
-        <Composer room={room} me={senderName} />
-      </section>
-      <ToastContainer
-        position="bottom-center"
-        className="p-3 share-toast"
-        containerPosition="fixed"
-      >
-        <Toast
-          show={copiedToast}
-          onClose={() => setCopiedToast(false)}
-          autohide
-          delay={TOAST_DELAY_MS}
-          bg="dark"
-        >
-          <Toast.Body className="text-white">{SHARE_COPIED_MESSAGE}</Toast.Body>
-        </Toast>
-      </ToastContainer>
-      <NoticeToasts />
+    <Suspense fallback={<Pending />}>
+      <ChatRoom room={room} me={senderName} />
+    </Suspense>
+  );
+}
+
+/** While the room is not ready: a spinner and "Connecting...". */
+function Pending() {
+  return (
+    <div className="room-pending">
+      <Spinner variant="secondary" />
+      <h1 className="chat-title">Connecting...</h1>
     </div>
   );
 }

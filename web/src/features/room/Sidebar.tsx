@@ -1,11 +1,11 @@
 import { isSameUserName } from '@taco/protocol';
-import Button from 'react-bootstrap/Button';
 import { useAppSelector } from '../../app/hooks';
 import { selectMessages } from '../messages/messagesSlice';
 import { selectIsConnected } from '../connection/connectionSlice';
 import { selectActiveCount, selectParticipants } from '../presence/presenceSlice';
 import { ClearRoomButton } from './ClearRoomButton';
 import { PresenceDot } from './PresenceDot';
+import { Button } from '../../components/ui';
 
 interface SidebarProps {
   room: string;

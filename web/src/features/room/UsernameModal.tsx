@@ -5,10 +5,8 @@ import {
   validateUserName,
 } from '@taco/protocol';
 import { type FormEvent, useState } from 'react';
-import Button from 'react-bootstrap/Button';
-import FormControl from 'react-bootstrap/FormControl';
-import Modal from 'react-bootstrap/Modal';
-import Spinner from 'react-bootstrap/Spinner';
+import { Modal, ModalHeader } from '../../components/Dialog';
+import { Button, Spinner } from '../../components/ui';
 
 interface UsernameModalProps {
   room: string;
@@ -17,10 +15,19 @@ interface UsernameModalProps {
   error: string | undefined;
   busy: boolean;
   onSubmit: (name: string) => void;
+  /** The name is being typed. */
+  onEdit?: () => void;
 }
 
 /** Asks for a username before entering a room; it cannot be dismissed. */
-export function UsernameModal({ room, initialName, error, busy, onSubmit }: UsernameModalProps) {
+export function UsernameModal({
+  room,
+  initialName,
+  error,
+  busy,
+  onSubmit,
+  onEdit,
+}: UsernameModalProps) {
   const [name, setName] = useState(initialName);
   const [localError, setLocalError] = useState<string | null>(null);
   const [edited, setEdited] = useState(false);
@@ -37,29 +44,27 @@ export function UsernameModal({ room, initialName, error, busy, onSubmit }: User
   };
 
   return (
-    <Modal show backdrop="static" keyboard={false} centered aria-labelledby="username-title">
+    // No `onHide`: neither the backdrop nor Escape closes it.
+    <Modal labelledBy="username-title">
       <form onSubmit={submit} noValidate>
-        <Modal.Header>
-          <Modal.Title id="username-title" as="h2" className="h5">
-            Please choose a username
-          </Modal.Title>
-        </Modal.Header>
-        <Modal.Body>
+        <ModalHeader id="username-title">Please choose a username</ModalHeader>
+        <div className="modal-body">
           <p className="text-body-secondary small mb-2">
             This is how others in <strong>{room}</strong> will see you.
           </p>
-          <FormControl
-            autoFocus
+          <input
+            data-autofocus
+            className={`form-control ${shown ? 'is-invalid' : ''}`}
             placeholder="John Doe"
             aria-label="Username"
             value={name}
-            isInvalid={Boolean(shown)}
             autoComplete="nickname"
             aria-describedby={shown ? 'username-error' : undefined}
             onChange={(event) => {
               setName(event.target.value);
               setLocalError(null);
               setEdited(true);
+              onEdit?.();
             }}
           />
           {shown ? (
@@ -67,15 +72,13 @@ export function UsernameModal({ room, initialName, error, busy, onSubmit }: User
               {shown}
             </div>
           ) : null}
-        </Modal.Body>
-        <Modal.Footer>
+        </div>
+        <div className="modal-footer">
           <Button type="submit" disabled={tooShort || busy}>
-            {busy ? (
-              <Spinner animation="border" size="sm" className="me-2" aria-hidden="true" />
-            ) : null}
+            {busy ? <Spinner size="sm" className="me-2" /> : null}
             Continue
           </Button>
-        </Modal.Footer>
+        </div>
       </form>
     </Modal>
   );

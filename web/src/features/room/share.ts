@@ -2,6 +2,8 @@ import { WebRoute } from '@taco/protocol';
 import { PRODUCT_NAME } from '../../app/brand';
 
 export const SHARE_COPIED_MESSAGE = 'Your link has been copied to your clipboard.';
+/** How long the "link copied" toast stays. */
+export const TOAST_DELAY_MS = 3000;
 
 /** The room's address: `{host}/r/{room_id}`. */
 export function roomUrl(room: string): string {
