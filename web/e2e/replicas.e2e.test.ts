@@ -1,0 +1,129 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { type Cluster, startCluster } from '../../infra/cluster/cluster';
+import { sleep } from '../../infra/cluster/wait';
+import { launchBrowser, watchErrors } from './support';
+
+/**
+ * Two people in one room, each on a different api replica behind nginx (Redis between them):
+ * what one does shows for the other as it does in one process: a mention, a rename, a clear and a
+ * leave, each as its line in the feed.
+ */
+
+const STEP_MS = 15_000;
+
+let cluster: Cluster;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+const pageErrors: string[][] = [];
+let alice: Page;
+let bob: Page;
+let room: string;
+
+async function newPage(): Promise<Page> {
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    baseURL: cluster.url,
+  });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(STEP_MS);
+  pageErrors.push(watchErrors(page));
+  return page;
+}
+
+const feed = (page: Page) => page.getByRole('log', { name: 'Messages' });
+
+/** Open sockets on each replica, read from its own metrics (bypassing nginx). */
+async function socketsPerReplica(): Promise<number[]> {
+  return Promise.all(
+    cluster.replicas.map(async (replica) => {
+      const text = await (await fetch(`${replica.url}/api/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith('taco_connections'));
+      return Number(line?.split(' ').at(-1) ?? 'NaN');
+    }),
+  );
+}
+
+beforeAll(async () => {
+  cluster = await startCluster({ replicas: 2 });
+  browser = await launchBrowser();
+  alice = await newPage();
+  bob = await newPage();
+}, 90_000);
+
+afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => undefined);
+  await browser?.close();
+  await cluster?.stop();
+}, 60_000);
+
+describe('One room over two replicas, in the browser', () => {
+  it('puts the two people on different replicas', async () => {
+    const suggestion = alice.waitForResponse((r) => r.url().endsWith('/api/room-name'));
+    await alice.goto('/');
+    ({ room_id: room } = (await (await suggestion).json()) as { room_id: string });
+    await alice.waitForFunction(
+      (expected) => document.querySelector<HTMLInputElement>('#roomName')?.value === expected,
+      room,
+    );
+    await alice.getByLabel('Your Name').fill('Alice');
+    await alice.getByRole('button', { name: 'Create Room' }).click();
+    await alice.locator('.connection-pill-open').waitFor();
+
+    await bob.goto(`/r/${room}`);
+    const dialog = bob.getByRole('dialog');
+    await dialog.getByLabel('Username').fill('Bob');
+    await dialog.getByRole('button', { name: 'Continue' }).click();
+    await bob.locator('.connection-pill-open').waitFor();
+
+    // nginx sends each new socket to the replica with fewer: one each.
+    let counts = await socketsPerReplica();
+    for (let i = 0; i < 50 && counts.join() !== '1,1'; i++) {
+      await sleep(100);
+      counts = await socketsPerReplica();
+    }
+    expect(counts).toEqual([1, 1]);
+  });
+
+  it('shows a mention of Alice, sent through the other replica, as hers', async () => {
+    await bob.getByPlaceholder('Type a message...').fill('@Alice the salsa is ready');
+    await bob.getByPlaceholder('Type a message...').press('Enter');
+    const item = feed(alice).getByRole('listitem').filter({ hasText: 'the salsa is ready' });
+    await item.locator('.mention-me', { hasText: '@Alice' }).waitFor();
+  });
+
+  it('tells Alice that Bob is now Bobby', async () => {
+    await bob.getByRole('button', { name: 'Room menu' }).click();
+    await bob.getByRole('menuitem', { name: 'Change name…' }).click();
+    const dialog = bob.getByRole('dialog', { name: 'Change your name' });
+    await dialog.getByLabel('New display name').fill('Bobby');
+    await dialog.getByRole('button', { name: 'Change name' }).click();
+    await bob.getByRole('heading', { name: 'Welcome Bobby' }).waitFor();
+    await feed(alice).getByText('Bob is now Bobby').waitFor();
+    await alice
+      .getByRole('list', { name: /Participants/ })
+      .getByText('Bobby')
+      .waitFor();
+  });
+
+  it('tells Bobby who cleared the history', async () => {
+    await alice.getByRole('button', { name: 'Clear Room' }).click();
+    await alice
+      .getByRole('dialog', { name: 'Clear the room?' })
+      .getByRole('button', { name: 'Clear for everyone' })
+      .click();
+    await feed(bob).getByText('History cleared by Alice').waitFor();
+    expect(await feed(bob).locator('li.message').count()).toBe(0);
+  });
+
+  it('tells Alice when Bobby leaves', async () => {
+    await bob.getByRole('button', { name: 'Room menu' }).click();
+    await bob.getByRole('menuitem', { name: 'Leave room' }).click();
+    await bob.getByRole('button', { name: 'Create Room' }).waitFor();
+    await feed(alice).getByText('Bobby left').waitFor();
+  });
+
+  it('ran without errors in the pages', () => {
+    expect(pageErrors.flat()).toEqual([]);
+  });
+});
