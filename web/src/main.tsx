@@ -7,6 +7,7 @@ import { BrowserRouter } from 'react-router-dom';
 import { persistStore } from 'redux-persist';
 import { PersistGate } from 'redux-persist/integration/react';
 import { App } from './app/App';
+import { flushWhenPageHides } from './app/persistence';
 import { makeStore } from './app/store';
 import { requestNotificationPermission } from './socket/notifications';
 
@@ -15,6 +16,7 @@ if (!container) throw new Error('The page has no #root element');
 
 const store = makeStore();
 const persistor = persistStore(store);
+flushWhenPageHides(persistor, { window, document });
 requestNotificationPermission();
 
 createRoot(container).render(

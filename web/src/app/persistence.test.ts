@@ -1,7 +1,9 @@
 import { persistStore } from 'redux-persist';
 import { memoryStorage } from '../../test/memoryStorage';
 import { roomCreated } from '../features/chat/chatActions';
+import { notifyModeChosen } from '../features/notifyPrefs/notifyPrefsSlice';
 import {
+  flushWhenPageHides,
   makePersistConfig,
   PERSIST_KEY_PREFIX,
   PERSIST_ROOT_KEY,
@@ -77,5 +79,42 @@ describe('persistence (spec §4 and §9)', () => {
     const saved = JSON.parse(data.get(KEY) ?? '{}') as Record<string, string>;
     expect(Object.keys(saved).sort()).toEqual(['_persist', 'roomAuth']);
     expect(JSON.parse(saved.roomAuth ?? '{}')).toHaveProperty('teal-otter');
+  });
+
+  describe('when the page goes away', () => {
+    function page(visibilityState: DocumentVisibilityState = 'visible') {
+      const document = Object.assign(new EventTarget(), { visibilityState });
+      return { window: new EventTarget(), document };
+    }
+    const bellKey = `${PERSIST_KEY_PREFIX}notifyPrefs`;
+    const savedBell = (data: Map<string, string>) =>
+      JSON.parse(data.get(bellKey) ?? '{}') as Record<string, string>;
+
+    it('writes a choice made just before a reload at once, on pagehide', async () => {
+      const { store, data, flush } = await rehydrate({});
+      const lifecycle = page();
+      flushWhenPageHides({ flush }, lifecycle);
+      store.dispatch(notifyModeChosen({ room: 'teal-otter', mode: 'mentions' }));
+      expect(savedBell(data)['teal-otter']).toBeUndefined();
+      lifecycle.window.dispatchEvent(new Event('pagehide'));
+      expect(savedBell(data)['teal-otter']).toBe('"mentions"');
+    });
+
+    it('writes on a switch away (hidden), not while the page stays visible', async () => {
+      const { store, data, flush } = await rehydrate({});
+      const lifecycle = page();
+      const stop = flushWhenPageHides({ flush }, lifecycle);
+      store.dispatch(roomCreated({ room: 'teal-otter' }));
+      lifecycle.document.dispatchEvent(new Event('visibilitychange'));
+      expect(data.get(KEY) ?? '').not.toContain('teal-otter');
+      lifecycle.document.visibilityState = 'hidden';
+      lifecycle.document.dispatchEvent(new Event('visibilitychange'));
+      expect(JSON.parse(data.get(KEY) ?? '{}')).toHaveProperty('roomAuth');
+      expect(data.get(KEY)).toContain('teal-otter');
+      stop();
+      store.dispatch(notifyModeChosen({ room: 'teal-otter', mode: 'off' }));
+      lifecycle.window.dispatchEvent(new Event('pagehide'));
+      expect(savedBell(data)['teal-otter']).toBeUndefined();
+    });
   });
 });

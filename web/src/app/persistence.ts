@@ -1,4 +1,4 @@
-import type { PersistConfig, PersistedState, Storage } from 'redux-persist';
+import type { PersistConfig, PersistedState, Persistor, Storage } from 'redux-persist';
 import { type RoomAuthState, withRejectionsReset } from '../features/roomAuth/roomAuthSlice';
 import { config } from '../app/config';
 
@@ -53,5 +53,32 @@ export function makePersistConfig<S>(storage: Storage): PersistConfig<S> {
     whitelist: ['roomAuth'],
     migrate,
     timeout: PERSIST_TIMEOUT_MS,
+  };
+}
+
+/** Where the page says it is going away: `window` and `document` in the browser. */
+export interface PageLifecycle {
+  window: Pick<EventTarget, 'addEventListener' | 'removeEventListener'>;
+  document: Pick<EventTarget, 'addEventListener' | 'removeEventListener'> & {
+    visibilityState: DocumentVisibilityState;
+  };
+}
+
+/**
+ * redux-persist writes a change on later timer ticks, one key per tick, and a hidden tab's timers
+ * are throttled: a choice made just before a reload, a tab close or a switch to another app would
+ * be lost. Every pending write is made at once (`localStorage` is synchronous) when the page is
+ * hidden or unloaded. Returns the function that stops listening.
+ */
+export function flushWhenPageHides(persistor: Pick<Persistor, 'flush'>, page: PageLifecycle) {
+  const flush = () => void persistor.flush();
+  const onVisibilityChange = () => {
+    if (page.document.visibilityState === 'hidden') flush();
+  };
+  page.window.addEventListener('pagehide', flush);
+  page.document.addEventListener('visibilitychange', onVisibilityChange);
+  return () => {
+    page.window.removeEventListener('pagehide', flush);
+    page.document.removeEventListener('visibilitychange', onVisibilityChange);
   };
 }

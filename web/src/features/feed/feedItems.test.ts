@@ -110,6 +110,18 @@ describe('buildFeed', () => {
     ]);
   });
 
+  it('never reopens an earlier day when a line’s clock is behind the messages', () => {
+    const items = feed({
+      messages: [message(1, 'Bob', noon - 24 * 60 * MINUTE), message(2, 'Bob'), message(3, 'Bob')],
+      events: [event('joined', 'Cy', 2, 'e1', NOW - 24 * 3600 * 1000)],
+    });
+    expect(items.flatMap((item) => (item.kind === 'day' ? [item.label] : []))).toEqual([
+      'Yesterday',
+      'Today',
+    ]);
+    expect(new Set(items.map((item) => item.key)).size).toBe(items.length);
+  });
+
   it('puts lines from an older epoch before the messages of the new one', () => {
     expect(
       shape({

@@ -122,7 +122,8 @@ export function buildFeed(input: FeedInput): FeedItem[] {
   const { unreadAfter } = input;
   const divide = (ms: number) => {
     const start = startOfDay(ms);
-    if (start === day) return;
+    // Days only move forward: a line stamped by a skewed local clock does not reopen an earlier one.
+    if (day !== null && start <= day) return;
     day = start;
     previous = null;
     items.push({ kind: 'day', key: `d${start}`, label: dayLabel(ms, input.now) });
