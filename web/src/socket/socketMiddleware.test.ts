@@ -633,6 +633,21 @@ describe('socket middleware: notifications', () => {
     say(socket, 5, '@Alice?');
     expect(fake.notifications).toHaveLength(1);
   });
+
+  it('in Mentions only does not take a mention of a longer name in the room for the user', () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    fake.store.dispatch(notifyModeChosen({ room: ROOM, mode: 'mentions' }));
+    socket.serverSend({
+      type: FrameType.Presence,
+      room: ROOM,
+      sender: `${ME} Lee`,
+      connecting: true,
+    });
+    say(socket, 2, `@${ME} Lee, your turn`);
+    say(socket, 3, `@${ME}, yours`);
+    expect(fake.notifications).toEqual([['Bob', `@${ME}, yours`]]);
+  });
 });
 
 describe('socket middleware: rename', () => {

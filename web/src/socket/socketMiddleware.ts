@@ -45,8 +45,11 @@ import {
   selectRoomAuth,
   unauthorized,
 } from '../features/roomAuth/roomAuthSlice';
+import { selectMentionNames } from '../features/messages/mentionNames';
 import { mentionsUser } from '../features/messages/mentions';
 import { type NotifyPrefsState, selectNotifyMode } from '../features/notifyPrefs/notifyPrefsSlice';
+import type { PresenceState } from '../features/presence/presenceSlice';
+import type { TypingState } from '../features/typing/typingSlice';
 import { frameAction } from './frameActions';
 import { notificationTag } from './notifications';
 import { Outbox, TypingSignal } from './outbox';
@@ -56,6 +59,8 @@ import type { SocketDeps } from './socketDeps';
 
 interface SocketState {
   messages: MessagesState;
+  presence: PresenceState;
+  typing: TypingState;
   roomAuth: RoomAuthState;
   notifyPrefs: NotifyPrefsState;
 }
@@ -188,8 +193,11 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
 
     /** A browser notification for someone else's message, as the room's bell allows. */
     function notify(room: string, me: string, message: { sender: string; body: string }) {
-      const mode = selectNotifyMode(api.getState(), room);
-      if (mode === 'off' || (mode === 'mentions' && !mentionsUser(message.body, me))) return;
+      const state = api.getState();
+      const mode = selectNotifyMode(state, room);
+      if (mode === 'off') return;
+      if (mode === 'mentions' && !mentionsUser(message.body, me, selectMentionNames(state, room)))
+        return;
       deps.notify(message.sender, message.body, notificationTag(room));
     }
 

@@ -83,6 +83,14 @@ export const selectParticipants = createSelector(
       .map(({ name, active }) => ({ name, active, ...(typing[name] ?? NOT_TYPING) })),
 );
 
+/** The names of everyone the room has heard of, present or not, in the order first heard of. */
+export const selectParticipantNames = createSelector([selectRoomPresence], (presence) =>
+  presenceAdapter
+    .getSelectors()
+    .selectAll(presence)
+    .map((p) => p.name),
+);
+
 /** How many participants are present. */
 export const selectActiveCount = createSelector(
   [selectRoomPresence],

@@ -6,6 +6,7 @@ import { buildFeed, type FeedItem } from '../feed/feedItems';
 import { selectFeedEvents } from '../feed/feedSlice';
 import { readLastSeen, writeLastSeen } from '../feed/lastSeen';
 import { mentionMatcher, type MentionMatcher } from '../messages/markdown';
+import { selectMentionNames } from '../messages/mentionNames';
 import { selectEarlierMissing, selectMessages, selectResumePoint } from '../messages/messagesSlice';
 import { selectParticipants } from '../presence/presenceSlice';
 import { FeedScrollContext, MessageBubble } from './MessageBubble';
@@ -92,11 +93,7 @@ export function MessageList({ room, me }: { room: string; me: string }) {
   /** Where the "New messages" line goes: where the user had left off when they came back. */
   const [unreadAfter, setUnreadAfter] = useState(() => readLastSeen(room));
 
-  const names = useMemo(() => {
-    const all = new Set(participants.map((p) => p.name));
-    for (const message of messages) all.add(message.senderName);
-    return [...all].sort();
-  }, [participants, messages]);
+  const names = useAppSelector((state) => selectMentionNames(state, room));
   const namesKey = names.join('\n');
   // eslint-disable-next-line react-hooks/exhaustive-deps -- rebuilt only when the names change
   const matcher = useMemo(() => mentionMatcher({ names, me }), [namesKey, me]);

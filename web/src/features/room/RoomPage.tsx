@@ -6,6 +6,7 @@ import { useAppDispatch, useAppSelector, useAppStore } from '../../app/hooks';
 import { Alert, Spinner } from '../../components/ui';
 import { ChatRoom, preloadChatRoom } from '../../app/pages';
 import { roomCreated, roomEntered, roomJoined, roomLeft } from '../chat/chatActions';
+import { selectMentionNames } from '../messages/mentionNames';
 import { selectMessages, selectRoomKnown } from '../messages/messagesSlice';
 import { selectAuthError } from '../roomAuth/authErrorsSlice';
 import { selectRoomAuth } from '../roomAuth/roomAuthSlice';
@@ -40,6 +41,7 @@ function Room({ room }: { room: string }) {
   const auth = useAppSelector((state) => selectRoomAuth(state, room));
   const authError = useAppSelector((state) => selectAuthError(state, room));
   const messages = useAppSelector((state) => selectMessages(state, room));
+  const mentionNames = useAppSelector((state) => selectMentionNames(state, room));
   const [requestCredentials, { isLoading }] = useRequestCredentialsMutation();
   /** A request from the username modal is in flight: the modal stays up until it answers. */
   const [modalRequest, setModalRequest] = useState(false);
@@ -50,7 +52,7 @@ function Room({ room }: { room: string }) {
   /** A known name without a token: ask for credentials without bothering the user. */
   const silentRetry = !authenticated && senderName !== '' && authError === undefined;
 
-  useUnreadTitle(room, senderName, messages);
+  useUnreadTitle(room, senderName, messages, mentionNames);
 
   // A known name: the chat view is about to be needed.
   useEffect(() => {

@@ -13,9 +13,15 @@ export function unreadTitle(room: string, unread: number, mentioned: boolean): s
 
 /**
  * Keeps the tab title as `{room} · Taco Chat`, prefixed with the number of messages from others
- * that arrived while the tab was hidden, and an `@` when one of them mentions the user.
+ * that arrived while the tab was hidden, and an `@` when one of them mentions the user
+ * (`knownNames`: the room's names, so "@Ann Lee" is not read as a mention of Ann).
  */
-export function useUnreadTitle(room: string, me: string, messages: Message[]) {
+export function useUnreadTitle(
+  room: string,
+  me: string,
+  messages: Message[],
+  knownNames: readonly string[],
+) {
   const [unread, setUnread] = useState({ count: 0, mentioned: false });
   const seen = useRef<Set<string> | null>(null);
 
@@ -28,12 +34,12 @@ export function useUnreadTitle(room: string, me: string, messages: Message[]) {
       (m) => !previous.has(m.key) && m.source === 'remote' && !isSameUserName(m.senderName, me),
     );
     if (fresh.length === 0) return;
-    const mentioned = fresh.some((m) => mentionsUser(m.message, me));
+    const mentioned = fresh.some((m) => mentionsUser(m.message, me, knownNames));
     setUnread((now) => ({
       count: now.count + fresh.length,
       mentioned: now.mentioned || mentioned,
     }));
-  }, [messages, me]);
+  }, [messages, me, knownNames]);
 
   useEffect(() => {
     const onVisibility = () => {

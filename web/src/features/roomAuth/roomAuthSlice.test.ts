@@ -1,5 +1,6 @@
 import { ApiPath } from '@taco/protocol';
 import { http, HttpResponse } from 'msw';
+import { fakeSocketDeps } from '../../../test/fakeSocket';
 import { server, API } from '../../../test/server';
 import { makeStore } from '../../app/store';
 import { roomsApi } from '../../api/roomsApi';
@@ -141,13 +142,13 @@ describe('rooms you were in', () => {
   });
 
   it('lists the rooms with a name, the last joined first, and forgets a room left', () => {
-    const store = makeStore({
-      roomAuth: {
-        'teal-otter': record('teal-otter', 'Ann'),
-        'red-fox': record('red-fox', 'Bob'),
-        'no-name': record('no-name', ''),
-      },
-    });
+    const sockets = fakeSocketDeps();
+    const roomAuth = {
+      'teal-otter': record('teal-otter', 'Ann'),
+      'red-fox': record('red-fox', 'Bob'),
+      'no-name': record('no-name', ''),
+    };
+    const store = makeStore({ roomAuth }, { socket: sockets.deps });
     expect(selectRecentRooms(store.getState())).toEqual([
       { room: 'red-fox', name: 'Bob' },
       { room: 'teal-otter', name: 'Ann' },
@@ -157,6 +158,7 @@ describe('rooms you were in', () => {
       'teal-otter',
       'red-fox',
     ]);
+    expect(sockets.last().url).toContain('/api/room/teal-otter/ws');
     store.dispatch(roomForgotten({ room: 'teal-otter' }));
     expect(store.getState().roomAuth['teal-otter']).toBeUndefined();
     expect(selectRecentRooms(store.getState()).map((r) => r.room)).toEqual(['red-fox']);
