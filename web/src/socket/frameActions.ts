@@ -2,6 +2,7 @@ import type { UnknownAction } from '@reduxjs/toolkit';
 import { FrameType, isHistoryFrame, isSameUserName, type ServerFrame } from '@taco/protocol';
 import {
   errorFrameReceived,
+  type FormerName,
   historyReceived,
   messageReceived,
   participantRenamed,
@@ -17,6 +18,8 @@ export interface FrameContext {
   room: string;
   /** The user's name in that room, to tell own messages. */
   me: string;
+  /** The user's former names in the room, whose earlier messages are own too. */
+  formerNames?: readonly FormerName[];
   /** `after` of the history request an answer would answer (`null`: the last messages). */
   historyAfter: number | null;
   /** Milliseconds since the epoch. */
@@ -29,7 +32,7 @@ type FrameOf<T extends ServerFrame['type']> = Extract<ServerFrame, { type: T }>;
 const frameTable: {
   [T in ServerFrame['type']]: (frame: FrameOf<T>, context: FrameContext) => UnknownAction | null;
 } = {
-  [FrameType.Message]: (frame, { room, me, historyAfter }) =>
+  [FrameType.Message]: (frame, { room, me, formerNames, historyAfter }) =>
     isHistoryFrame(frame)
       ? historyReceived({
           room,
@@ -37,6 +40,7 @@ const frameTable: {
           complete: frame.complete,
           after: historyAfter,
           me,
+          formerNames,
           epoch: frame.epoch,
         })
       : messageReceived({

@@ -683,6 +683,45 @@ describe('socket middleware: rename', () => {
     expect(selectConnection(fake.store.getState()).status).toBe('open');
   });
 
+  it('keeps the messages sent under the old name as own after a reload, not those of whoever takes it', () => {
+    const fake = setup();
+    const socket = openAndSync(fake, [chatMessage(1, ME, 'before'), chatMessage(2)]);
+    fake.store.dispatch(renameRequested({ room: ROOM, name: 'Alicia', token: 'new-token' }));
+    const renamedFrames = [
+      {
+        type: FrameType.Presence,
+        room: ROOM,
+        sender: 'Alicia',
+        connecting: true,
+        renamed_from: ME,
+      },
+      { type: FrameType.Presence, room: ROOM, sender: ME, connecting: false, renamed_to: 'Alicia' },
+    ] as const;
+    for (const frame of renamedFrames) socket.serverSend(frame);
+    expect(fake.store.getState().roomAuth[ROOM]?.formerNames).toEqual([
+      { name: ME, epoch: EPOCH, upToSeq: 2 },
+    ]);
+
+    // A reload: the credential is restored, the messages come again from history.
+    const again = fakeSocketDeps();
+    const store = makeStore({ roomAuth: fake.store.getState().roomAuth }, { socket: again.deps });
+    store.dispatch(roomJoined({ room: ROOM, token: 'new-token' }));
+    again.last().serverOpen();
+    again.last().serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      epoch: EPOCH,
+      messages: [chatMessage(1, ME, 'before'), chatMessage(2), chatMessage(3, ME, 'a newcomer')],
+      complete: true,
+    });
+    const own = selectMessages(store.getState(), ROOM).map((m) => [m.message, m.id === 0]);
+    expect(own).toEqual([
+      ['before', true],
+      ['m2', false],
+      ['a newcomer', false],
+    ]);
+  });
+
   it("shows someone else's rename without touching the user's credential", () => {
     const fake = setup();
     const socket = openAndSync(fake);

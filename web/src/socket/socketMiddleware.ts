@@ -156,8 +156,15 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
     }
 
     function onFrame(room: string, frame: ServerFrame) {
-      const me = selectRoomAuth(api.getState(), room)?.senderName ?? '';
-      const action = frameAction(frame, { room, me, historyAfter, now: deps.now() });
+      const auth = selectRoomAuth(api.getState(), room);
+      const me = auth?.senderName ?? '';
+      const action = frameAction(frame, {
+        room,
+        me,
+        formerNames: auth?.formerNames,
+        historyAfter,
+        now: deps.now(),
+      });
       if (action === null) return;
       api.dispatch(action);
       if (historyReceived.match(action)) {
@@ -183,7 +190,10 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
           pendingRename = null;
           // The connection is the new name's already: joining with its token changes nothing.
           target = { room, token: mine.token };
-          api.dispatch(renamed({ room, name: to, token: mine.token }));
+          const { after, epoch } = selectResumePoint(api.getState(), room);
+          const former =
+            after !== null && epoch ? { name: from, epoch, upToSeq: after } : undefined;
+          api.dispatch(renamed({ room, name: to, token: mine.token, former }));
         }
       } else if (typingUpdated.match(action) && action.payload.typing) {
         const expire = () => api.dispatch(typingExpired({ room, now: deps.now() }));

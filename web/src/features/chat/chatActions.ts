@@ -9,6 +9,16 @@ import type { ChatMessage } from '@taco/protocol';
 
 // The room page
 
+/**
+ * A name the user had in the room before renaming: the room's messages under it, up to `upToSeq`
+ * of `epoch`, are the user's own (anyone may take the name afterwards).
+ */
+export interface FormerName {
+  name: string;
+  epoch: string;
+  upToSeq: number;
+}
+
 /** A room was opened or created on this device. */
 export const roomCreated = createAction<{ room: string }>('chat/roomCreated');
 
@@ -55,6 +65,8 @@ export interface HistoryReceivedPayload {
   after: number | null;
   /** The current user's name in the room, to tell own messages. */
   me: string;
+  /** The user's former names in the room, whose earlier messages are own too. */
+  formerNames?: readonly FormerName[];
   /** The room's epoch the answer carried; another than the one held replaces the list. */
   epoch?: string;
 }
@@ -169,7 +181,13 @@ export const renameRequested = createAction<{ room: string; name: string; token:
 );
 
 /** The server moved this connection to the new name: its token is the room's credential now. */
-export const renamed = createAction<{ room: string; name: string; token: string }>('chat/renamed');
+export const renamed = createAction<{
+  room: string;
+  name: string;
+  token: string;
+  /** The name left, with the last message of the room it covers (none before any message). */
+  former?: FormerName;
+}>('chat/renamed');
 
 /** The user left the room for good: its credential is forgotten. */
 export const roomForgotten = createAction<{ room: string }>('chat/roomForgotten');

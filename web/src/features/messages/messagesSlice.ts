@@ -5,8 +5,9 @@ import {
   type EntityState,
   isAnyOf,
 } from '@reduxjs/toolkit';
-import { type ChatMessage, ErrorCode, isSameUserName } from '@taco/protocol';
+import { type ChatMessage, ErrorCode } from '@taco/protocol';
 import { roomsApi } from '../../api/roomsApi';
+import { isOwnMessage } from '../roomAuth/roomAuthSlice';
 import {
   errorFrameReceived,
   historyReceived,
@@ -161,7 +162,7 @@ export const messagesSlice = createSlice({
         bumpSeq(room, message.seq);
       })
       .addCase(historyReceived, (state, action) => {
-        const { messages, complete, after, me, epoch } = action.payload;
+        const { messages, complete, after, me, formerNames, epoch } = action.payload;
         const room = ensureRoom(state, action.payload.room);
         const epochChanged = adoptEpoch(room, epoch);
         if (after === null || !complete || epochChanged) {
@@ -173,7 +174,7 @@ export const messagesSlice = createSlice({
         if (after !== null && !complete) room.earlierMissing = true;
         for (const item of messages) {
           if (room.stored.entities[item.seq]) continue;
-          const own = isSameUserName(item.sender, me);
+          const own = isOwnMessage(item, room.epoch ?? undefined, me, formerNames);
           // An own message sent before a drop may be stored without its echo ever arriving.
           const unsent = own ? takeUnsent(room, item.body) : undefined;
           storedAdapter.addOne(room.stored, storedMessage(item, own, unsent?.clientId ?? null));

@@ -6,7 +6,13 @@ import { makeStore } from '../../app/store';
 import { roomsApi } from '../../api/roomsApi';
 import { renamed, roomCreated, roomForgotten, roomJoined } from '../chat/chatActions';
 import { selectAuthError } from './authErrorsSlice';
-import { RECENT_ROOMS_MAX, selectRecentRooms, unauthorized } from './roomAuthSlice';
+import {
+  FORMER_NAMES_MAX,
+  isOwnMessage,
+  RECENT_ROOMS_MAX,
+  selectRecentRooms,
+  unauthorized,
+} from './roomAuthSlice';
 
 const ROOM = 'teal-otter';
 
@@ -183,5 +189,37 @@ describe('rooms you were in', () => {
       ...record(ROOM, 'Annie'),
       token: 'new-token',
     });
+  });
+
+  it('remembers the names left by renaming, of the current epoch, at most FORMER_NAMES_MAX', () => {
+    const store = makeStore({ roomAuth: { [ROOM]: record(ROOM, 'Ann') } });
+    const rename = (from: string, to: string, epoch: string, upToSeq: number) =>
+      store.dispatch(
+        renamed({ room: ROOM, name: to, token: `t-${to}`, former: { name: from, epoch, upToSeq } }),
+      );
+    rename('Ann', 'Annie', 'e1', 4);
+    rename('Annie', 'Anna', 'e2', 1);
+    expect(store.getState().roomAuth[ROOM]?.formerNames).toEqual([
+      { name: 'Annie', epoch: 'e2', upToSeq: 1 },
+    ]);
+    for (let i = 0; i < FORMER_NAMES_MAX + 2; i++) rename(`N${i}`, `N${i + 1}`, 'e2', 10 + i);
+    const kept = store.getState().roomAuth[ROOM]?.formerNames ?? [];
+    expect(kept).toHaveLength(FORMER_NAMES_MAX);
+    expect(kept.at(-1)).toEqual({
+      name: `N${FORMER_NAMES_MAX + 1}`,
+      epoch: 'e2',
+      upToSeq: 11 + FORMER_NAMES_MAX,
+    });
+  });
+});
+
+describe('isOwnMessage', () => {
+  const former = [{ name: 'Ann', epoch: 'e1', upToSeq: 5 }];
+  it('is the current name, or a former one up to the rename in its epoch', () => {
+    expect(isOwnMessage({ sender: 'annie', seq: 9 }, 'e1', 'Annie', former)).toBe(true);
+    expect(isOwnMessage({ sender: 'Ann', seq: 5 }, 'e1', 'Annie', former)).toBe(true);
+    expect(isOwnMessage({ sender: 'Ann', seq: 6 }, 'e1', 'Annie', former)).toBe(false);
+    expect(isOwnMessage({ sender: 'Ann', seq: 2 }, 'e2', 'Annie', former)).toBe(false);
+    expect(isOwnMessage({ sender: 'Bob', seq: 2 }, 'e1', 'Annie', former)).toBe(false);
   });
 });

@@ -1,7 +1,16 @@
-import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import { createSelector, createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import { isSameUserName } from '@taco/protocol';
 import { roomsApi } from '../../api/roomsApi';
-import { createSelector } from '@reduxjs/toolkit';
-import { renamed, roomCreated, roomForgotten, roomJoined } from '../chat/chatActions';
+import {
+  type FormerName,
+  renamed,
+  roomCreated,
+  roomForgotten,
+  roomJoined,
+} from '../chat/chatActions';
+
+/** How many former names a room remembers. */
+export const FORMER_NAMES_MAX = 8;
 
 /** Authentication for one room: the persisted part of the state. */
 export interface RoomAuthRecord {
@@ -10,6 +19,24 @@ export interface RoomAuthRecord {
   token: string;
   authenticated: boolean;
   rejectionCount: number;
+  /** The user's names in the room before a rename, the latest last. */
+  formerNames?: FormerName[];
+}
+
+/** Whether a stored message was the user's: sent under the current name, or a former one then. */
+export function isOwnMessage(
+  message: { sender: string; seq: number },
+  epoch: string | undefined,
+  me: string,
+  formerNames: readonly FormerName[] = [],
+): boolean {
+  if (isSameUserName(message.sender, me)) return true;
+  return formerNames.some(
+    (former) =>
+      former.epoch === epoch &&
+      message.seq <= former.upToSeq &&
+      isSameUserName(message.sender, former.name),
+  );
 }
 
 /** Room id → its authentication. */
@@ -25,7 +52,9 @@ function newRecord(room: string): RoomAuthRecord {
 }
 
 function authenticate(state: RoomAuthState, room: string, senderName: string, token: string) {
+  const formerNames = state[room]?.formerNames;
   state[room] = { roomID: room, senderName, token, authenticated: true, rejectionCount: 0 };
+  if (formerNames) state[room].formerNames = formerNames;
 }
 
 function reject(state: RoomAuthState, room: string) {
@@ -59,8 +88,12 @@ export const roomAuthSlice = createSlice({
         state[action.payload.room] = record;
       })
       .addCase(renamed, (state, action) => {
-        const { room, name, token } = action.payload;
+        const { room, name, token, former } = action.payload;
         authenticate(state, room, name, token);
+        if (!former) return;
+        // Messages of an earlier epoch are gone: their names no longer tell anything.
+        const kept = (state[room]!.formerNames ?? []).filter((f) => f.epoch === former.epoch);
+        state[room]!.formerNames = [...kept, former].slice(-FORMER_NAMES_MAX);
       })
       .addCase(roomForgotten, (state, action) => {
         delete state[action.payload.room];
