@@ -28,7 +28,7 @@ export interface NginxConfigOptions {
   foreground?: boolean;
   /**
    * DNS server for upstream host names that change while nginx runs (docker compose scaling):
-   * renders a shared-memory zone, `resolver` and `server … resolve` (nginx ≥ 1.27.3).
+   * renders `resolver` and `server … resolve` (nginx ≥ 1.27.3).
    */
   resolver?: string;
 }
@@ -95,7 +95,6 @@ export function renderNginxConfig(options: NginxConfigOptions): string {
       options.resolver === undefined
         ? ''
         : `    # Re-resolve upstream names while running, so scaled replicas join and leave.\n    resolver ${checkPath('resolver', options.resolver)} valid=2s ipv6=off;`,
-    UPSTREAM_ZONE: options.resolver === undefined ? '' : `${INDENT}zone taco_api 64k;`,
     UPSTREAM_SERVERS: servers.join('\n'),
     MAX_FAILS: String(MAX_FAILS),
     API_UNAVAILABLE_BODY: singleQuotedJson(API_UNAVAILABLE_BODY),

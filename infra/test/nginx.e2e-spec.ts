@@ -126,6 +126,12 @@ describe('nginx config', () => {
     ).not.toThrow();
   });
 
+  it('balances by open connections over all workers: the upstream lives in shared memory', () => {
+    const config = readFileSync(configPath, 'utf8');
+    expect(config).toMatch(/worker_processes auto;/);
+    expect(config).toMatch(/upstream taco_api \{[^}]*least_conn;[^}]*zone taco_api 64k;/);
+  });
+
   it('never writes a room token to the access or error log when a replica is down', async () => {
     // A socket request while its replica is unreachable: nginx answers 502/503 and, at level
     // `error`, would log the whole request line, query string and token included.

@@ -1,13 +1,13 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { freePorts } from '../../infra/cluster/wait';
+import type { Page } from 'playwright-core';
+import { axeFindings, COMMITTED_SCREENSHOTS, snap } from './support';
 import {
-  axeFindings,
-  COMMITTED_SCREENSHOTS,
-  launchBrowser,
-  ServerProcess,
-  snap,
-  watchErrors,
-} from './support';
+  createRoom,
+  feed,
+  joinRoom,
+  openCreateForm,
+  send as sendOnly,
+  serverAndBrowser,
+} from './suite';
 
 /**
  * Accessibility of every screen in both colour modes: axe-core finds no serious or critical
@@ -16,48 +16,20 @@ import {
  * the screenshots of both modes committed under web/e2e/screenshots/.
  */
 
-const STEP_MS = 10_000;
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 type Mode = 'light' | 'dark';
 
 jest.setTimeout(180_000);
 
-let server: ServerProcess;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const pageErrors: string[][] = [];
+const { browser } = serverAndBrowser();
 
-beforeAll(async () => {
-  const [port = 0] = await freePorts(1);
-  server = new ServerProcess(port);
-  await server.start();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await browser?.close();
-  await server?.stop();
-});
-
-async function newPage(mode: Mode, viewport = DESKTOP, mobile = false): Promise<Page> {
-  const context = await browser.newContext({
-    viewport,
-    isMobile: mobile,
-    hasTouch: mobile,
-    baseURL: server.origin,
+function newPage(mode: Mode, phone = false): Promise<Page> {
+  return browser.newPage({
+    phone,
     colorScheme: mode,
     reducedMotion: 'reduce',
     // axe is injected as an inline script, which the app's CSP refuses.
     bypassCSP: true,
-    permissions: ['clipboard-read', 'clipboard-write'],
   });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(STEP_MS);
-  pageErrors.push(watchErrors(page));
-  return page;
 }
 
 /** Expects no serious or critical axe finding on `page`, naming the screen when there are. */
@@ -66,34 +38,9 @@ async function expectAccessible(page: Page, screen: string): Promise<void> {
   expect({ screen, findings }).toEqual({ screen, findings: [] });
 }
 
-async function openCreateForm(page: Page): Promise<void> {
-  const suggestion = page.waitForResponse((response) => response.url().endsWith('/api/room-name'));
-  await page.goto('/');
-  await suggestion;
-  await page.getByLabel('Your Name').waitFor();
-}
-
-async function createRoom(page: Page, room: string, name: string): Promise<void> {
-  await openCreateForm(page);
-  await page.getByLabel('Room Name').fill(room);
-  await page.getByLabel('Your Name').fill(name);
-  await page.getByRole('button', { name: 'Create Room' }).click();
-  await page.waitForURL(`**/r/${room}`);
-  await page.getByText('Online', { exact: true }).waitFor();
-}
-
-async function joinRoom(page: Page, room: string, name: string): Promise<void> {
-  await page.goto(`/r/${room}`);
-  const dialog = page.getByRole('dialog');
-  await dialog.getByLabel('Username').fill(name);
-  await dialog.getByRole('button', { name: 'Continue' }).click();
-  await page.getByText('Online', { exact: true }).waitFor();
-}
-
 async function send(page: Page, text: string): Promise<void> {
-  await page.getByPlaceholder('Type a message...').fill(text);
-  await page.getByRole('button', { name: 'Send' }).click();
-  await page.getByRole('log', { name: 'Messages' }).getByText(text).last().waitFor();
+  await sendOnly(page, text);
+  await feed(page).getByText(text).last().waitFor();
 }
 
 async function expectMode(page: Page, mode: Mode): Promise<void> {
@@ -117,7 +64,7 @@ describe.each<Mode>(['light', 'dark'])('Every screen in the %s colour mode', (mo
 
   it('a room with messages from two people, a link in each bubble, and someone typing', async () => {
     const alice = await newPage(mode);
-    await createRoom(alice, room, 'Alice');
+    await createRoom(alice, 'Alice', room);
     await expectAccessible(alice, 'empty room');
     const bob = await newPage(mode);
     await joinRoom(bob, room, 'Bob');
@@ -157,7 +104,7 @@ describe.each<Mode>(['light', 'dark'])('Every screen in the %s colour mode', (mo
   });
 
   it('a phone: the create form, the room and its participants drawer', async () => {
-    const phone = await newPage(mode, PHONE, true);
+    const phone = await newPage(mode, true);
     await openCreateForm(phone);
     await expectAccessible(phone, 'phone create form');
     await joinRoom(phone, room, 'Dana');
@@ -205,7 +152,7 @@ describe('The dark-mode toggle', () => {
       .getByRole('button', { name: 'Create Room' })
       .evaluate((button) => getComputedStyle(button).backgroundColor);
     expect(primary).toBe('rgb(194, 65, 12)');
-    await createRoom(page, 'a11y-brand', 'Erin');
+    await createRoom(page, 'Erin', 'a11y-brand');
     await send(page, 'Mine, in blue');
     const own = await page
       .getByRole('log', { name: 'Messages' })
@@ -215,9 +162,7 @@ describe('The dark-mode toggle', () => {
   });
 
   it('ran without errors in the pages', () => {
-    const relevant = pageErrors
-      .flat()
-      .filter((text) => !/WebSocket connection to .* failed|Failed to load resource/.test(text));
+    const relevant = browser.unexpectedErrors();
     expect(relevant.filter((text) => /Content Security Policy|Uncaught/i.test(text))).toEqual([]);
   });
 });

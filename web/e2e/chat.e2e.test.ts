@@ -1,82 +1,12 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { freePorts } from '../../infra/cluster/wait';
-import { launchBrowser, ServerProcess, snap, watchErrors } from './support';
+import type { Page } from 'playwright-core';
+import { snap } from './support';
+import { createRoom, feed, joinRoom, messageItem, send, serverAndBrowser, STEP_MS } from './suite';
 
 /** Bounded waits: generous for a reconnect (5 s ± 20 % per attempt), short otherwise. */
 const RECOVERY_MS = 30_000;
-const STEP_MS = 10_000;
 
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
-
-let server: ServerProcess;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const pageErrors: string[][] = [];
-
-async function newPage(viewport = DESKTOP, mobile = false): Promise<Page> {
-  const context = await browser.newContext({
-    viewport,
-    isMobile: mobile,
-    hasTouch: mobile,
-    baseURL: server.origin,
-    permissions: ['clipboard-read', 'clipboard-write'],
-  });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(STEP_MS);
-  pageErrors.push(watchErrors(page));
-  return page;
-}
-
-function feed(page: Page) {
-  return page.getByRole('log', { name: 'Messages' });
-}
-
-/** Opens the create form once the server's room-name suggestion has filled it in. */
-async function openCreateForm(page: Page): Promise<void> {
-  const answer = page.waitForResponse((response) => response.url().endsWith('/api/room-name'));
-  await page.goto('/');
-  const { room_id } = (await (await answer).json()) as { room_id: string };
-  await page.waitForFunction(
-    (expected) => document.querySelector<HTMLInputElement>('#roomName')?.value === expected,
-    room_id,
-  );
-}
-
-async function createRoom(page: Page, name: string, room?: string): Promise<string> {
-  await openCreateForm(page);
-  const roomInput = page.getByLabel('Room Name');
-  if (room !== undefined) await roomInput.fill(room);
-  const roomName = await roomInput.inputValue();
-  await page.getByLabel('Your Name').fill(name);
-  await page.getByRole('button', { name: 'Create Room' }).click();
-  await page.waitForURL(`**/r/${roomName}`);
-  await page.getByRole('heading', { name: `Welcome ${name}` }).waitFor();
-  await page.getByText('Online', { exact: true }).waitFor();
-  return roomName;
-}
-
-async function joinRoom(page: Page, room: string, name: string): Promise<void> {
-  await page.goto(`/r/${room}`);
-  const dialog = page.getByRole('dialog');
-  await dialog.getByText('Please choose a username').waitFor();
-  await dialog.getByLabel('Username').fill(name);
-  await dialog.getByRole('button', { name: 'Continue' }).click();
-  await page.getByRole('heading', { name: `Welcome ${name}` }).waitFor();
-  await page.getByText('Online', { exact: true }).waitFor();
-}
-
-async function send(page: Page, text: string): Promise<void> {
-  await page.getByPlaceholder('Type a message...').fill(text);
-  await page.getByRole('button', { name: 'Send' }).click();
-}
-
-async function messageItem(page: Page, text: string, timeout = STEP_MS) {
-  const item = feed(page).getByRole('listitem').filter({ hasText: text });
-  await item.last().waitFor({ timeout });
-  return item.last();
-}
+const { server, browser } = serverAndBrowser();
+const newPage = (options: { phone?: boolean } = {}) => browser.newPage(options);
 
 async function expectClass(page: Page, text: string, cls: string, timeout = STEP_MS) {
   const item = await messageItem(page, text, timeout);
@@ -92,19 +22,6 @@ function participant(page: Page, name: string) {
 
 // Browser flows wait on real reconnects (seconds each): a generous, bounded time per test.
 jest.setTimeout(120_000);
-
-beforeAll(async () => {
-  const [port = 0] = await freePorts(1);
-  server = new ServerProcess(port);
-  await server.start();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await browser?.close();
-  await server?.stop();
-});
 
 describe('Taco Chat in a real browser against the real server', () => {
   let alice: Page;
@@ -182,7 +99,7 @@ describe('Taco Chat in a real browser against the real server', () => {
     await alice.waitForTimeout(400);
     await snap(alice, '08-share-toast');
     const copied = await alice.evaluate(() => navigator.clipboard.readText());
-    expect(copied).toBe(`${server.origin}/r/${room}`);
+    expect(copied).toBe(`${server().origin}/r/${room}`);
     await alice
       .getByText('Your link has been copied to your clipboard.')
       .waitFor({ state: 'hidden', timeout: STEP_MS });
@@ -221,10 +138,10 @@ describe('Taco Chat in a real browser against the real server', () => {
   it('shows it is reconnecting while the server is down and recovers after a restart', async () => {
     await send(alice, 'Before the restart');
     await messageItem(bob, 'Before the restart');
-    await server.stop();
+    await server().stop();
     await alice.getByText('Connection lost. Reconnecting…').waitFor();
     await snap(alice, '10-reconnecting');
-    await server.start();
+    await server().start();
     // The embedded server signs tokens with a new secret after a restart: the client gets 4401,
     // asks for new credentials with the name it knows, and reconnects without a prompt.
     for (const page of [alice, bob]) {
@@ -242,7 +159,8 @@ describe('Taco Chat in a real browser against the real server', () => {
   });
 
   it('re-authenticates after a 4401, and asks for a new name when the old one is taken', async () => {
-    const carol = await newPage();
+    const carolContext = await browser.newContext();
+    const carol = await browser.newPage(carolContext);
     await joinRoom(carol, room, 'Carol');
     // Carol's saved token goes bad and her saved name becomes one that is in use: on reload the
     // socket is refused (4401), the silent credential request gets 409, and the modal explains.
@@ -263,8 +181,7 @@ describe('Taco Chat in a real browser against the real server', () => {
       window.localStorage.setItem('persist:root', JSON.stringify(saved));
     });
     await carol.close();
-    const again = await contexts[contexts.length - 1]!.newPage();
-    again.setDefaultTimeout(STEP_MS);
+    const again = await browser.newPage(carolContext);
     await again.goto(`/r/${room}`);
     const dialog = again.getByRole('dialog');
     await dialog
@@ -313,7 +230,7 @@ describe('Taco Chat in a real browser against the real server', () => {
   });
 
   it('works on a phone-sized screen', async () => {
-    const phone = await newPage(PHONE, true);
+    const phone = await newPage({ phone: true });
     await phone.goto('/');
     await phone.getByLabel('Your Name').waitFor();
     await snap(phone, '13-phone-create');
@@ -336,9 +253,7 @@ describe('Taco Chat in a real browser against the real server', () => {
   });
 
   it('ran without errors in the pages (including Content-Security-Policy reports)', () => {
-    const relevant = pageErrors
-      .flat()
-      .filter((text) => !/WebSocket connection to .* failed|Failed to load resource/.test(text));
+    const relevant = browser.unexpectedErrors();
     expect(relevant.filter((text) => /Content Security Policy|Uncaught/i.test(text))).toEqual([]);
   });
 });

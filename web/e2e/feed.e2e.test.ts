@@ -1,64 +1,29 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import WebSocket from 'ws';
-import { freePorts, waitFor } from '../../infra/cluster/wait';
-import { launchBrowser, ServerProcess, watchErrors } from './support';
+import { waitFor } from '../../infra/cluster/wait';
+import { snap } from './support';
+import {
+  type ContextOptions,
+  feed,
+  joinRoom,
+  serverAndBrowser,
+  STEP_MS,
+  waitOnline,
+} from './suite';
 
 /** The feed's screenshots are kept with the code (they show the states this suite covers). */
 const SHOTS = join(__dirname, 'screenshots');
-const STEP_MS = 10_000;
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
-
-let server: ServerProcess;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
+const { server, browser } = serverAndBrowser();
 const sockets: WebSocket[] = [];
-const pageErrors: string[][] = [];
 const room = `feed-${Date.now().toString(36)}`;
 
-async function newContext(viewport = DESKTOP, mobile = false): Promise<BrowserContext> {
-  const context = await browser.newContext({
-    viewport,
-    isMobile: mobile,
-    hasTouch: mobile,
-    locale: 'en-US',
-    baseURL: server.origin,
-    permissions: ['clipboard-read', 'clipboard-write'],
-  });
-  contexts.push(context);
-  return context;
-}
-
-async function newPage(context: BrowserContext): Promise<Page> {
-  const page = await context.newPage();
-  page.setDefaultTimeout(STEP_MS);
-  pageErrors.push(watchErrors(page));
-  return page;
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
-}
-
-const feed = (page: Page) => page.getByRole('log', { name: 'Messages' });
+const newContext = (options: ContextOptions = {}) =>
+  browser.newContext({ locale: 'en-US', ...options });
+const newPage = (context: BrowserContext) => browser.newPage(context);
+const shot = (page: Page, name: string) => snap(page, name, SHOTS);
 const rows = (page: Page) => feed(page).getByRole('listitem');
 const messages = (page: Page) => feed(page).locator('li.message');
-
-async function waitOnline(page: Page, name: string): Promise<void> {
-  await page.getByRole('heading', { name: `Welcome ${name}` }).waitFor();
-  await page.getByText('Online', { exact: true }).waitFor();
-}
-
-async function joinRoom(page: Page, name: string): Promise<void> {
-  await page.goto(`/r/${room}`);
-  const dialog = page.getByRole('dialog');
-  await dialog.getByLabel('Username').fill(name);
-  await dialog.getByRole('button', { name: 'Continue' }).click();
-  await waitOnline(page, name);
-}
 
 /** Sends from the browser and waits for the message to show (as `shown`, once rendered). */
 async function send(page: Page, text: string, shown = text): Promise<void> {
@@ -74,13 +39,15 @@ function say(socket: WebSocket, body: string): void {
 
 /** A participant without a browser: credentials over HTTP, then a plain WebSocket. */
 async function cliParticipant(name: string): Promise<WebSocket> {
-  const response = await fetch(`${server.origin}/api/room/${room}`, {
+  const response = await fetch(`${server().origin}/api/room/${room}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ sender_id: name }),
   });
   const { token } = (await response.json()) as { token: string };
-  const socket = new WebSocket(`ws://127.0.0.1:${server.port}/api/room/${room}/ws?token=${token}`);
+  const socket = new WebSocket(
+    `ws://127.0.0.1:${server().port}/api/room/${room}/ws?token=${token}`,
+  );
   sockets.push(socket);
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
@@ -143,18 +110,8 @@ function contrast(page: Page, selector: string): Promise<number> {
 
 jest.setTimeout(120_000);
 
-beforeAll(async () => {
-  const [port = 0] = await freePorts(1);
-  server = new ServerProcess(port);
-  await server.start();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
+afterAll(() => {
   for (const socket of sockets) socket.terminate();
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await browser?.close();
-  await server?.stop();
 });
 
 const MARKDOWN = [
@@ -176,9 +133,9 @@ describe('The message feed in a real browser', () => {
   it('says who joined, renders Markdown and highlights a mention of the reader', async () => {
     aliceContext = await newContext();
     alice = await newPage(aliceContext);
-    await joinRoom(alice, 'Alice');
+    await joinRoom(alice, room, 'Alice');
     bob = await newPage(await newContext());
-    await joinRoom(bob, 'Bob');
+    await joinRoom(bob, room, 'Bob');
     await rows(alice).filter({ hasText: 'Bob joined' }).waitFor();
     // Bob's own join roster is not news to him.
     expect(await rows(bob).filter({ hasText: 'joined' }).count()).toBe(0);
@@ -349,15 +306,15 @@ describe('The message feed in a real browser', () => {
     const tomorrow = await newPage(context);
     await send(bob, 'Sent today, read tomorrow');
     await tomorrow.clock.setFixedTime(new Date(Date.now() + 24 * 3600 * 1000));
-    await joinRoom(tomorrow, 'Erin');
+    await joinRoom(tomorrow, room, 'Erin');
     await messages(tomorrow).filter({ hasText: 'read tomorrow' }).waitFor();
     expect(await rows(tomorrow).first().textContent()).toBe('Yesterday');
     await shot(tomorrow, 'feed-yesterday-1280');
   });
 
   it('reads well on a phone', async () => {
-    const phone = await newPage(await newContext(PHONE, true));
-    await joinRoom(phone, 'Dana');
+    const phone = await newPage(await newContext({ phone: true }));
+    await joinRoom(phone, room, 'Dana');
     say(cook, MARKDOWN.replace('@Alice', '@Dana'));
     say(cook, Array.from({ length: 30 }, (_, i) => `Step ${i + 1}`).join('\n'));
     const long = messages(phone).filter({ hasText: 'Step 1' });
@@ -369,9 +326,7 @@ describe('The message feed in a real browser', () => {
   });
 
   it('ran without errors in the pages', () => {
-    const relevant = pageErrors
-      .flat()
-      .filter((text) => !/WebSocket connection to .* failed|Failed to load resource/.test(text));
+    const relevant = browser.unexpectedErrors();
     expect(relevant.filter((text) => /Content Security Policy|Uncaught/i.test(text))).toEqual([]);
   });
 });

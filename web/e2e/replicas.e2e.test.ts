@@ -1,7 +1,7 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { type Cluster, startCluster } from '../../infra/cluster/cluster';
 import { sleep } from '../../infra/cluster/wait';
-import { launchBrowser, watchErrors } from './support';
+import { BrowserSuite, feed } from './suite';
 
 /**
  * Two people in one room, each on a different api replica behind nginx (Redis between them):
@@ -12,26 +12,10 @@ import { launchBrowser, watchErrors } from './support';
 const STEP_MS = 15_000;
 
 let cluster: Cluster;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const pageErrors: string[][] = [];
+const browser = new BrowserSuite(() => cluster.url, STEP_MS);
 let alice: Page;
 let bob: Page;
 let room: string;
-
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 800 },
-    baseURL: cluster.url,
-  });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(STEP_MS);
-  pageErrors.push(watchErrors(page));
-  return page;
-}
-
-const feed = (page: Page) => page.getByRole('log', { name: 'Messages' });
 
 /** Open sockets on each replica, read from its own metrics (bypassing nginx). */
 async function socketsPerReplica(): Promise<number[]> {
@@ -46,14 +30,13 @@ async function socketsPerReplica(): Promise<number[]> {
 
 beforeAll(async () => {
   cluster = await startCluster({ replicas: 2 });
-  browser = await launchBrowser();
-  alice = await newPage();
-  bob = await newPage();
+  await browser.launch();
+  alice = await browser.newPage();
+  bob = await browser.newPage();
 }, 90_000);
 
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await browser?.close();
+  await browser.close();
   await cluster?.stop();
 }, 60_000);
 
@@ -124,6 +107,6 @@ describe('One room over two replicas, in the browser', () => {
   });
 
   it('ran without errors in the pages', () => {
-    expect(pageErrors.flat()).toEqual([]);
+    expect(browser.unexpectedErrors()).toEqual([]);
   });
 });

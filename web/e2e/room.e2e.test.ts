@@ -1,8 +1,15 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { freePorts } from '../../infra/cluster/wait';
-import { launchBrowser, ServerProcess, watchErrors } from './support';
+import type { Page } from 'playwright-core';
+import { snap as saveSnap } from './support';
+import {
+  composer,
+  createRoom,
+  feed,
+  joinRoom,
+  messageItem,
+  serverAndBrowser,
+  STEP_MS,
+} from './suite';
 
 /**
  * The room's own features in a real browser, desktop (1280×800) and phone (390×844) side by side:
@@ -12,15 +19,9 @@ import { launchBrowser, ServerProcess, watchErrors } from './support';
  * web/e2e/screenshots/.
  */
 
-const STEP_MS = 10_000;
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 const SCREENSHOTS = join(__dirname, 'screenshots');
 
-let server: ServerProcess;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const pageErrors: string[][] = [];
+const { server, browser } = serverAndBrowser();
 
 /** Browser notifications the page showed, recorded instead of shown. */
 interface ShownNotification {
@@ -30,13 +31,7 @@ interface ShownNotification {
 }
 
 async function newPage(phone = false): Promise<Page> {
-  const context = await browser.newContext({
-    viewport: phone ? PHONE : DESKTOP,
-    isMobile: phone,
-    hasTouch: phone,
-    baseURL: server.origin,
-    permissions: ['clipboard-read', 'clipboard-write'],
-  });
+  const context = await browser.newContext({ phone });
   // Notifications are granted and recorded, so a test can read what would have shown.
   await context.addInitScript(() => {
     const shown: ShownNotification[] = [];
@@ -49,25 +44,10 @@ async function newPage(phone = false): Promise<Page> {
     }
     Object.assign(window, { Notification: RecordedNotification, shownNotifications: shown });
   });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(STEP_MS);
-  pageErrors.push(watchErrors(page));
-  return page;
+  return browser.newPage(context);
 }
 
-async function snap(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
-}
-
-function feed(page: Page) {
-  return page.getByRole('log', { name: 'Messages' });
-}
-
-function composer(page: Page) {
-  return page.getByPlaceholder('Type a message...');
-}
+const snap = (page: Page, name: string) => saveSnap(page, name, SCREENSHOTS);
 
 function participants(page: Page) {
   return page.getByRole('list', { name: /Participants/ });
@@ -84,57 +64,13 @@ async function notifications(page: Page): Promise<ShownNotification[]> {
   );
 }
 
-async function createRoom(page: Page, name: string): Promise<string> {
-  const suggestion = page.waitForResponse((r) => r.url().endsWith('/api/room-name'));
-  await page.goto('/');
-  const { room_id } = (await (await suggestion).json()) as { room_id: string };
-  await page.waitForFunction(
-    (expected) => document.querySelector<HTMLInputElement>('#roomName')?.value === expected,
-    room_id,
-  );
-  await page.getByLabel('Your Name').fill(name);
-  await page.getByRole('button', { name: 'Create Room' }).click();
-  await page.waitForURL(`**/r/${room_id}`);
-  await page.getByRole('heading', { name: `Welcome ${name}` }).waitFor();
-  await page.getByText('Online', { exact: true }).waitFor();
-  return room_id;
-}
-
-async function joinRoom(page: Page, room: string, name: string): Promise<void> {
-  await page.goto(`/r/${room}`);
-  const dialog = page.getByRole('dialog');
-  await dialog.getByLabel('Username').fill(name);
-  await dialog.getByRole('button', { name: 'Continue' }).click();
-  await page.getByRole('heading', { name: `Welcome ${name}` }).waitFor();
-  await page.locator('.connection-pill-open').waitFor();
-}
-
 /** Types a message and sends it with Enter (desktop). */
 async function sendWithEnter(page: Page, text: string): Promise<void> {
   await composer(page).fill(text);
   await composer(page).press('Enter');
 }
 
-async function messageItem(page: Page, text: string) {
-  const item = feed(page).getByRole('listitem').filter({ hasText: text }).last();
-  await item.waitFor();
-  return item;
-}
-
 jest.setTimeout(120_000);
-
-beforeAll(async () => {
-  const [port = 0] = await freePorts(1);
-  server = new ServerProcess(port);
-  await server.start();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await browser?.close();
-  await server?.stop();
-});
 
 describe('A room on a laptop and a phone', () => {
   let alice: Page;
@@ -151,7 +87,7 @@ describe('A room on a laptop and a phone', () => {
     await header.getByRole('button', { name: 'Share' }).click();
     await bob.getByText('Your link has been copied to your clipboard.').waitFor();
     expect(await bob.evaluate(() => navigator.clipboard.readText())).toBe(
-      `${server.origin}/r/${room}`,
+      `${server().origin}/r/${room}`,
     );
     await snap(bob, 'room-01-phone-header-share');
     // On a laptop the sidebar has them; the header does not repeat them.
@@ -328,7 +264,7 @@ describe('A room on a laptop and a phone', () => {
 
     await alice.getByRole('button', { name: 'Room menu' }).click();
     await alice.getByRole('menuitem', { name: 'Leave room' }).click();
-    await alice.waitForURL(`${server.origin}/`);
+    await alice.waitForURL(`${server().origin}/`);
     await alice.getByRole('button', { name: 'Create Room' }).waitFor();
     expect(await alice.getByRole('region', { name: 'Rooms you were in' }).count()).toBe(0);
     // On the phone the participants are in the drawer.
@@ -344,9 +280,6 @@ describe('A room on a laptop and a phone', () => {
   });
 
   it('reported no errors in the pages but the refused name (409) and closed sockets', () => {
-    const relevant = pageErrors
-      .flat()
-      .filter((text) => !/WebSocket connection to .* failed|Failed to load resource/.test(text));
-    expect(relevant).toEqual([]);
+    expect(browser.unexpectedErrors()).toEqual([]);
   });
 });
