@@ -81,7 +81,8 @@ export function launchBrowser(): Promise<Browser> {
 /** Saves a screenshot of the page as a test artifact (or into `dir`). */
 export async function snap(page: Page, name: string, dir = SCREENSHOTS): Promise<void> {
   mkdirSync(dir, { recursive: true });
-  await page.screenshot({ path: join(dir, `${name}.png`) });
+  // Entrances (a dialog settling, a drawer sliding in) are shown as they end.
+  await page.screenshot({ path: join(dir, `${name}.png`), animations: 'disabled' });
 }
 
 /** The impacts that fail a test: axe's `serious` and `critical`. */
