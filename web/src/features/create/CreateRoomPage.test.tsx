@@ -1,5 +1,5 @@
 import { ANIMALS, ApiPath, COLOURS, FORBIDDEN_NAME_CHARACTERS } from '@taco/protocol';
-import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { renderApp } from '../../../test/render';
 import { API, server, SUGGESTED_ROOM } from '../../../test/server';
@@ -12,6 +12,8 @@ afterAll(() => server.close());
 const roomInput = () => screen.getByLabelText('Room Name');
 const userInput = () => screen.getByLabelText('Your Name');
 const submit = () => screen.getByRole('button', { name: 'Create Room' });
+/** Lets the page's requests and timers settle for `ms`, its updates inside act(). */
+const settle = (ms: number) => act(() => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
 async function fill(user: ReturnType<typeof renderApp>['user'], room: string, name: string) {
   await user.clear(roomInput());
@@ -30,7 +32,7 @@ describe('Create Room page: the room name', () => {
     server.use(http.get(`${API}${ApiPath.roomName}`, () => HttpResponse.error()));
     renderApp();
     const local = (roomInput() as HTMLInputElement).value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await settle(50);
     expect(roomInput()).toHaveValue(local);
     expect(local).toMatch(/^[a-z]+-[a-z]+$/);
   });
@@ -45,7 +47,7 @@ describe('Create Room page: the room name', () => {
     const { user } = renderApp();
     await user.clear(roomInput());
     await user.type(roomInput(), 'our-room');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await settle(200);
     expect(roomInput()).toHaveValue('our-room');
   });
 
