@@ -3,8 +3,10 @@ import { gzipSync } from 'node:zlib';
 import { ApiPath, STORAGE_UNAVAILABLE_MESSAGE, ValidationMessage } from '@taco/protocol';
 import { PresenceStore } from '../src/bus/presence.port';
 import { RoomsService } from '../src/rooms/rooms.service';
+import { parsePrometheusText } from './support/prometheus-text';
 import { RedisServer } from './support/redis-server';
 import { startTestApp, type TestApp } from './support/test-app';
+import { until } from './support/until';
 
 interface RawRequest {
   path: string;
@@ -78,6 +80,12 @@ function observable({ status, headers, text }: RawAnswer) {
 }
 
 const json = (value: unknown) => JSON.stringify(value);
+
+/** `taco_http_rate_limited_total` as the app's metrics endpoint reports it. */
+async function rateLimitedCount(t: TestApp): Promise<number | undefined> {
+  const text = await (await fetch(`${t.baseUrl}${ApiPath.metrics}`)).text();
+  return parsePrometheusText(text).get('taco_http_rate_limited_total')?.samples[0]?.value;
+}
 const path = ApiPath.roomCredentials('teal-otter');
 
 /** Requests the plain route answers itself, each with a different answer or reason. */
@@ -281,9 +289,43 @@ describe.each([
       expect(mine.map((answer) => answer.status)).toEqual([200, 400, 400, 429]);
       expect(mine[3]?.headers['retry-after']).toMatch(/^\d+$/);
       expect(mine).toEqual(theirs);
+      for (const t of apps) expect(await rateLimitedCount(t)).toBe(1);
     } finally {
       await Promise.all(apps.map((t) => t.close()));
       await Promise.all(redis.map((server) => server.dispose()));
+    }
+  });
+});
+
+describe('The plain route logs as Express does', () => {
+  it('writes one debug line per request with its id, method, path and status, and no token', async () => {
+    const lines: string[] = [];
+    const t = await startTestApp(
+      { logLevel: 'debug' },
+      { write: (line: string) => lines.push(line) },
+    );
+    try {
+      const answer = await send(t, {
+        path,
+        body: json({ sender_id: 'Quinn' }),
+        headers: { 'x-request-id': 'trace-7' },
+      });
+      const { token } = JSON.parse(answer.text) as { token: string };
+      await until(() => lines.some((line) => line.includes('trace-7')));
+      const logged = lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line.reqId === 'trace-7');
+      expect(logged).toEqual([
+        expect.objectContaining({
+          level: 'debug',
+          msg: 'request completed',
+          req: { method: 'POST', path },
+          res: { statusCode: 200 },
+        }),
+      ]);
+      expect(lines.join('\n')).not.toContain(token);
+    } finally {
+      await t.close();
     }
   });
 });
