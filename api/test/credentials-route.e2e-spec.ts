@@ -143,6 +143,12 @@ const answeredPlainly: [string, RawRequest][] = [
     { path, body: json({ sender_id: null, sender: 'Lou' }) },
   ],
   ['a bad sender beside a good sender_id', { path, body: json({ sender_id: 'Max', sender: '!' }) }],
+  ['a name behind __proto__', { path, body: '{"__proto__":{"sender_id":"Ann"}}' }],
+  ['a name beside __proto__', { path, body: '{"__proto__":{"x":1},"sender":"Ann"}' }],
+  [
+    'a field named like the DTO getter',
+    { path, body: json({ sender_id: 'Ann', senderName: 'Zed' }) },
+  ],
   ['an empty body', { path, body: '' }],
   ['a body of whitespace', { path, body: ' \n\t ' }],
   ['a JSON array', { path, body: '[1,2]' }],
