@@ -1,5 +1,5 @@
-import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
+import { rawRequest, type RawResponse } from '../../infra/cluster/wait';
 import { ApiPath, STORAGE_UNAVAILABLE_MESSAGE, ValidationMessage } from '@taco/protocol';
 import { PresenceStore } from '../src/bus/presence.port';
 import { RoomsService } from '../src/rooms/rooms.service';
@@ -16,40 +16,17 @@ interface RawRequest {
   chunked?: boolean;
 }
 
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
 /** A POST exactly as given: the test decides every header, the length and the body's bytes. */
 function send(t: TestApp, { path, body = '', headers = {}, chunked = false }: RawRequest) {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  return new Promise<RawAnswer>((resolve, reject) => {
-    const request = httpRequest(
-      `${t.baseUrl}${path}`,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(chunked ? {} : { 'content-length': String(bytes.length) }),
-          ...headers,
-        },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-      },
-    );
-    request.on('error', reject);
-    request.end(bytes);
+  return rawRequest(`${t.baseUrl}${path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(chunked ? {} : { 'content-length': String(bytes.length) }),
+      ...headers,
+    },
+    body: bytes,
   });
 }
 
@@ -64,8 +41,8 @@ const claimsOf = (token: string) =>
  * calls by design (the date, a generated request id, a token's issue time and what hashes it)
  * reduced to its form.
  */
-function observable({ status, headers, text }: RawAnswer) {
-  const body = JSON.parse(text) as Record<string, unknown>;
+function observable({ status, headers, body: bytes }: RawResponse) {
+  const body = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
   const seen: Record<string, unknown> = { ...headers };
   delete seen.date;
   if (typeof body.token === 'string') {
@@ -214,7 +191,11 @@ describe('POST /api/room/:room_id answered ahead of Express', () => {
     const answer = await send(plain, { path, body: json({ sender_id: ' Ann Lee ' }) });
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
-    const body = JSON.parse(answer.text) as { room_id: string; sender_id: string; token: string };
+    const body = JSON.parse(answer.body.toString('utf8')) as {
+      room_id: string;
+      sender_id: string;
+      token: string;
+    };
     expect(body).toEqual({
       room_id: 'teal-otter',
       sender_id: 'Ann Lee',
@@ -222,7 +203,7 @@ describe('POST /api/room/:room_id answered ahead of Express', () => {
     });
     expect(claimsOf(body.token)).toMatchObject({ sub: 'Ann Lee', aud: 'teal-otter' });
     const bad = await send(plain, { path: '/api/room/ab', body: json({ sender_id: 'x' }) });
-    expect(JSON.parse(bad.text)).toEqual({
+    expect(JSON.parse(bad.body.toString('utf8'))).toEqual({
       statusCode: 400,
       error: 'Bad Request',
       message: [ValidationMessage.RoomNameTooShort],
@@ -247,7 +228,9 @@ describe('POST /api/room/:room_id answered ahead of Express', () => {
     const raw = { path, body: json({ sender_id: 'Otto' }) };
     const mine = await send(plain, raw);
     expect(mine.status).toBe(503);
-    expect(JSON.parse(mine.text)).toMatchObject({ message: STORAGE_UNAVAILABLE_MESSAGE });
+    expect(JSON.parse(mine.body.toString('utf8'))).toMatchObject({
+      message: STORAGE_UNAVAILABLE_MESSAGE,
+    });
     expect(observable(mine)).toEqual(observable(await send(nest, raw)));
   });
 
@@ -260,7 +243,7 @@ describe('POST /api/room/:room_id answered ahead of Express', () => {
     const raw = { path, body: json({ sender_id: 'Pia' }) };
     const mine = await send(plain, raw);
     expect(mine.status).toBe(500);
-    expect(mine.text).not.toContain('signing failed');
+    expect(mine.body.toString('utf8')).not.toContain('signing failed');
     expect(observable(mine)).toEqual(observable(await send(nest, raw)));
   });
 });
@@ -316,7 +299,7 @@ describe('The plain route logs as Express does', () => {
         body: json({ sender_id: 'Quinn' }),
         headers: { 'x-request-id': 'trace-7' },
       });
-      const { token } = JSON.parse(answer.text) as { token: string };
+      const { token } = JSON.parse(answer.body.toString('utf8')) as { token: string };
       await until(() => lines.some((line) => line.includes('trace-7')));
       const logged = lines
         .map((line) => JSON.parse(line) as Record<string, unknown>)
