@@ -58,15 +58,16 @@ export interface RawRequestOptions {
 
 /**
  * A request sent as given and an answer kept as received: no header the caller did not write
- * (a body without `Content-Length` goes chunked), the bytes as sent (fetch would ask for and
- * undo compression itself).
+ * but `Host` and `Connection: close` (a body without `Content-Length` goes chunked), the bytes as
+ * sent (fetch would ask for and undo compression itself).
  */
 export function rawRequest(
   url: string,
   { method = 'GET', headers = {}, body, timeoutMs = 10_000 }: RawRequestOptions = {},
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method, headers }, (response) => {
+    // A connection of its own: a kept-alive one may lead to a server that has since gone.
+    const request = httpRequest(url, { method, headers, agent: false }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () =>
