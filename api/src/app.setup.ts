@@ -3,23 +3,34 @@ import { Logger } from 'nestjs-pino';
 import { type Logger as PinoInstance } from 'pino';
 import { API_PREFIX } from '@taco/protocol';
 import { RoomWsAdapter } from './chat/room-ws.adapter';
-import { BodyValidationPipe } from './common/body-validation.pipe';
+import { BODY_LIMIT_BYTES, BodyValidationPipe } from './common/body-validation.pipe';
 import { HttpExceptionFilter } from './common/http-exception.filter';
 import { httpLogging, PINO_LOGGER } from './common/logging';
 import { securityHeadersMiddleware } from './common/security-headers';
 import { type AppConfig } from './config/app-config';
+import { CredentialsRoute } from './rooms/credentials.route';
 import { serveWeb } from './web/serve-web';
 
-/** Request bodies are two short names; anything larger is refused. */
-const BODY_LIMIT = '4kb';
+export interface ConfigureOptions {
+  /**
+   * Whether `POST /api/room/:room_id` is answered ahead of Express (`CredentialsRoute`); off, Nest's
+   * controller answers it as it does every other route (tests compare the two).
+   */
+  plainCredentialsRoute?: boolean;
+}
 
 /** Everything about the application that is not a module: shared by `main.ts` and the e2e tests. */
-export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+export function configureApp(
+  app: NestExpressApplication,
+  config: AppConfig,
+  { plainCredentialsRoute = true }: ConfigureOptions = {},
+): void {
   app.useLogger(app.get(Logger));
+  if (plainCredentialsRoute) app.get(CredentialsRoute).mount(app);
   app.use(httpLogging(app.get<PinoInstance>(PINO_LOGGER)));
   app.disable('x-powered-by');
   app.use(...securityHeadersMiddleware());
-  app.useBodyParser('json', { limit: BODY_LIMIT });
+  app.useBodyParser('json', { limit: BODY_LIMIT_BYTES });
   app.setGlobalPrefix(API_PREFIX.slice(1));
   app.useGlobalPipes(new BodyValidationPipe());
   app.useGlobalFilters(new HttpExceptionFilter());

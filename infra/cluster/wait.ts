@@ -47,14 +47,27 @@ export interface RawResponse {
   body: Buffer;
 }
 
-/** A GET that keeps the bytes as sent (fetch would ask for and undo compression itself). */
-export function rawGet(
+/** What `rawRequest` sends besides the URL. */
+export interface RawRequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  /** Sent as it is, with no header added for it (give `Content-Length` to send one). */
+  body?: Buffer;
+  timeoutMs?: number;
+}
+
+/**
+ * A request sent as given and an answer kept as received: no header the caller did not write
+ * but `Host` and `Connection: close` (a body without `Content-Length` goes chunked), the bytes as
+ * sent (fetch would ask for and undo compression itself).
+ */
+export function rawRequest(
   url: string,
-  headers: Record<string, string> = {},
-  timeoutMs = 10_000,
+  { method = 'GET', headers = {}, body, timeoutMs = 10_000 }: RawRequestOptions = {},
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { headers }, (response) => {
+    // A connection of its own: a kept-alive one may lead to a server that has since gone.
+    const request = httpRequest(url, { method, headers, agent: false }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () =>
@@ -70,8 +83,17 @@ export function rawGet(
     request.setTimeout(timeoutMs, () =>
       request.destroy(new Error(`${url}: no answer in ${timeoutMs} ms`)),
     );
-    request.end();
+    request.end(body);
   });
+}
+
+/** A GET that keeps the bytes as sent. */
+export function rawGet(
+  url: string,
+  headers: Record<string, string> = {},
+  timeoutMs = 10_000,
+): Promise<RawResponse> {
+  return rawRequest(url, { headers, timeoutMs });
 }
 
 /** Whether a Redis server answers PING on this loopback port. */

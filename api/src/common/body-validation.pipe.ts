@@ -6,6 +6,9 @@ import {
 } from '@nestjs/common';
 import { BODY_NOT_OBJECT_MESSAGE } from '@taco/protocol';
 
+/** Request bodies are two short names; anything larger is refused (413). */
+export const BODY_LIMIT_BYTES = 4096;
+
 /**
  * Validates request bodies against their DTOs. A body that is not a JSON object is refused with
  * a clear message; a missing body is validated as an empty object, so each field says what it lacks.

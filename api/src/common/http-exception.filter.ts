@@ -19,11 +19,55 @@ function statusOf(exception: unknown): number | undefined {
   return typeof value === 'number' && value >= 400 && value < 600 ? value : undefined;
 }
 
+/** The status and JSON body an HTTP error is answered with. */
+export interface HttpErrorAnswer {
+  status: number;
+  body: ApiErrorBody;
+}
+
+function bodyOf(exception: HttpException): ApiErrorBody {
+  const status = exception.getStatus();
+  const error = STATUS_CODES[status] ?? 'Error';
+  const payload = exception.getResponse();
+  if (typeof payload === 'string') return { statusCode: status, error, message: payload };
+  const { message } = payload as { message?: unknown };
+  const text =
+    typeof message === 'string' || Array.isArray(message)
+      ? (message as string | string[])
+      : exception.message;
+  return { statusCode: status, error, message: text };
+}
+
 /**
- * Every HTTP error as `{statusCode, error, message}` JSON: Nest's own exceptions as they are,
- * client errors from middleware (malformed JSON, a body too large) with their status, and
- * anything else as a 500 with no detail. Never a stack trace.
+ * Every HTTP error as `{statusCode, error, message}`: Nest's own exceptions as they are, client
+ * errors from middleware (malformed JSON, a body too large) with their status, and anything else
+ * as a 500 with no detail (logged with the request's id). Never a stack trace.
  */
+export function httpErrorAnswer(
+  exception: unknown,
+  reqId: unknown,
+  logger: Logger,
+): HttpErrorAnswer {
+  if (exception instanceof HttpException) {
+    return { status: exception.getStatus(), body: bodyOf(exception) };
+  }
+  const status = statusOf(exception);
+  if (status !== undefined && status < 500) {
+    const error = STATUS_CODES[status] ?? 'Error';
+    return { status, body: { statusCode: status, error, message: error } };
+  }
+  logger.error({
+    msg: `Request failed: ${exception instanceof Error ? exception.message : String(exception)}`,
+    reqId,
+    stack: exception instanceof Error ? exception.stack : undefined,
+  });
+  return {
+    status: HttpStatus.INTERNAL_SERVER_ERROR,
+    body: { statusCode: 500, error: STATUS_CODES[500] ?? 'Error', message: SERVER_ERROR_MESSAGE },
+  };
+}
+
+/** Answers every HTTP error that reaches Nest as `httpErrorAnswer` says. */
 @Catch()
 export class HttpExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Http');
@@ -31,39 +75,8 @@ export class HttpExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     if (response.headersSent) return;
-    if (exception instanceof HttpException) {
-      response.status(exception.getStatus()).json(this.bodyOf(exception));
-      return;
-    }
-    const status = statusOf(exception);
-    if (status !== undefined && status < 500) {
-      const error = STATUS_CODES[status] ?? 'Error';
-      response.status(status).json({ statusCode: status, error, message: error });
-      return;
-    }
     const request = host.switchToHttp().getRequest<IdentifiedRequest>();
-    this.logger.error({
-      msg: `Request failed: ${exception instanceof Error ? exception.message : String(exception)}`,
-      reqId: request.id,
-      stack: exception instanceof Error ? exception.stack : undefined,
-    });
-    response.status(HttpStatus.INTERNAL_SERVER_ERROR).json({
-      statusCode: 500,
-      error: STATUS_CODES[500],
-      message: SERVER_ERROR_MESSAGE,
-    });
-  }
-
-  private bodyOf(exception: HttpException): ApiErrorBody {
-    const status = exception.getStatus();
-    const error = STATUS_CODES[status] ?? 'Error';
-    const payload = exception.getResponse();
-    if (typeof payload === 'string') return { statusCode: status, error, message: payload };
-    const { message } = payload as { message?: unknown };
-    const text =
-      typeof message === 'string' || Array.isArray(message)
-        ? (message as string | string[])
-        : exception.message;
-    return { statusCode: status, error, message: text };
+    const { status, body } = httpErrorAnswer(exception, request.id, this.logger);
+    response.status(status).json(body);
   }
 }

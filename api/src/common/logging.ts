@@ -60,26 +60,38 @@ export type IdentifiedRequest = IncomingMessage & { id?: unknown };
  * Not pino-http with nestjs-pino's request-scoped logger: that binds the logger with an
  * AsyncLocalStorage, which on Node 20 turns on promise hooks for the whole process, so every
  * promise on the chat path would pay for HTTP logging.
+ *
+ * The returned function tags one request; `httpLogging` is it as Express middleware, and routes
+ * answered before Express (`CredentialsRoute`) call it themselves.
  */
-export function httpLogging(logger: Logger): RequestHandler {
+export function requestLogging(
+  logger: Logger,
+): (request: IdentifiedRequest, response: ServerResponse) => void {
   const perRequest = logger.isLevelEnabled('debug');
-  return (request: IdentifiedRequest, response, next) => {
+  return (request, response) => {
     const id = (request.id = requestId(request, response));
-    if (perRequest) {
-      const started = performance.now();
-      response.once('finish', () => {
-        const level = response.statusCode >= 500 ? 'error' : 'debug';
-        logger[level](
-          {
-            reqId: id,
-            req: { method: request.method, path: (request.url ?? '').split('?', 1)[0] },
-            res: { statusCode: response.statusCode },
-            responseTimeMs: Math.round(performance.now() - started),
-          },
-          'request completed',
-        );
-      });
-    }
+    if (!perRequest) return;
+    const started = performance.now();
+    response.once('finish', () => {
+      const level = response.statusCode >= 500 ? 'error' : 'debug';
+      logger[level](
+        {
+          reqId: id,
+          req: { method: request.method, path: (request.url ?? '').split('?', 1)[0] },
+          res: { statusCode: response.statusCode },
+          responseTimeMs: Math.round(performance.now() - started),
+        },
+        'request completed',
+      );
+    });
+  };
+}
+
+/** `requestLogging` as Express middleware. */
+export function httpLogging(logger: Logger): RequestHandler {
+  const tag = requestLogging(logger);
+  return (request: IdentifiedRequest, response, next) => {
+    tag(request, response);
     next();
   };
 }

@@ -1,4 +1,4 @@
-import { type RequestHandler } from 'express';
+import { type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import { CONTENT_SECURITY_POLICY, HSTS, PERMISSIONS_POLICY } from './security-policy';
 
@@ -28,4 +28,25 @@ export function securityHeadersMiddleware(): RequestHandler[] {
       next();
     },
   ];
+}
+
+/**
+ * The headers `securityHeadersMiddleware` sets, as it sets them (helmet run once on a recorder):
+ * for a route answered before Express, which must send exactly the same.
+ */
+export function securityHeadersOfMiddleware(): [string, string][] {
+  const headers = new Map<string, [string, string]>();
+  const recorder = {
+    setHeader(name: string, value: number | string | readonly string[]) {
+      headers.set(name.toLowerCase(), [name, String(value)]);
+      return recorder;
+    },
+    removeHeader(name: string) {
+      headers.delete(name.toLowerCase());
+    },
+  };
+  for (const middleware of securityHeadersMiddleware()) {
+    middleware({} as Request, recorder as unknown as Response, () => undefined);
+  }
+  return [...headers.values()];
 }

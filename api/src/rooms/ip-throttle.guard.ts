@@ -1,3 +1,4 @@
+import { type IncomingMessage } from 'node:http';
 import {
   type CanActivate,
   type ExecutionContext,
@@ -11,6 +12,17 @@ import { ClientIpResolver } from '../common/client-ip';
 import { MetricsService } from '../metrics/metrics.service';
 import { CredentialsRateLimiter, type IpRateLimiter, LookupRateLimiter } from './ip-rate-limiter';
 
+/** 429: a client IP over its budget, with the `Retry-After` seconds to send. */
+export class RateLimitedException extends HttpException {
+  readonly retryAfter: string;
+
+  constructor(waitMs: number) {
+    // `httpErrorAnswer` adds the status and its standard reason phrase.
+    super(RATE_LIMITED_MESSAGE, HttpStatus.TOO_MANY_REQUESTS);
+    this.retryAfter = String(Math.max(1, Math.ceil(waitMs / 1000)));
+  }
+}
+
 /** Answers 429 with `Retry-After` when a client IP is over its budget of calls. */
 abstract class IpThrottleGuard implements CanActivate {
   constructor(
@@ -19,18 +31,20 @@ abstract class IpThrottleGuard implements CanActivate {
     private readonly metrics: MetricsService,
   ) {}
 
+  /** Takes one call from the budget of `request`'s client: `null`, or the 429 to answer. */
+  async take(request: IncomingMessage): Promise<RateLimitedException | null> {
+    const waitMs = await this.limiter.take(this.clientIp.ofRequest(request));
+    if (waitMs === 0) return null;
+    this.metrics.httpRateLimited.inc();
+    return new RateLimitedException(waitMs);
+  }
+
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
-    const request = http.getRequest<Request>();
-    const ip = this.clientIp.ofRequest(request);
-    const waitMs = await this.limiter.take(ip);
-    if (waitMs === 0) return true;
-    this.metrics.httpRateLimited.inc();
-    http
-      .getResponse<Response>()
-      .setHeader('Retry-After', String(Math.max(1, Math.ceil(waitMs / 1000))));
-    // `HttpExceptionFilter` adds the status and its standard reason phrase.
-    throw new HttpException(RATE_LIMITED_MESSAGE, HttpStatus.TOO_MANY_REQUESTS);
+    const refusal = await this.take(http.getRequest<Request>());
+    if (refusal === null) return true;
+    http.getResponse<Response>().setHeader('Retry-After', refusal.retryAfter);
+    throw refusal;
   }
 }
 

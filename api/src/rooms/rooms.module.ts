@@ -11,6 +11,7 @@ import {
   MemoryIpRateLimiter,
   RedisIpRateLimiter,
 } from './ip-rate-limiter';
+import { CredentialsRoute } from './credentials.route';
 import { CredentialsThrottleGuard, LookupThrottleGuard } from './ip-throttle.guard';
 import { RoomTokenService } from './room-token.service';
 import { RoomDirectoryController } from './room-directory.controller';
@@ -46,6 +47,7 @@ function ipBudget(name: string, perMinute: (config: AppConfig) => number) {
   providers: [
     RoomsService,
     RoomTokenService,
+    CredentialsRoute,
     {
       provide: CredentialsRateLimiter,
       useFactory: ipBudget('credentials', (config) => config.credentialsPerMinute),

@@ -23,15 +23,21 @@ export class RoomsService {
   async issue(room: string, rawName: string): Promise<IssuedCredentials> {
     const name = normalizeUserName(rawName);
     if (await this.isTaken(room, name)) throw new ConflictException(NAME_TAKEN_MESSAGE);
-    return { name, token: this.tokens.sign(room, name) };
+    return this.credentials(room, name);
   }
 
-  private async isTaken(room: string, name: string): Promise<boolean> {
+  /** Whether someone connected in `room` right now uses `name`; 503 when that cannot be told. */
+  async isTaken(room: string, name: string): Promise<boolean> {
     try {
       return await this.presence.isPresent(room, name);
     } catch (error) {
       this.logger.warn(`Presence check failed: ${String(error)}`);
       throw new ServiceUnavailableException(STORAGE_UNAVAILABLE_MESSAGE);
     }
+  }
+
+  /** Credentials for a trimmed `name` known to be free in `room`. */
+  credentials(room: string, name: string): IssuedCredentials {
+    return { name, token: this.tokens.sign(room, name) };
   }
 }
