@@ -5,6 +5,7 @@ import { API_PREFIX } from '@taco/protocol';
 import { RoomWsAdapter } from './chat/room-ws.adapter';
 import { BODY_LIMIT_BYTES, BodyValidationPipe } from './common/body-validation.pipe';
 import { HttpExceptionFilter } from './common/http-exception.filter';
+import { jsonParseErrors } from './common/json-body';
 import { httpLogging, PINO_LOGGER } from './common/logging';
 import { securityHeadersMiddleware } from './common/security-headers';
 import { type AppConfig } from './config/app-config';
@@ -31,6 +32,7 @@ export function configureApp(
   app.disable('x-powered-by');
   app.use(...securityHeadersMiddleware());
   app.useBodyParser('json', { limit: BODY_LIMIT_BYTES });
+  app.use(jsonParseErrors());
   app.setGlobalPrefix(API_PREFIX.slice(1));
   app.useGlobalPipes(new BodyValidationPipe());
   app.useGlobalFilters(new HttpExceptionFilter());

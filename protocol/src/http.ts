@@ -103,8 +103,10 @@ export const STORAGE_UNAVAILABLE_MESSAGE = 'Chat is briefly unavailable; please 
 export const NO_FREE_ROOM_NAME_MESSAGE = 'No free room name was found; please try again';
 /** 401 from the ticket call: the Bearer token is missing, invalid or for another room. */
 export const TICKET_UNAUTHORIZED_MESSAGE = 'A valid token for this room is required';
-/** 400: a body that is not a JSON object. */
+/** 400: a body that is JSON, but not a JSON object. */
 export const BODY_NOT_OBJECT_MESSAGE = 'The request body must be a JSON object';
+/** 400: a body that is not JSON at all (malformed, cut short, only whitespace). */
+export const BODY_NOT_JSON_MESSAGE = 'The request body is not valid JSON';
 /** 500: anything unexpected; never a detail. */
 export const SERVER_ERROR_MESSAGE = 'Something went wrong on our side';
 /** 503 from `GET /api/health/ready`: the replica is draining, or cannot reach its storage. */

@@ -20,6 +20,7 @@ import { type Application } from 'express';
 import { type Logger as PinoInstance } from 'pino';
 import { BODY_LIMIT_BYTES } from '../common/body-validation.pipe';
 import { httpErrorAnswer } from '../common/http-exception.filter';
+import { parseJsonBody } from '../common/json-body';
 import { type IdentifiedRequest, PINO_LOGGER, requestLogging } from '../common/logging';
 import { securityHeadersOfMiddleware } from '../common/security-headers';
 import { credentialsNameField } from './dto/room-credentials.dto';
@@ -30,9 +31,6 @@ const PATH_PREFIX = `${API_PREFIX}/room/`;
 /** The JSON bodies Express's parser reads as they are: no other charset, no content coding. */
 const PLAIN_JSON = /^application\/json\s*(?:;\s*charset\s*=\s*(?:utf-8|"utf-8")\s*)?$/i;
 const DIGITS = /^\d+$/;
-/** The first character after JSON's whitespace, as Express's strict parser finds it. */
-const JSON_FIRST_CHARACTER = /^[ \t\n\r]*([^ \t\n\r]|$)/;
-const BYTE_ORDER_MARK = '\uFEFF';
 
 /** Express's ETag function (`app.get('etag fn')`), so answers carry the same ETag as `res.json`'s. */
 type ETagFunction = (body: string, encoding: BufferEncoding) => string | undefined;
@@ -61,47 +59,6 @@ function plainCredentialsRoom(request: IncomingMessage): string | null {
     return decodeURIComponent(segment);
   } catch {
     return null;
-  }
-}
-
-/** The first character after JSON's whitespace, if any. */
-const firstCharacter = (text: string): string | undefined =>
-  JSON_FIRST_CHARACTER.exec(text)?.[1] || undefined;
-
-/**
- * The message body-parser's strict mode gives a body that is not an object or an array: what
- * `JSON.parse` says of it from the first character on, as if everything from there were invalid.
- */
-function strictViolationMessage(text: string, first: string | undefined): string {
-  const index = first === undefined ? -1 : text.indexOf(first);
-  const partial = index === -1 ? '' : text.slice(0, index) + '#'.repeat(text.length - index);
-  try {
-    JSON.parse(partial);
-  } catch (error) {
-    return (error as SyntaxError).message.replace(/#+/g, (placeholder) =>
-      text.substring(index, index + placeholder.length),
-    );
-  }
-  return 'strict violation';
-}
-
-/**
- * A JSON body as Express's strict parser reads it: a leading byte order mark dropped, empty as
- * `{}`, and only an object or an array; anything else, and malformed JSON, a 400 with the
- * parser's message, which Nest's route passes on as it is.
- */
-function parseJsonBody(raw: Buffer): unknown {
-  let text = raw.toString('utf8');
-  if (text.startsWith(BYTE_ORDER_MARK)) text = text.slice(1);
-  if (text.length === 0) return {};
-  const first = firstCharacter(text);
-  if (first !== '{' && first !== '[') {
-    throw new BadRequestException(strictViolationMessage(text, first));
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new BadRequestException((error as SyntaxError).message);
   }
 }
 
