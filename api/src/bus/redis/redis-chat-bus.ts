@@ -96,6 +96,13 @@ export function appendTexts(
   return [storedHead, storedTail, payloadHead, payloadTail];
 }
 
+/** The `seq` and epoch the append script gave a message (it answers `<seq> <epoch>`). */
+function appended(reply: unknown): [seq: number, epoch: string] {
+  const text = String(reply);
+  const space = text.indexOf(' ');
+  return [Number(text.slice(0, space)), text.slice(space + 1)];
+}
+
 const append = new LuaScript(APPEND_SCRIPT);
 const clear = new LuaScript(CLEAR_SCRIPT);
 const history = new LuaScript(HISTORY_SCRIPT);
@@ -270,17 +277,14 @@ export class RedisChatBus extends ChatBus {
     ];
     const started = performance.now();
     if (this.replicaWait === null) {
-      const [seq, epoch] = (await append.run(this.redis.coalesced(), scriptKeys, args)) as [
-        number,
-        string,
-      ];
+      const [seq, epoch] = appended(await append.run(this.redis.coalesced(), scriptKeys, args));
       this.roundTrip('append', started);
       this.noteOwn(room, epoch, seq, draft, false);
       return { ...message, seq, epoch };
     }
     const deadline = started + (this.options.waitTimeoutMs ?? 0);
     const { node, reply } = await this.appendOnWriter(keys.seq, scriptKeys, args);
-    const [seq, epoch] = reply as [number, string];
+    const [seq, epoch] = appended(reply);
     this.roundTrip('append', started);
     this.noteOwn(room, epoch, seq, draft, held);
     const stored: StoredMessage = { ...message, seq, epoch };
