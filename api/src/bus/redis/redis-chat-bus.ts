@@ -17,7 +17,7 @@ import { decodeEnvelope, encodeEnvelope, envelopeHeader } from './envelope';
 import { LuaScript } from './lua-script';
 import { type RedisConnections, SUBSCRIBE_TIMEOUT_MS, withTimeout } from './redis-connections';
 import { ReplicaWait } from './replica-wait';
-import { messageNumber, RoomFeed } from './room-feed';
+import { messageNumber, type OwnMessage, RoomFeed } from './room-feed';
 import { roomKeys, roomOfChannel } from './redis-keys';
 import { APPEND_SCRIPT, CLEAR_SCRIPT, HISTORY_SCRIPT } from './scripts';
 
@@ -151,7 +151,7 @@ export class RedisChatBus extends ChatBus {
    * already delivered (a gap fill got it first) is dropped; the rest goes to the listener.
    */
   private received(channel: Buffer, envelope: Buffer): void {
-    const room = roomOfChannel(channel.toString('utf8'));
+    const room = roomOfChannel(channel);
     if (room === null) return;
     const feed = this.feeds.get(room);
     if (envelope[0] === PROBE_MARK) {
@@ -304,10 +304,12 @@ export class RedisChatBus extends ChatBus {
   ): void {
     const heldFor = held ? draft.connectionId : undefined;
     if (draft.clientId === undefined && heldFor === undefined) return;
-    this.feeds.get(room)?.noteOwn(epoch, seq, {
-      ...(draft.clientId === undefined ? {} : { clientId: draft.clientId }),
-      ...(heldFor === undefined ? {} : { heldFor }),
-    });
+    const feed = this.feeds.get(room);
+    if (!feed) return;
+    const own: OwnMessage = {};
+    if (draft.clientId !== undefined) own.clientId = draft.clientId;
+    if (heldFor !== undefined) own.heldFor = heldFor;
+    feed.noteOwn(epoch, seq, own);
   }
 
   /**
