@@ -44,8 +44,15 @@ describe('room keys', () => {
     });
   });
 
-  it('reads the room back from its channel', () => {
-    expect(roomOfChannel(roomKeys('café-öwl').channel)).toBe('café-öwl');
-    expect(roomOfChannel('other:channel')).toBeNull();
+  it('reads the room back from its channel, as text or as the subscriber hands it over', () => {
+    for (const room of ['café-öwl', 'a', 'x}y{z']) {
+      const { channel } = roomKeys(room);
+      expect(roomOfChannel(channel)).toBe(room);
+      expect(roomOfChannel(Buffer.from(channel))).toBe(room);
+    }
+    for (const other of ['other:channel', 'chat:{}', 'chat:{teal-otter', 'chat:teal-otter}']) {
+      expect(roomOfChannel(other)).toBeNull();
+      expect(roomOfChannel(Buffer.from(other))).toBeNull();
+    }
   });
 });

@@ -17,7 +17,7 @@ import { decodeEnvelope, encodeEnvelope, envelopeHeader } from './envelope';
 import { LuaScript } from './lua-script';
 import { type RedisConnections, SUBSCRIBE_TIMEOUT_MS, withTimeout } from './redis-connections';
 import { ReplicaWait } from './replica-wait';
-import { messageNumber, RoomFeed } from './room-feed';
+import { messageNumber, type OwnMessage, RoomFeed } from './room-feed';
 import { roomKeys, roomOfChannel } from './redis-keys';
 import { APPEND_SCRIPT, CLEAR_SCRIPT, HISTORY_SCRIPT } from './scripts';
 
@@ -96,6 +96,13 @@ export function appendTexts(
   return [storedHead, storedTail, payloadHead, payloadTail];
 }
 
+/** The `seq` and epoch the append script gave a message (it answers `<seq> <epoch>`). */
+function appended(reply: unknown): [seq: number, epoch: string] {
+  const text = String(reply);
+  const space = text.indexOf(' ');
+  return [Number(text.slice(0, space)), text.slice(space + 1)];
+}
+
 const append = new LuaScript(APPEND_SCRIPT);
 const clear = new LuaScript(CLEAR_SCRIPT);
 const history = new LuaScript(HISTORY_SCRIPT);
@@ -144,7 +151,7 @@ export class RedisChatBus extends ChatBus {
    * already delivered (a gap fill got it first) is dropped; the rest goes to the listener.
    */
   private received(channel: Buffer, envelope: Buffer): void {
-    const room = roomOfChannel(channel.toString('utf8'));
+    const room = roomOfChannel(channel);
     if (room === null) return;
     const feed = this.feeds.get(room);
     if (envelope[0] === PROBE_MARK) {
@@ -270,17 +277,14 @@ export class RedisChatBus extends ChatBus {
     ];
     const started = performance.now();
     if (this.replicaWait === null) {
-      const [seq, epoch] = (await append.run(this.redis.coalesced(), scriptKeys, args)) as [
-        number,
-        string,
-      ];
+      const [seq, epoch] = appended(await append.run(this.redis.coalesced(), scriptKeys, args));
       this.roundTrip('append', started);
       this.noteOwn(room, epoch, seq, draft, false);
       return { ...message, seq, epoch };
     }
     const deadline = started + (this.options.waitTimeoutMs ?? 0);
     const { node, reply } = await this.appendOnWriter(keys.seq, scriptKeys, args);
-    const [seq, epoch] = reply as [number, string];
+    const [seq, epoch] = appended(reply);
     this.roundTrip('append', started);
     this.noteOwn(room, epoch, seq, draft, held);
     const stored: StoredMessage = { ...message, seq, epoch };
@@ -300,10 +304,12 @@ export class RedisChatBus extends ChatBus {
   ): void {
     const heldFor = held ? draft.connectionId : undefined;
     if (draft.clientId === undefined && heldFor === undefined) return;
-    this.feeds.get(room)?.noteOwn(epoch, seq, {
-      ...(draft.clientId === undefined ? {} : { clientId: draft.clientId }),
-      ...(heldFor === undefined ? {} : { heldFor }),
-    });
+    const feed = this.feeds.get(room);
+    if (!feed) return;
+    const own: OwnMessage = {};
+    if (draft.clientId !== undefined) own.clientId = draft.clientId;
+    if (heldFor !== undefined) own.heldFor = heldFor;
+    feed.noteOwn(epoch, seq, own);
   }
 
   /**

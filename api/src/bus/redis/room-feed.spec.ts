@@ -65,4 +65,12 @@ describe('messageNumber', () => {
     expect(messageNumber(Buffer.from(typing))).toBeNull();
     expect(messageNumber(Buffer.from(''))).toBeNull();
   });
+
+  it('is null for a message frame cut short before its epoch', () => {
+    const text = encodeFrame(messageFrame('teal-otter', message, 'Ab_-9z'));
+    const cut = text.lastIndexOf(',"epoch":"');
+    for (const end of [cut, cut + 3, cut + 9]) {
+      expect(messageNumber(Buffer.from(text.slice(0, end)))).toBeNull();
+    }
+  });
 });
