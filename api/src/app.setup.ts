@@ -9,7 +9,9 @@ import { jsonParseErrors } from './common/json-body';
 import { httpLogging, PINO_LOGGER } from './common/logging';
 import { securityHeadersMiddleware } from './common/security-headers';
 import { type AppConfig } from './config/app-config';
+import { PlainRoutes } from './common/plain-route';
 import { CredentialsRoute } from './rooms/credentials.route';
+import { TicketRoute } from './rooms/ticket.route';
 import { serveWeb } from './web/serve-web';
 
 export interface ConfigureOptions {
@@ -18,16 +20,23 @@ export interface ConfigureOptions {
    * controller answers it as it does every other route (tests compare the two).
    */
   plainCredentialsRoute?: boolean;
+  /** The same for `POST /api/room/:room_id/ticket` (`TicketRoute`). */
+  plainTicketRoute?: boolean;
 }
 
 /** Everything about the application that is not a module: shared by `main.ts` and the e2e tests. */
 export function configureApp(
   app: NestExpressApplication,
   config: AppConfig,
-  { plainCredentialsRoute = true }: ConfigureOptions = {},
+  { plainCredentialsRoute = true, plainTicketRoute = true }: ConfigureOptions = {},
 ): void {
   app.useLogger(app.get(Logger));
-  if (plainCredentialsRoute) app.get(CredentialsRoute).mount(app);
+  app
+    .get(PlainRoutes)
+    .mount(app, [
+      ...(plainCredentialsRoute ? [app.get(CredentialsRoute)] : []),
+      ...(plainTicketRoute ? [app.get(TicketRoute)] : []),
+    ]);
   app.use(httpLogging(app.get<PinoInstance>(PINO_LOGGER)));
   app.disable('x-powered-by');
   app.use(...securityHeadersMiddleware());

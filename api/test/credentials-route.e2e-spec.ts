@@ -2,6 +2,8 @@ import { gzipSync } from 'node:zlib';
 import { rawRequest, type RawResponse } from '../../infra/cluster/wait';
 import { ApiPath, STORAGE_UNAVAILABLE_MESSAGE, ValidationMessage } from '@taco/protocol';
 import { PresenceStore } from '../src/bus/presence.port';
+import { TicketStore } from '../src/rooms/tickets';
+import { LookupThrottleGuard } from '../src/rooms/ip-throttle.guard';
 import { RoomsService } from '../src/rooms/rooms.service';
 import { parsePrometheusText } from './support/prometheus-text';
 import { RedisServer } from './support/redis-server';
@@ -50,6 +52,10 @@ function observable({ status, headers, body: bytes }: RawResponse) {
     body.token = { sub, aud, ttl: Number(exp) - Number(iat) };
     seen.etag = typeof headers.etag;
     seen['content-length'] = typeof headers['content-length'];
+  }
+  if (typeof body.ticket === 'string') {
+    body.ticket = /^[A-Za-z0-9_-]{32}$/.test(body.ticket) ? 'a ticket' : body.ticket;
+    seen.etag = typeof headers.etag;
   }
   const id = headers['x-request-id'];
   if (typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id)) seen['x-request-id'] = 'generated';
@@ -318,3 +324,193 @@ describe('The plain route logs as Express does', () => {
     }
   });
 });
+
+const ticketPath = ApiPath.roomTicket('teal-otter');
+
+/**
+ * A ticket call exactly as given (`token` stands for a token of the app's own, made by each app
+ * for its own secret), with `body` sent under the given headers only.
+ */
+interface TicketCall {
+  path?: string;
+  authorization?: (token: string) => string;
+  body?: string;
+  headers?: Record<string, string>;
+  chunked?: boolean;
+}
+
+async function askTicket(t: TestApp, call: TicketCall, token?: string) {
+  const own = token ?? (await t.token('teal-otter', 'Ann'));
+  const headers: Record<string, string> = {};
+  if (call.body !== undefined && !call.chunked) {
+    headers['content-length'] = String(Buffer.byteLength(call.body));
+  }
+  if (call.authorization) headers.authorization = call.authorization(own);
+  return rawRequest(`${t.baseUrl}${call.path ?? ticketPath}`, {
+    method: 'POST',
+    headers: { ...headers, ...call.headers },
+    body: call.body === undefined ? undefined : Buffer.from(call.body, 'utf8'),
+  });
+}
+
+const bearer = (token: string) => `Bearer ${token}`;
+
+/** Ticket calls the plain route answers itself, each with a different answer or reason. */
+const ticketsAnsweredPlainly: [string, TicketCall][] = [
+  ['a valid Bearer token and no body', { authorization: bearer }],
+  ['a valid token and an empty body', { authorization: bearer, body: '' }],
+  ['a lower-case scheme', { authorization: (token) => `bearer ${token}` }],
+  [
+    'a JSON object body',
+    { authorization: bearer, body: '{"x":1}', headers: { 'content-type': 'application/json' } },
+  ],
+  [
+    'a JSON array body',
+    { authorization: bearer, body: '[1]', headers: { 'content-type': 'application/json' } },
+  ],
+  ['an untyped body', { authorization: bearer, body: 'not json, not read' }],
+  ['a request id to keep', { authorization: bearer, headers: { 'x-request-id': 'lb-43.b' } }],
+  ['no Authorization header', {}],
+  ['a token that is not a JWT', { authorization: () => 'Bearer not-a-jwt' }],
+  ['another scheme', { authorization: (token) => `Basic ${token}` }],
+  ['a token of another room', { authorization: bearer, path: ApiPath.roomTicket('blue-heron') }],
+  ['a short room id', { authorization: bearer, path: '/api/room/ab/ticket' }],
+  ['a room id with a space', { authorization: bearer, path: '/api/room/a%20b%20c/ticket' }],
+  [
+    'malformed JSON',
+    { authorization: bearer, body: '{"x":', headers: { 'content-type': 'application/json' } },
+  ],
+  [
+    'a JSON string body',
+    { authorization: bearer, body: '"x"', headers: { 'content-type': 'application/json' } },
+  ],
+];
+
+/** Ticket calls left to Nest's route; the two apps must still agree on them. */
+const ticketsLeftToNest: [string, TicketCall][] = [
+  ['a query string', { authorization: bearer, path: `${ticketPath}?x=1` }],
+  ['a trailing slash', { authorization: bearer, path: `${ticketPath}/` }],
+  [
+    'a chunked body',
+    {
+      authorization: bearer,
+      body: '{}',
+      chunked: true,
+      headers: { 'content-type': 'application/json' },
+    },
+  ],
+  [
+    'a text body',
+    { authorization: bearer, body: 'hello', headers: { 'content-type': 'text/plain' } },
+  ],
+  [
+    'a body over the limit',
+    {
+      authorization: bearer,
+      body: json({ x: 'z'.repeat(5000) }),
+      headers: { 'content-type': 'application/json' },
+    },
+  ],
+  ['a bad percent-encoding', { authorization: bearer, path: '/api/room/teal%E0%A4%A/ticket' }],
+];
+
+describe('POST /api/room/:room_id/ticket answered ahead of Express', () => {
+  let plain: TestApp;
+  let nest: TestApp;
+
+  beforeAll(async () => {
+    plain = await startTestApp();
+    nest = await startTestApp({}, undefined, { plainTicketRoute: false });
+  });
+  afterAll(async () => {
+    await plain.close();
+    await nest.close();
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  it.each(ticketsAnsweredPlainly)(
+    'answers %s as the Nest route does, by itself',
+    async (_label, call) => {
+      // Nest's route runs its guard first; the plain route takes from the budget itself.
+      const guard = jest.spyOn(plain.app.get(LookupThrottleGuard), 'canActivate');
+      const mine = await askTicket(plain, call);
+      expect(guard).not.toHaveBeenCalled();
+      const theirs = await askTicket(nest, call);
+      expect(observable(mine)).toEqual(observable(theirs));
+    },
+  );
+
+  it.each(ticketsLeftToNest)('leaves %s to the Nest route', async (_label, call) => {
+    expect(observable(await askTicket(plain, call))).toEqual(
+      observable(await askTicket(nest, call)),
+    );
+  });
+
+  it('answers 201 with a new single-use ticket that opens a socket as the token’s user', async () => {
+    const first = await askTicket(plain, { authorization: bearer });
+    const second = await askTicket(plain, { authorization: bearer });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    const { ticket } = JSON.parse(first.body.toString('utf8')) as { ticket: string };
+    expect(JSON.parse(second.body.toString('utf8'))).not.toEqual({ ticket });
+    expect(await plain.app.get(TicketStore).redeem(ticket)).toEqual({
+      room: 'teal-otter',
+      name: 'Ann',
+    });
+  });
+
+  it('answers 500 without detail when the ticket cannot be stored, as the Nest route does', async () => {
+    for (const t of [plain, nest]) {
+      jest.spyOn(t.app.get(TicketStore), 'issue').mockRejectedValueOnce(new Error('storage away'));
+    }
+    const mine = await askTicket(plain, { authorization: bearer });
+    expect(mine.status).toBe(500);
+    expect(mine.body.toString('utf8')).not.toContain('storage away');
+    expect(observable(mine)).toEqual(observable(await askTicket(nest, { authorization: bearer })));
+  });
+});
+
+describe.each([
+  ['in memory', false],
+  ['in Redis', true],
+])(
+  'The plain ticket route spends the lookup budget %s, apart from credentials',
+  (_label, shared) => {
+    it('counts answered and refused calls, not unreadable bodies, and answers 429 as Nest does', async () => {
+      const redis = shared ? await Promise.all([RedisServer.start(), RedisServer.start()]) : [];
+      // A lookup budget of 4 (4 × 1); the credential calls that make the tokens count apart.
+      const apps = await Promise.all([
+        startTestApp({ credentialsPerMinute: 1, redisUrl: redis[0]?.url }),
+        startTestApp({ credentialsPerMinute: 1, redisUrl: redis[1]?.url }, undefined, {
+          plainTicketRoute: false,
+        }),
+      ]);
+      try {
+        const answers = [];
+        for (const t of apps) {
+          const token = await t.token('teal-otter', 'Ann');
+          const seen = [];
+          for (const call of [
+            { authorization: () => bearer(token) },
+            { authorization: () => bearer(token) },
+            { body: '{"x":', headers: { 'content-type': 'application/json' } },
+            {},
+            { authorization: () => bearer(token), path: '/api/room/ab/ticket' },
+            { authorization: () => bearer(token) },
+          ]) {
+            const answer = await askTicket(t, call, token);
+            seen.push(observable(answer));
+          }
+          answers.push(seen);
+        }
+        const [mine = [], theirs] = answers;
+        expect(mine.map((answer) => answer.status)).toEqual([201, 201, 400, 401, 400, 429]);
+        expect(mine[5]?.headers['retry-after']).toMatch(/^\d+$/);
+        expect(mine).toEqual(theirs);
+        for (const t of apps) expect(await rateLimitedCount(t)).toBe(1);
+      } finally {
+        await Promise.all(apps.map((t) => t.close()));
+        await Promise.all(redis.map((server) => server.dispose()));
+      }
+    });
+  },
+);

@@ -11,6 +11,7 @@ import {
   MemoryIpRateLimiter,
   RedisIpRateLimiter,
 } from './ip-rate-limiter';
+import { PlainRoutes } from '../common/plain-route';
 import { CredentialsRoute } from './credentials.route';
 import { CredentialsThrottleGuard, LookupThrottleGuard } from './ip-throttle.guard';
 import { RoomTokenService } from './room-token.service';
@@ -21,6 +22,7 @@ import { TokenSecret } from './token-secret';
 import { TokenSecretModule } from './token-secret.module';
 import { MemoryTicketStore, RedisTicketStore, TicketStore } from './tickets';
 import { TicketsController } from './tickets.controller';
+import { TicketRoute } from './ticket.route';
 
 /** A per-IP budget: in Redis when the replicas share one, else in this process. */
 function ipBudget(name: string, perMinute: (config: AppConfig) => number) {
@@ -47,7 +49,9 @@ function ipBudget(name: string, perMinute: (config: AppConfig) => number) {
   providers: [
     RoomsService,
     RoomTokenService,
+    PlainRoutes,
     CredentialsRoute,
+    TicketRoute,
     {
       provide: CredentialsRateLimiter,
       useFactory: ipBudget('credentials', (config) => config.credentialsPerMinute),

@@ -16,6 +16,11 @@ import { TicketStore } from './tickets';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** The token of an `Authorization: Bearer <token>` header, or `undefined`. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  return BEARER.exec(authorization ?? '')?.[1];
+}
+
 @Controller('room')
 @UseGuards(LookupThrottleGuard)
 export class TicketsController {
@@ -31,7 +36,7 @@ export class TicketsController {
     @Param('room_id', RoomIdPipe) room: string,
     @Headers('authorization') authorization: string | undefined,
   ): Promise<RoomTicketResponse> {
-    const name = this.tokens.verify(BEARER.exec(authorization ?? '')?.[1], room);
+    const name = this.tokens.verify(bearerToken(authorization), room);
     if (name === null) throw new UnauthorizedException(TICKET_UNAUTHORIZED_MESSAGE);
     return { ticket: await this.tickets.issue(room, name) };
   }

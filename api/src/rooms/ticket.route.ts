@@ -1,0 +1,53 @@
+import { type IncomingMessage } from 'node:http';
+import { BadRequestException, HttpStatus, Injectable, UnauthorizedException } from '@nestjs/common';
+import {
+  API_PREFIX,
+  type RoomTicketResponse,
+  TICKET_UNAUTHORIZED_MESSAGE,
+  validateRoomName,
+} from '@taco/protocol';
+import { parseJsonBody } from '../common/json-body';
+import { hasPlainBody, type PlainAnswer, type PlainRoute, pathParam } from '../common/plain-route';
+import { LookupThrottleGuard } from './ip-throttle.guard';
+import { RoomTokenService } from './room-token.service';
+import { bearerToken } from './tickets.controller';
+import { TicketStore } from './tickets';
+
+const PATH_PREFIX = `${API_PREFIX}/room/`;
+const PATH_SUFFIX = '/ticket';
+
+/**
+ * `POST /api/room/:room_id/ticket` answered ahead of Express (`PlainRoutes`): every reconnect of a
+ * browser makes it. Same contract as `TicketsController.issue`. It answers a single path segment
+ * that decodes, with no body or a body Express's JSON parser reads as it is (plain JSON within the
+ * limit, or untyped, which Express does not read); anything else takes the Nest route.
+ */
+@Injectable()
+export class TicketRoute implements PlainRoute {
+  constructor(
+    private readonly tokens: RoomTokenService,
+    private readonly tickets: TicketStore,
+    private readonly throttle: LookupThrottleGuard,
+  ) {}
+
+  match(request: IncomingMessage): string | null {
+    const room = pathParam(request, PATH_PREFIX, PATH_SUFFIX);
+    return room !== null && hasPlainBody(request, true) ? room : null;
+  }
+
+  /**
+   * The Nest route's steps in its order of answers: a malformed JSON body (its body parser), the
+   * budget (its guard), the room id (its path pipe), the Bearer token, the ticket.
+   */
+  async handle(request: IncomingMessage, room: string, raw: Buffer): Promise<PlainAnswer> {
+    if (request.headers['content-type'] !== undefined) parseJsonBody(raw);
+    const refusal = await this.throttle.take(request);
+    if (refusal !== null) throw refusal;
+    const problem = validateRoomName(room);
+    if (problem !== null) throw new BadRequestException([problem]);
+    const name = this.tokens.verify(bearerToken(request.headers.authorization), room);
+    if (name === null) throw new UnauthorizedException(TICKET_UNAUTHORIZED_MESSAGE);
+    const answer: RoomTicketResponse = { ticket: await this.tickets.issue(room, name) };
+    return { status: HttpStatus.CREATED, body: answer };
+  }
+}
