@@ -36,18 +36,29 @@ export class TicketRoute implements PlainRoute {
   }
 
   /**
-   * The Nest route's steps in its order of answers: a malformed JSON body (its body parser), the
-   * budget (its guard), the room id (its path pipe), the Bearer token, the ticket.
+   * The Nest route's answers in its order: a malformed JSON body (its body parser), the budget
+   * (its guard), the room id (its path pipe), the Bearer token, the ticket. The token is checked
+   * here without Redis, so a valid one's ticket is stored in the same round trip as the budget is
+   * taken (a ticket stored for a call then refused for its budget is never handed out, and lapses).
    */
   async handle(request: IncomingMessage, room: string, raw: Buffer): Promise<PlainAnswer> {
     if (request.headers['content-type'] !== undefined) parseJsonBody(raw);
-    const refusal = await this.throttle.take(request);
-    if (refusal !== null) throw refusal;
     const problem = validateRoomName(room);
+    const name =
+      problem === null
+        ? this.tokens.verify(bearerToken(request.headers.authorization), room)
+        : null;
+    const [refusal, ticket] = await Promise.allSettled([
+      this.throttle.take(request),
+      name === null ? null : this.tickets.issue(room, name),
+    ]);
+    if (refusal.status === 'rejected') throw refusal.reason;
+    if (refusal.value !== null) throw refusal.value;
     if (problem !== null) throw new BadRequestException([problem]);
-    const name = this.tokens.verify(bearerToken(request.headers.authorization), room);
-    if (name === null) throw new UnauthorizedException(TICKET_UNAUTHORIZED_MESSAGE);
-    const answer: RoomTicketResponse = { ticket: await this.tickets.issue(room, name) };
+    if (ticket.status === 'rejected') throw ticket.reason;
+    // No ticket was made exactly when the token was not valid for the room.
+    if (ticket.value === null) throw new UnauthorizedException(TICKET_UNAUTHORIZED_MESSAGE);
+    const answer: RoomTicketResponse = { ticket: ticket.value };
     return { status: HttpStatus.CREATED, body: answer };
   }
 }
