@@ -53,15 +53,12 @@ export class CredentialsRoute implements PlainRoute {
       problem = validateUserName(given);
       if (problem === null) name = normalizeUserName(given as string);
     }
-    const [refusal, taken] = await Promise.allSettled([
-      this.throttle.take(request),
-      name === null ? false : this.rooms.isTaken(room, name),
-    ]);
-    if (refusal.status === 'rejected') throw refusal.reason;
-    if (refusal.value !== null) throw refusal.value;
+    const taken = await this.throttle.takeAlongside(
+      request,
+      name === null ? Promise.resolve(false) : this.rooms.isTaken(room, name),
+    );
     if (problem !== null || name === null) throw new BadRequestException([problem]);
-    if (taken.status === 'rejected') throw taken.reason;
-    if (taken.value) throw new ConflictException(NAME_TAKEN_MESSAGE);
+    if (taken()) throw new ConflictException(NAME_TAKEN_MESSAGE);
     const { token } = this.rooms.credentials(room, name);
     const answer: RoomCredentialsResponse = { room_id: room, sender_id: name, token };
     return { status: 200, body: answer };

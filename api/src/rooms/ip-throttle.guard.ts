@@ -39,6 +39,22 @@ abstract class IpThrottleGuard implements CanActivate {
     return new RateLimitedException(waitMs);
   }
 
+  /**
+   * Takes `request`'s budget while `step` runs, so both reach Redis in one round trip. Throws the
+   * budget's refusal (or failure) first, as the guard would before the route; otherwise returns a
+   * reader of the step's outcome, for the route to call after its own checks (it throws the
+   * step's failure then).
+   */
+  async takeAlongside<T>(request: IncomingMessage, step: Promise<T>): Promise<() => T> {
+    const [refusal, outcome] = await Promise.allSettled([this.take(request), step]);
+    if (refusal.status === 'rejected') throw refusal.reason;
+    if (refusal.value !== null) throw refusal.value;
+    return () => {
+      if (outcome.status === 'rejected') throw outcome.reason;
+      return outcome.value;
+    };
+  }
+
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const refusal = await this.take(http.getRequest<Request>());

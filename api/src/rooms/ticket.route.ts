@@ -48,17 +48,15 @@ export class TicketRoute implements PlainRoute {
       problem === null
         ? this.tokens.verify(bearerToken(request.headers.authorization), room)
         : null;
-    const [refusal, ticket] = await Promise.allSettled([
-      this.throttle.take(request),
-      name === null ? null : this.tickets.issue(room, name),
-    ]);
-    if (refusal.status === 'rejected') throw refusal.reason;
-    if (refusal.value !== null) throw refusal.value;
+    const issued = await this.throttle.takeAlongside(
+      request,
+      name === null ? Promise.resolve(null) : this.tickets.issue(room, name),
+    );
     if (problem !== null) throw new BadRequestException([problem]);
-    if (ticket.status === 'rejected') throw ticket.reason;
+    const ticket = issued();
     // No ticket was made exactly when the token was not valid for the room.
-    if (ticket.value === null) throw new UnauthorizedException(TICKET_UNAUTHORIZED_MESSAGE);
-    const answer: RoomTicketResponse = { ticket: ticket.value };
+    if (ticket === null) throw new UnauthorizedException(TICKET_UNAUTHORIZED_MESSAGE);
+    const answer: RoomTicketResponse = { ticket };
     return { status: HttpStatus.CREATED, body: answer };
   }
 }
