@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { type Cluster, startCluster } from '../../infra/cluster/cluster';
 import { sleep } from '../../infra/cluster/wait';
-import { BrowserSuite, feed } from './suite';
+import { BrowserSuite, composer, feed, openRenameDialog } from './suite';
 
 /**
  * Two people in one room, each on a different api replica behind nginx (Redis between them):
@@ -69,16 +69,14 @@ describe('One room over two replicas, in the browser', () => {
   });
 
   it('shows a mention of Alice, sent through the other replica, as hers', async () => {
-    await bob.getByPlaceholder('Type a message...').fill('@Alice the salsa is ready');
-    await bob.getByPlaceholder('Type a message...').press('Enter');
+    await composer(bob).fill('@Alice the salsa is ready');
+    await composer(bob).press('Enter');
     const item = feed(alice).getByRole('listitem').filter({ hasText: 'the salsa is ready' });
     await item.locator('.mention-me', { hasText: '@Alice' }).waitFor();
   });
 
   it('tells Alice that Bob is now Bobby', async () => {
-    await bob.getByRole('button', { name: 'Room menu' }).click();
-    await bob.getByRole('menuitem', { name: 'Change name…' }).click();
-    const dialog = bob.getByRole('dialog', { name: 'Change your name' });
+    const dialog = await openRenameDialog(bob);
     await dialog.getByLabel('New display name').fill('Bobby');
     await dialog.getByRole('button', { name: 'Change name' }).click();
     await bob.getByRole('heading', { name: 'Welcome Bobby' }).waitFor();

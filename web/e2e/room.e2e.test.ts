@@ -7,6 +7,7 @@ import {
   feed,
   joinRoom,
   messageItem,
+  openRenameDialog,
   serverAndBrowser,
   STEP_MS,
 } from './suite';
@@ -209,9 +210,7 @@ describe('A room on a laptop and a phone', () => {
   });
 
   it('changes a name from the phone: everyone sees "Bob is now Bobby"', async () => {
-    await bob.getByRole('button', { name: 'Room menu' }).click();
-    await bob.getByRole('menuitem', { name: 'Change name…' }).click();
-    const dialog = bob.getByRole('dialog', { name: 'Change your name' });
+    const dialog = await openRenameDialog(bob);
     await dialog.getByLabel('New display name').fill('Alice');
     await dialog.getByRole('button', { name: 'Change name' }).click();
     await dialog.getByText('That name is already taken in this room').waitFor();

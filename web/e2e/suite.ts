@@ -145,3 +145,10 @@ export async function send(page: Page, text: string): Promise<void> {
   await composer(page).fill(text);
   await page.getByRole('button', { name: 'Send' }).click();
 }
+
+/** Opens Change name… from the room menu; returns its dialog. */
+export async function openRenameDialog(page: Page) {
+  await page.getByRole('button', { name: 'Room menu' }).click();
+  await page.getByRole('menuitem', { name: 'Change name…' }).click();
+  return page.getByRole('dialog', { name: 'Change your name' });
+}
