@@ -238,30 +238,49 @@ export class ChatGateway
 
   handleFrame(connection: ChatConnection, frame: ClientFrame): FrameReply | Promise<FrameReply> {
     if (frame.type === FrameType.Heartbeat) return HEARTBEAT;
-    return this.handle(connection, frame, this.routes[frame.type]);
+    const route: FrameRoute<RoomFrame> = this.routes[frame.type];
+    if (connection.inRoom) return this.handle(connection, frame, route);
+    // A frame sent before the join finished waits for it; one that failed drops it.
+    return connection
+      .waitUntilInRoom()
+      .then((joined) => (joined ? this.handle(connection, frame, route) : undefined));
   }
 
   /**
-   * The steps every room frame takes (the codec has validated it): wait until the connection is
-   * in its room, take from its rate limit, act, and answer the sender with what the action
-   * returned or the error it met. An error answering a message carries its `client_id`.
+   * The steps every room frame takes once its connection is in its room (the codec has validated
+   * it): take from its rate limit, act, and answer the sender with what the action returned or
+   * the error it met. An error answering a message carries its `client_id`. Synchronous up to the
+   * action, so a frame costs one promise of its own, not one per step.
    */
-  private async handle(
+  private handle(
     connection: ChatConnection,
     frame: RoomFrame,
     route: FrameRoute<RoomFrame>,
-  ): Promise<FrameReply> {
-    if (!connection.inRoom && !(await connection.waitUntilInRoom())) return undefined;
+  ): FrameReply | Promise<FrameReply> {
     if (!connection.isOpen) return undefined;
     const now = this.clock.now();
     const clientId = frame.type === FrameType.Message ? frame.client_id : undefined;
     if (!route.allow(connection, now)) return this.rateLimited(connection, clientId);
+    let acting: Promise<FrameReply | void>;
     try {
-      return (await route.act(connection, frame, now)) ?? undefined;
+      acting = route.act(connection, frame, now);
     } catch (error) {
-      this.logger.error(`${route.failure}: ${String(error)}`);
-      return errorFrame(UNAVAILABLE_ERROR, clientId);
+      return this.actFailed(route, clientId, error);
     }
+    return acting.then(
+      (reply) => reply ?? undefined,
+      (error: unknown) => this.actFailed(route, clientId, error),
+    );
+  }
+
+  /** An action that failed: logged, and the sender told the server could not do it. */
+  private actFailed(
+    route: FrameRoute<RoomFrame>,
+    clientId: string | undefined,
+    error: unknown,
+  ): ErrorFrame {
+    this.logger.error(`${route.failure}: ${String(error)}`);
+    return errorFrame(UNAVAILABLE_ERROR, clientId);
   }
 
   /** Answers a rate-limited frame, and closes a connection that keeps pushing. */

@@ -17,6 +17,7 @@
  *                    [--body 200] [--out file.json]
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -50,6 +51,15 @@ const DRAIN_MS = 3000;
 const LAG_POLL_MS = 500;
 const ROOM_MIN = 5;
 const ROOM_MAX = 50;
+/**
+ * The probe: rooms of members of its own, in a process of its own that never reconnects, all
+ * connected straight to the survivor, sending often enough for a p99 of their own.
+ */
+const PROBE_ROOMS = 8;
+const PROBE_ROOM_SIZE = 5;
+const PROBE_MESSAGES_PER_SECOND = 4;
+/** The probe process's nice value: ahead of the load clients, as a client on its own machine. */
+const PROBE_NICE = -5;
 
 type Reply<T extends StormClientMessage['type']> = Extract<StormClientMessage, { type: T }>;
 
@@ -116,6 +126,17 @@ class StormProcess {
   kill(): void {
     this.child.kill('SIGKILL');
   }
+
+  /** Sets the process's nice value; false when the system refused it. */
+  prioritize(nice: number): boolean {
+    if (this.child.pid === undefined) return false;
+    try {
+      setPriority(this.child.pid, nice);
+      return true;
+    } catch {
+      return false;
+    }
+  }
 }
 
 /** Rooms of 5–50 members, `clients` members in all, spread over sizes deterministically. */
@@ -130,6 +151,14 @@ export function planRooms(clients: number, run: string): StormRoom[] {
     left -= size;
   }
   return rooms;
+}
+
+/** The probe's rooms (see `PROBE_ROOMS`). */
+function probeRooms(run: string): StormRoom[] {
+  return Array.from({ length: PROBE_ROOMS }, (_, i) => ({
+    room: `storm-${run}-probe-${i}`,
+    names: Array.from({ length: PROBE_ROOM_SIZE }, (_, k) => `probe ${k}`),
+  }));
 }
 
 function delta(after: Map<string, number>, before: Map<string, number>): Map<string, number> {
@@ -219,7 +248,8 @@ export async function stormScenario(settings: StormSettings) {
   const { clients, rate, warmupSeconds, bodyBytes } = settings;
   const processCount = settings.processes;
   const started = Date.now();
-  const rooms = planRooms(clients, String(started % 1_000_000));
+  const run = String(started % 1_000_000);
+  const rooms = planRooms(clients, run);
   log(
     `== Reconnect storm: ${clients} clients in ${rooms.length} rooms of ${ROOM_MIN}–${ROOM_MAX}, ` +
       `${rate} msg/s per room, one of 2 replicas killed with SIGKILL`,
@@ -227,12 +257,15 @@ export async function stormScenario(settings: StormSettings) {
 
   const cluster = await startCluster({ replicas: 2, env: SCENARIO_ENV, output: 'quiet' });
   const processes = Array.from({ length: processCount }, (_, index) => new StormProcess(index));
+  const probe = new StormProcess(processCount);
+  const everyProcess = [...processes, probe];
   const redis = new Redis(cluster.redis?.url ?? '', { lazyConnect: true, maxRetriesPerRequest: 1 });
   // Polling the survivor's event loop, from the kill until everyone is back (or a failure).
   let watching = false;
   try {
     await redis.connect();
-    await Promise.all(processes.map((client) => client.ready));
+    await Promise.all(everyProcess.map((client) => client.ready));
+    const probeAhead = probe.prioritize(PROBE_NICE);
     const connectStarted = Date.now();
     const connected = await Promise.all(
       processes.map((client) =>
@@ -256,11 +289,21 @@ export async function stormScenario(settings: StormSettings) {
         `${failed} clients did not connect: ${connected.find((answer) => answer.firstError)?.firstError}`,
       );
 
+    const survivor = cluster.replicas[1];
+    const victim = cluster.replicas[0];
+    if (!victim || !survivor) throw new Error('no replica to kill');
+    const probed = await probe.request(
+      { type: 'connect', baseUrl: survivor.url, rooms: probeRooms(run), concurrency: 8 },
+      'connected',
+    );
+    if (probed.failed > 0) throw new Error(`the probe did not connect: ${probed.firstError}`);
+
     for (const client of processes) {
       client.tell({ type: 'traffic', messagesPerSecondPerRoom: rate, bodyBytes });
     }
+    probe.tell({ type: 'traffic', messagesPerSecondPerRoom: PROBE_MESSAGES_PER_SECOND, bodyBytes });
     const phase = (value: StormPhase) => {
-      for (const client of processes) client.tell({ type: 'phase', phase: value });
+      for (const client of everyProcess) client.tell({ type: 'phase', phase: value });
     };
     // Warm-up: the steady traffic's Redis commands per second, to subtract from the storm's.
     await sleep(1000);
@@ -270,9 +313,6 @@ export async function stormScenario(settings: StormSettings) {
     const killStats = await commandStats(redis);
     const warmSeconds = (Date.now() - warmStarted) / 1000;
 
-    const victim = cluster.replicas[0];
-    const survivor = cluster.replicas[1];
-    if (!victim || !survivor) throw new Error('no replica to kill');
     // The survivor's worst event-loop delay, each poll (prom-client resets it per scrape).
     let survivorLagMs = 0;
     watching = true;
@@ -296,7 +336,7 @@ export async function stormScenario(settings: StormSettings) {
     while (Date.now() - killedAt < STORM_LIMIT_MS) {
       await sleep(POLL_MS);
       const status = await Promise.all(
-        processes.map((client) => client.request({ type: 'status' }, 'status')),
+        everyProcess.map((client) => client.request({ type: 'status' }, 'status')),
       );
       everClosed = sum(status.map((answer) => answer.everClosed));
       down = sum(status.map((answer) => answer.down));
@@ -317,13 +357,14 @@ export async function stormScenario(settings: StormSettings) {
         : `  all ${everClosed} disconnected clients back and resumed ${stormSeconds.toFixed(1)} s after the kill`,
     );
     await sleep(2000);
-    await Promise.all(processes.map((client) => client.request({ type: 'quiet' }, 'quiet')));
+    await Promise.all(everyProcess.map((client) => client.request({ type: 'quiet' }, 'quiet')));
     await sleep(DRAIN_MS);
     const reports = await Promise.all(
       processes.map((client) => client.request({ type: 'report' }, 'report')),
     );
+    const probeReport = await probe.request({ type: 'report' }, 'report');
 
-    const members = reports.flatMap((answer) => answer.members);
+    const members = [...reports, probeReport].flatMap((answer) => answer.members);
     const histograms: Record<StormPhase, number[]> = {
       warm: emptyHistogram(),
       storm: emptyHistogram(),
@@ -370,12 +411,25 @@ export async function stormScenario(settings: StormSettings) {
       gaveUp: members.filter((member) => member.gaveUp).length,
       reconnects,
       reconnectAttempts: attempts,
-      bystanders: members.filter((member) => member.closes === 0).length,
+      bystanders: reports
+        .flatMap((answer) => answer.members)
+        .filter((member) => member.closes === 0).length,
       bystanderP50WarmMs: p(histograms.warm, 0.5),
       bystanderP99WarmMs: p(histograms.warm, 0.99),
       bystanderP50StormMs: p(histograms.storm, 0.5),
       bystanderP99StormMs: p(histograms.storm, 0.99),
       bystanderMessagesStorm: sum(histograms.storm),
+      // The probe: bystanders in a process of their own that never reconnects (see PROBE_ROOMS),
+      // ahead of the load clients for the CPU when the system allowed it, so its figures are
+      // the survivor's delay with as little of the load clients' own as one machine allows.
+      probeMembers: PROBE_ROOMS * PROBE_ROOM_SIZE,
+      probeAhead,
+      probeP50WarmMs: p(probeReport.bystanders.warm, 0.5),
+      probeP99WarmMs: p(probeReport.bystanders.warm, 0.99),
+      probeP50StormMs: p(probeReport.bystanders.storm, 0.5),
+      probeP99StormMs: p(probeReport.bystanders.storm, 0.99),
+      probeMessagesStorm: sum(probeReport.bystanders.storm),
+      probeEventLoopMaxStormMs: round(probeReport.eventLoop.storm.maxMs, 0),
       survivorEventLoopMaxStormMs: round(survivorLagMs, 0),
       clientEventLoopP99StormMs: round(
         Math.max(...reports.map((answer) => answer.eventLoop.storm.p99Ms)),
@@ -416,6 +470,7 @@ export async function stormScenario(settings: StormSettings) {
     log(
       [
         `  bystanders (${report.bystanders}): p50 ${report.bystanderP50WarmMs} ms / p99 ${report.bystanderP99WarmMs} ms before, p50 ${report.bystanderP50StormMs} ms / p99 ${report.bystanderP99StormMs} ms during the storm`,
+        `  probe (${report.probeMembers} members on the survivor, own process${probeAhead ? `, nice ${PROBE_NICE}` : ''}): p50 ${report.probeP50WarmMs} ms / p99 ${report.probeP99WarmMs} ms before, p50 ${report.probeP50StormMs} ms / p99 ${report.probeP99StormMs} ms during the storm (${report.probeMessagesStorm} deliveries; its event loop's max ${report.probeEventLoopMaxStormMs} ms)`,
         `  event-loop delay during the storm: survivor's max ${report.survivorEventLoopMaxStormMs} ms; load clients' p99 ${report.clientEventLoopP99StormMs} ms, max ${report.clientEventLoopMaxStormMs} ms`,
         `  messages: ${report.acknowledged} acknowledged, ${report.lost} lost, ${report.shownTwice} shown twice (${report.unacknowledged} in flight at the kill never acknowledged, ${report.unacknowledgedButStored} of them stored all the same)`,
         `  per reconnect: ${report.credentialCallsPerReconnect} credential calls, ${report.ticketCallsPerReconnect} ticket calls, ${report.redisCommandsPerReconnect} Redis commands ${JSON.stringify(report.redisCommandsPerReconnectByCommand)}`,
@@ -425,7 +480,7 @@ export async function stormScenario(settings: StormSettings) {
   } finally {
     watching = false;
     await Promise.all(
-      processes.map((client) =>
+      everyProcess.map((client) =>
         client.request({ type: 'close' }, 'closed').catch(() => client.kill()),
       ),
     );

@@ -17,7 +17,7 @@ import { decodeEnvelope, encodeEnvelope, envelopeHeader } from './envelope';
 import { LuaScript } from './lua-script';
 import { type RedisConnections, SUBSCRIBE_TIMEOUT_MS, withTimeout } from './redis-connections';
 import { ReplicaWait } from './replica-wait';
-import { messageNumber, type OwnMessage, RoomFeed } from './room-feed';
+import { messageNumber, RoomFeed } from './room-feed';
 import { roomKeys, roomOfChannel } from './redis-keys';
 import { APPEND_SCRIPT, CLEAR_SCRIPT, HISTORY_SCRIPT } from './scripts';
 
@@ -304,12 +304,7 @@ export class RedisChatBus extends ChatBus {
   ): void {
     const heldFor = held ? draft.connectionId : undefined;
     if (draft.clientId === undefined && heldFor === undefined) return;
-    const feed = this.feeds.get(room);
-    if (!feed) return;
-    const own: OwnMessage = {};
-    if (draft.clientId !== undefined) own.clientId = draft.clientId;
-    if (heldFor !== undefined) own.heldFor = heldFor;
-    feed.noteOwn(epoch, seq, own);
+    this.feeds.get(room)?.noteOwn(epoch, seq, draft.clientId, heldFor);
   }
 
   /**

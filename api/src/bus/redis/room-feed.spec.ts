@@ -34,12 +34,16 @@ describe('RoomFeed', () => {
 
   it('remembers recent messages sent through this replica, a bounded number', () => {
     const feed = new RoomFeed('e1', 0, 0);
-    for (let seq = 1; seq <= 300; seq++) feed.noteOwn('e1', seq, { clientId: `c${seq}` });
-    feed.noteOwn('e1', 301, { clientId: 'c301', heldFor: 'api-1:7' });
+    for (let seq = 1; seq <= 300; seq++) feed.noteOwn('e1', seq, `c${seq}`);
+    feed.noteOwn('e1', 301, 'c301', 'api-1:7');
+    feed.noteOwn('e2', 1, undefined, 'api-1:8');
     expect(feed.ownOf('e1', 300)).toEqual({ clientId: 'c300' });
     expect(feed.ownOf('e1', 301)).toEqual({ clientId: 'c301', heldFor: 'api-1:7' });
     expect(feed.ownOf('e2', 300)).toBeUndefined();
     expect(feed.ownOf('e1', 1)).toBeUndefined();
+    expect(feed.ownOf('e1', 46)).toBeUndefined();
+    expect(feed.ownOf('e1', 47)).toEqual({ clientId: 'c47' });
+    expect(feed.ownOf('e2', 1)).toEqual({ heldFor: 'api-1:8' });
   });
 });
 
