@@ -12,6 +12,14 @@ export interface PresenceLeave {
   last: boolean;
 }
 
+/** What one pass over a room (`PresenceStore.keep`) found. */
+export interface PresenceKept {
+  /** Names that had been reported gone meanwhile and are present again: the others are told. */
+  back: string[];
+  /** Names whose every connection belonged to replicas that stopped refreshing: now gone. */
+  gone: string[];
+}
+
 /** One local connection, as presence knows it. */
 export interface PresenceEntry {
   name: string;
@@ -20,8 +28,8 @@ export interface PresenceEntry {
 
 /**
  * Who is connected to which room: a name is present while any of its connections is.
- * Shared drivers keep each replica's entries alive with `refresh` and find the participants of
- * replicas that stopped refreshing with `reap`.
+ * Shared drivers keep each replica's entries alive, and find the participants of replicas that
+ * stopped refreshing theirs, with `keep`.
  */
 export abstract class PresenceStore {
   /**
@@ -50,10 +58,8 @@ export abstract class PresenceStore {
   /** Every name connected in the room now. */
   abstract names(room: string): Promise<string[]>;
   /**
-   * Keeps this replica's connections in a room alive. Returns the names that had been reported
-   * gone meanwhile and are present again, so the others can be told.
+   * One pass over a room: keeps this replica's connections there alive, then removes those of
+   * replicas that stopped keeping theirs (in that order, in one step).
    */
-  abstract refresh(room: string, entries: PresenceEntry[]): Promise<string[]>;
-  /** Removes connections whose replica stopped refreshing; returns the names now gone. */
-  abstract reap(room: string): Promise<string[]>;
+  abstract keep(room: string, entries: PresenceEntry[]): Promise<PresenceKept>;
 }

@@ -82,13 +82,10 @@ export class PresenceKeeper implements OnApplicationBootstrap, OnApplicationShut
     }
   }
 
-  /** Refreshes this replica's participants of a room, then reaps the room (in that order). */
+  /** Refreshes this replica's participants of a room, then reaps the room (one step). */
   private async keep(room: string, members: ReadonlySet<ChatConnection>): Promise<void> {
     const entries = [...members].map((member) => ({ name: member.name, connectionId: member.id }));
-    const [back, gone] = await Promise.all([
-      this.presence.refresh(room, entries),
-      this.presence.reap(room),
-    ]);
+    const { back, gone } = await this.presence.keep(room, entries);
     await Promise.all([
       ...back.map((name) => this.announce(room, name, true)),
       ...gone.map((name) => this.announce(room, name, false)),

@@ -1,6 +1,11 @@
 import { isSameUserName } from '@taco/protocol';
 import { type ChatBus, type RoomEvent } from '../chat-bus.port';
-import { type PresenceJoin, type PresenceLeave, PresenceStore } from '../presence.port';
+import {
+  type PresenceJoin,
+  type PresenceKept,
+  type PresenceLeave,
+  PresenceStore,
+} from '../presence.port';
 
 /** The embedded driver: presence of this process's own connections. */
 export class MemoryPresenceStore extends PresenceStore {
@@ -79,11 +84,7 @@ export class MemoryPresenceStore extends PresenceStore {
   }
 
   /** This process's own connections never go stale: they leave when they close. */
-  refresh(): Promise<string[]> {
-    return Promise.resolve([]);
-  }
-
-  reap(): Promise<string[]> {
-    return Promise.resolve([]);
+  keep(): Promise<PresenceKept> {
+    return Promise.resolve({ back: [], gone: [] });
   }
 }

@@ -2,6 +2,7 @@ import { isSameUserName } from '@taco/protocol';
 import {
   type PresenceEntry,
   type PresenceJoin,
+  type PresenceKept,
   type PresenceLeave,
   PresenceStore,
 } from '../presence.port';
@@ -12,16 +13,14 @@ import { type RedisConnections } from './redis-connections';
 import { roomKeys } from './redis-keys';
 import {
   PRESENCE_JOIN_SCRIPT,
+  PRESENCE_KEEP_SCRIPT,
   PRESENCE_LEAVE_SCRIPT,
   PRESENCE_NAMES_SCRIPT,
-  PRESENCE_REAP_SCRIPT,
-  PRESENCE_REFRESH_SCRIPT,
 } from './scripts';
 
 const join = new LuaScript(PRESENCE_JOIN_SCRIPT);
 const leave = new LuaScript(PRESENCE_LEAVE_SCRIPT);
-const refresh = new LuaScript(PRESENCE_REFRESH_SCRIPT);
-const reap = new LuaScript(PRESENCE_REAP_SCRIPT);
+const keep = new LuaScript(PRESENCE_KEEP_SCRIPT);
 const names = new LuaScript(PRESENCE_NAMES_SCRIPT);
 
 const member = (name: string, connectionId: string) => `${name}\n${connectionId}`;
@@ -29,7 +28,7 @@ const member = (name: string, connectionId: string) => `${name}\n${connectionId}
 /**
  * Presence shared by every replica: a sorted set per room of "name\nconnection" members scored
  * by when they expire. Each replica refreshes its own; a replica that dies stops refreshing, and
- * whoever reaps next reports its participants gone.
+ * whichever replica keeps the room next reports its participants gone.
  */
 export class RedisPresenceStore extends PresenceStore {
   constructor(
@@ -82,17 +81,13 @@ export class RedisPresenceStore extends PresenceStore {
     return (await names.run(this.redis.coalesced(), [roomKeys(room).presence], [])) as string[];
   }
 
-  async refresh(room: string, entries: PresenceEntry[]): Promise<string[]> {
-    if (entries.length === 0) return [];
+  async keep(room: string, entries: PresenceEntry[]): Promise<PresenceKept> {
     const args = entries.flatMap((entry) => [entry.name, member(entry.name, entry.connectionId)]);
-    return (await refresh.run(
+    const [back, gone] = (await keep.run(
       this.redis.coalesced(),
       [roomKeys(room).presence],
       [this.expiryMs, ...args],
-    )) as string[];
-  }
-
-  async reap(room: string): Promise<string[]> {
-    return (await reap.run(this.redis.coalesced(), [roomKeys(room).presence], [])) as string[];
+    )) as [string[], string[]];
+    return { back, gone };
   }
 }

@@ -162,10 +162,13 @@ return 1
 `;
 
 /**
- * Refresh. KEYS: presence. ARGV: expiry ms, then name, member pairs. Returns the names that were
- * gone (reaped) and are back.
+ * Keep: one replica's pass over a room (KEYS: presence). ARGV: expiry ms, then name, member pairs
+ * of the replica's connections there. First refreshes those members, noting the names that had
+ * been gone (reaped) and are back; then removes every member whose replica stopped refreshing it,
+ * noting the names with no live member left. One script per room and pass, not a refresh and a
+ * reap. Returns `{back, gone}`.
  */
-export const PRESENCE_REFRESH_SCRIPT = `${PRESENCE_PRELUDE}
+export const PRESENCE_KEEP_SCRIPT = `${PRESENCE_PRELUDE}
 local expiry = tonumber(ARGV[1])
 local names = nil
 local back = {}
@@ -181,25 +184,21 @@ for i = 2, #ARGV, 2 do
   end
   redis.call('ZADD', KEYS[1], now + expiry, member)
 end
-redis.call('PEXPIRE', KEYS[1], expiry * 3)
-return back
-`;
-
-/** Reap. KEYS: presence. Removes expired members; returns the names with no live member left. */
-export const PRESENCE_REAP_SCRIPT = `${PRESENCE_PRELUDE}
-local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)
-if #expired == 0 then return {} end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local names = live_names(KEYS[1])
+if #ARGV > 1 then redis.call('PEXPIRE', KEYS[1], expiry * 3) end
 local gone = {}
-for _, member in ipairs(expired) do
-  local name = name_of(member)
-  if not names[name] then
-    table.insert(gone, name)
-    names[name] = true
+local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)
+if #expired > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+  local live = live_names(KEYS[1])
+  for _, member in ipairs(expired) do
+    local name = name_of(member)
+    if not live[name] then
+      table.insert(gone, name)
+      live[name] = true
+    end
   end
 end
-return gone
+return {back, gone}
 `;
 
 /** Live names. KEYS: presence. */
