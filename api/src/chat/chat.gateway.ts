@@ -38,6 +38,9 @@ import { RoomHub } from './room-hub.service';
 const DRAIN_TIMEOUT_MS = 3000;
 const HEARTBEAT: HeartbeatFrame = { type: FrameType.Heartbeat };
 
+/** What an action resolved with, as the frame's answer (made once: every frame passes here). */
+const asReply = (reply: FrameReply | void): FrameReply => reply ?? undefined;
+
 /** A client frame other than a heartbeat (which is answered at once, see `handleFrame`). */
 type RoomFrame = Exclude<ClientFrame, HeartbeatFrame>;
 
@@ -267,10 +270,7 @@ export class ChatGateway
     } catch (error) {
       return this.actFailed(route, clientId, error);
     }
-    return acting.then(
-      (reply) => reply ?? undefined,
-      (error: unknown) => this.actFailed(route, clientId, error),
-    );
+    return acting.then(asReply, (error: unknown) => this.actFailed(route, clientId, error));
   }
 
   /** An action that failed: logged, and the sender told the server could not do it. */

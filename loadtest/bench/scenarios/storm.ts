@@ -364,7 +364,8 @@ export async function stormScenario(settings: StormSettings) {
     );
     const probeReport = await probe.request({ type: 'report' }, 'report');
 
-    const members = [...reports, probeReport].flatMap((answer) => answer.members);
+    const loadMembers = reports.flatMap((answer) => answer.members);
+    const members = [...loadMembers, ...probeReport.members];
     const histograms: Record<StormPhase, number[]> = {
       warm: emptyHistogram(),
       storm: emptyHistogram(),
@@ -411,9 +412,7 @@ export async function stormScenario(settings: StormSettings) {
       gaveUp: members.filter((member) => member.gaveUp).length,
       reconnects,
       reconnectAttempts: attempts,
-      bystanders: reports
-        .flatMap((answer) => answer.members)
-        .filter((member) => member.closes === 0).length,
+      bystanders: loadMembers.filter((member) => member.closes === 0).length,
       bystanderP50WarmMs: p(histograms.warm, 0.5),
       bystanderP99WarmMs: p(histograms.warm, 0.99),
       bystanderP50StormMs: p(histograms.storm, 0.5),

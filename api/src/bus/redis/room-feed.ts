@@ -17,21 +17,24 @@ export interface OwnMessage {
   heldFor?: string;
 }
 
+interface NotedMessage {
+  epoch: string;
+  seq: number;
+  clientId: string | undefined;
+  heldFor: string | undefined;
+}
+
 export class RoomFeed {
   /** Messages above `base` delivered out of order (after a gap); empty in the usual flow. */
   private readonly above = new Set<number>();
   /**
-   * Recent messages sent through this replica, a ring of `OWN_MESSAGES_KEPT` (parallel arrays, so
-   * noting one, which every message sent through this replica does, allocates nothing): their
+   * Recent messages sent through this replica, a ring of the last `OWN_MESSAGES_KEPT`: their
    * `client_id`, so that a copy a gap fill delivers carries it like the live one (history does not
    * keep it) and the sender's client matches it with the message it is waiting for; and the
    * connection whose copy is held back as its acknowledgement, which a gap fill must not hand it
    * early.
    */
-  private readonly ownSeqs: number[] = [];
-  private readonly ownEpochs: string[] = [];
-  private readonly ownClientIds: (string | undefined)[] = [];
-  private readonly ownHeldFor: (string | undefined)[] = [];
+  private readonly own: NotedMessage[] = [];
   /** Where the next note goes (the oldest once the ring is full). */
   private ownNext = 0;
   /** When something last came through the subscription (`performance.now()`). */
@@ -50,26 +53,14 @@ export class RoomFeed {
 
   /** Notes a message this replica stored. */
   noteOwn(epoch: string, seq: number, clientId?: string, heldFor?: string): void {
-    const at = this.ownNext;
-    this.ownSeqs[at] = seq;
-    this.ownEpochs[at] = epoch;
-    this.ownClientIds[at] = clientId;
-    this.ownHeldFor[at] = heldFor;
-    this.ownNext = (at + 1) % OWN_MESSAGES_KEPT;
+    this.own[this.ownNext] = { epoch, seq, clientId, heldFor };
+    this.ownNext = (this.ownNext + 1) % OWN_MESSAGES_KEPT;
   }
 
   /** A message this replica stored recently, if it is still noted (gap fills only: a scan). */
   ownOf(epoch: string, seq: number): OwnMessage | undefined {
-    for (let at = 0; at < this.ownSeqs.length; at++) {
-      if (this.ownSeqs[at] !== seq || this.ownEpochs[at] !== epoch) continue;
-      const own: OwnMessage = {};
-      const clientId = this.ownClientIds[at];
-      const heldFor = this.ownHeldFor[at];
-      if (clientId !== undefined) own.clientId = clientId;
-      if (heldFor !== undefined) own.heldFor = heldFor;
-      return own;
-    }
-    return undefined;
+    const noted = this.own.find((own) => own.seq === seq && own.epoch === epoch);
+    return noted && { clientId: noted.clientId, heldFor: noted.heldFor };
   }
 
   /** Where a gap fill resumes: history after this `seq`, in this epoch (`null`: from the start). */
