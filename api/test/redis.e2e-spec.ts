@@ -253,6 +253,38 @@ describe('Redis outages', () => {
     }
   });
 
+  it('answers a message sent while Redis is stalled once Redis answers, never as not stored', async () => {
+    const redis = await RedisServer.start();
+    const app = await startTestApp({ redisUrl: redis.url });
+    try {
+      const ann = await app.join('stalled-room', 'Ann');
+      const bob = await app.join('stalled-room', 'Bob');
+      ann.send({ type: FrameType.Message, body: 'before', client_id: 'a1' });
+      await bob.next(isSingleMessage);
+      await ann.next(isSingleMessage);
+
+      // Longer than the command connection's time limit (2 s): the script is in Redis's hands,
+      // so refusing it as unavailable could be untrue once Redis goes on.
+      redis.pause();
+      ann.send({ type: FrameType.Message, body: 'during', client_id: 'a2' });
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      redis.resume();
+
+      const own = await ann.next<ServerMessageFrame | ErrorFrame>(
+        (frame) => frame.type === FrameType.Message || frame.type === FrameType.Error,
+        5000,
+      );
+      expect(own).toMatchObject({ type: FrameType.Message, body: 'during', client_id: 'a2' });
+      expect(await bob.next(isSingleMessage, 5000)).toMatchObject({ body: 'during', seq: 2 });
+      ann.send({ type: FrameType.History, count: 10 });
+      const history = await ann.next<ServerHistoryFrame>(isHistory);
+      expect(history.messages.map((m) => m.body)).toEqual(['before', 'during']);
+    } finally {
+      await app.close();
+      await redis.dispose();
+    }
+  });
+
   it('refuses a join with 1013 while Redis is down', async () => {
     const redis = await RedisServer.start();
     const app = await startTestApp({ redisUrl: redis.url });

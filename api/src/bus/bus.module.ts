@@ -32,17 +32,12 @@ const REDIS_BOOT_WAIT_MS = 5000;
     {
       provide: RedisConnections,
       useFactory: (config: AppConfig) => {
-        const options = { writer: config.redisWaitReplicas > 0 };
         if (config.redisClusterNodes !== undefined) {
-          return new RedisConnections(
-            { clusterNodes: config.redisClusterNodes },
-            config.replicaId,
-            options,
-          );
+          return new RedisConnections({ clusterNodes: config.redisClusterNodes }, config.replicaId);
         }
         return config.redisUrl === undefined
           ? null
-          : new RedisConnections({ url: config.redisUrl }, config.replicaId, options);
+          : new RedisConnections({ url: config.redisUrl }, config.replicaId);
       },
       inject: [AppConfig],
     },

@@ -26,7 +26,7 @@ export interface RedisChatBusOptions {
   roomTtlSeconds: number;
   /**
    * Redis replicas that must hold a message (`WAIT`) before its sender gets its own copy; 0
-   * acknowledges once the master stored it. Needs the connections' writer.
+   * acknowledges once the master stored it.
    */
   waitReplicas?: number;
   /** How long a message waits for them before it is acknowledged as unconfirmed. */
@@ -109,7 +109,8 @@ const history = new LuaScript(HISTORY_SCRIPT);
 
 /**
  * The scaled driver: history in a Redis list per room, `seq` from INCR, fan-out through one
- * channel per room. Storing and publishing a message is one Lua script.
+ * channel per room. Storing and publishing a message is one Lua script, run on the writer
+ * connection: a message is acknowledged, or refused as not stored, only by Redis's answer.
  */
 export class RedisChatBus extends ChatBus {
   private listener: DeliveryListener = () => undefined;
@@ -127,9 +128,6 @@ export class RedisChatBus extends ChatBus {
   ) {
     super();
     const replicas = options.waitReplicas ?? 0;
-    if (replicas > 0 && redis.writer === null) {
-      throw new Error('Waiting for Redis replicas needs the writer connection');
-    }
     this.replicaWait = replicas > 0 ? new ReplicaWait(replicas) : null;
     redis.onMessage((channel, envelope) => this.received(channel, envelope));
     redis.onSubscriberRenewed(() => {
@@ -277,7 +275,9 @@ export class RedisChatBus extends ChatBus {
     ];
     const started = performance.now();
     if (this.replicaWait === null) {
-      const [seq, epoch] = appended(await append.run(this.redis.coalesced(), scriptKeys, args));
+      const [seq, epoch] = appended(
+        await append.run(this.redis.coalescedWriter(), scriptKeys, args),
+      );
       this.roundTrip('append', started);
       this.noteOwn(room, epoch, seq, draft, false);
       return { ...message, seq, epoch };
@@ -390,7 +390,7 @@ export class RedisChatBus extends ChatBus {
     const keys = roomKeys(room);
     const started = performance.now();
     await clear.run(
-      this.redis.coalesced(),
+      this.redis.coalescedWriter(),
       [keys.seq, keys.log, keys.epoch, keys.channel],
       [clearedPayload(room, sender), this.redis.publishCommand, this.options.roomTtlSeconds],
     );

@@ -23,19 +23,15 @@ export interface RedisNodeAddress {
 /** A client of either kind: every command the driver sends works on both. */
 export type RedisClient = Redis | Cluster;
 
-export interface RedisConnectionsOptions {
-  /**
-   * Opens a third connection (per node on a cluster) that stores messages and sends the `WAIT`
-   * after them (durable acknowledgement): `WAIT` blocks the connection it is sent on, so history
-   * and presence, on the command connection, never queue behind it.
-   */
-  writer?: boolean;
-}
-
 /**
- * The replica's Redis connections: one for commands, which fails fast while Redis is away (a
- * message that cannot be stored is refused, never queued out of sight), one subscriber, which
- * ioredis reconnects and re-subscribes by itself, and, with durable acknowledgement, a writer.
+ * The replica's Redis connections: one for commands, which fails fast while Redis is away and
+ * gives up on a command that takes too long; one writer, which stores messages and clears; and
+ * one subscriber, which ioredis reconnects and re-subscribes by itself.
+ *
+ * The writer fails fast too (a message that cannot be sent to Redis is refused, never queued out
+ * of sight), but never gives up on a command it has sent: a script Redis has not answered may
+ * still run (Redis paused or stalled for a while, say), so telling the sender that its message
+ * was not stored could be untrue. Its messages are answered when Redis answers.
  *
  * On a Redis Cluster they are cluster clients: commands go to the node owning each key's slot,
  * and room channels are shard channels (`SSUBSCRIBE`/`SPUBLISH`), so a room's channel lives on
@@ -45,34 +41,34 @@ export class RedisConnections {
   private readonly logger = new Logger('Redis');
   readonly command: RedisClient;
   readonly subscriber: RedisClient;
-  /** Stores messages that wait for Redis replicas (see `RedisConnectionsOptions.writer`). */
-  readonly writer: RedisClient | null;
+  /**
+   * Stores messages and clears, with no time limit on a command once sent (see above). With
+   * durable acknowledgement it also sends the `WAIT` after them, which blocks the connection it
+   * is sent on, so history and presence, on the command connection, never queue behind it.
+   */
+  readonly writer: RedisClient;
   /** Whether room channels are shard channels (a Redis Cluster). */
   readonly sharded: boolean;
   /** The publish command of room channels, for the Lua scripts. */
   readonly publishCommand: 'PUBLISH' | 'SPUBLISH';
   private lastErrorLog = 0;
-  /** The command stream held corked until the event loop's next check phase, if any. */
-  private corked: Writable | null = null;
+  /** The streams held corked until the event loop's next check phase. */
+  private corked: Writable[] = [];
   private readonly endTurn = () => {
-    const stream = this.corked;
-    this.corked = null;
-    stream?.uncork();
+    const streams = this.corked;
+    this.corked = [];
+    for (const stream of streams) stream.uncork();
   };
 
-  constructor(
-    target: RedisTarget | string,
-    replicaId: string,
-    options: RedisConnectionsOptions = {},
-  ) {
+  constructor(target: RedisTarget | string, replicaId: string) {
     const where = typeof target === 'string' ? { url: target } : target;
     const common: RedisOptions = { retryStrategy, connectionName: `taco:${replicaId}` };
-    const commandOptions: RedisOptions = {
+    const writerOptions: RedisOptions = {
       ...common,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
-      commandTimeout: COMMAND_TIMEOUT_MS,
     };
+    const commandOptions: RedisOptions = { ...writerOptions, commandTimeout: COMMAND_TIMEOUT_MS };
     const subscriberOptions: RedisOptions = {
       ...common,
       enableOfflineQueue: true,
@@ -83,7 +79,7 @@ export class RedisConnections {
       this.sharded = false;
       this.command = new Redis(where.url, commandOptions);
       this.subscriber = new Redis(where.url, subscriberOptions);
-      this.writer = options.writer ? new Redis(where.url, commandOptions) : null;
+      this.writer = new Redis(where.url, writerOptions);
     } else {
       this.sharded = true;
       const nodes: ClusterNode[] = where.clusterNodes.map(({ host, port }) => ({ host, port }));
@@ -102,14 +98,13 @@ export class RedisConnections {
         slotsRefreshInterval: SLOTS_REFRESH_INTERVAL_MS,
         shardedSubscribers: true,
       });
-      this.writer = options.writer
-        ? new Cluster(nodes, {
-            redisOptions: commandOptions,
-            enableOfflineQueue: false,
-            clusterRetryStrategy: retryStrategy,
-            slotsRefreshInterval: SLOTS_REFRESH_INTERVAL_MS,
-          })
-        : null;
+      this.writer = new Cluster(nodes, {
+        redisOptions: writerOptions,
+        enableOfflineQueue: false,
+        clusterRetryStrategy: retryStrategy,
+        slotsRefreshInterval: SLOTS_REFRESH_INTERVAL_MS,
+        enableAutoPipelining: true,
+      });
     }
     this.publishCommand = this.sharded ? 'SPUBLISH' : 'PUBLISH';
     for (const [role, client] of [
@@ -117,7 +112,6 @@ export class RedisConnections {
       ['subscriber', this.subscriber],
       ['writer', this.writer],
     ] as const) {
-      if (client === null) continue;
       client.on('error', (error: Error) => this.logError(role, error));
       client.on('ready', () => this.logger.log(`Redis ${role} connection ready`));
       client.on('reconnecting', () =>
@@ -136,15 +130,24 @@ export class RedisConnections {
    * (A cluster client pipelines each node's commands of a turn by itself.)
    */
   coalesced(): RedisClient {
-    if (this.command instanceof Redis && this.corked === null) {
-      const stream = this.command.stream as Writable | undefined;
-      if (stream?.writable) {
+    return this.corkedForTurn(this.command);
+  }
+
+  /** The writer, with this turn's commands coalesced like the command connection's. */
+  coalescedWriter(): RedisClient {
+    return this.corkedForTurn(this.writer);
+  }
+
+  private corkedForTurn(client: RedisClient): RedisClient {
+    if (client instanceof Redis) {
+      const stream = client.stream as Writable | undefined;
+      if (stream?.writable && !this.corked.includes(stream)) {
         stream.cork();
-        this.corked = stream;
-        setImmediate(this.endTurn);
+        if (this.corked.length === 0) setImmediate(this.endTurn);
+        this.corked.push(stream);
       }
     }
-    return this.command;
+    return client;
   }
 
   /**
@@ -153,7 +156,7 @@ export class RedisConnections {
    */
   async writerFor(key: string): Promise<Redis | undefined> {
     const writer = this.writer;
-    if (writer === null || writer instanceof Redis) return writer ?? undefined;
+    if (writer instanceof Redis) return writer;
     const owner = writer.slots[new Command('exists', [key]).getSlot()]?.[0];
     return owner === undefined ? undefined : this.writerAt(owner);
   }
@@ -161,7 +164,7 @@ export class RedisConnections {
   /** The writer's connection to the node at `host:port` (a cluster's `MOVED` target), if known. */
   async writerAt(address: string): Promise<Redis | undefined> {
     const writer = this.writer;
-    if (writer === null || writer instanceof Redis) return writer ?? undefined;
+    if (writer instanceof Redis) return writer;
     const node = writer
       .nodes('all')
       .find(({ options }) => `${options.host}:${options.port}` === address);
@@ -230,9 +233,7 @@ export class RedisConnections {
   }
 
   get isConnected(): boolean {
-    return [this.command, this.subscriber, this.writer].every(
-      (client) => client === null || client.status === 'ready',
-    );
+    return this.clients().every((client) => client.status === 'ready');
   }
 
   /** Waits (bounded) for both connections, so a replica that boots with Redis up is ready at once. */
@@ -257,7 +258,7 @@ export class RedisConnections {
   }
 
   private clients(): RedisClient[] {
-    return [this.command, this.subscriber, ...(this.writer ? [this.writer] : [])];
+    return [this.command, this.subscriber, this.writer];
   }
 }
 
