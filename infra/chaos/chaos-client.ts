@@ -26,8 +26,10 @@ export interface ClientStats {
   name: string;
   /** Seqs of this client's own messages that came back (acknowledged). */
   acked: number[];
-  /** Messages that got an error frame instead of an echo. */
+  /** Messages that got an error frame (naming their `client_id`) instead of an echo. */
   refused: number;
+  /** The bodies of those messages, to look for in history: a refused message must not be stored. */
+  refusedBodies: string[];
   /** Live or history frames carrying a seq this client had already seen. */
   duplicateFrames: number;
   /** Messages the client would show twice after its dedupe by seq (the user-visible count). */
@@ -52,7 +54,8 @@ export class ChaosClient {
   private closedAt: number | null = null;
   private stopped = false;
   private nextClientId = 0;
-  private readonly pendingIds = new Set<string>();
+  /** Own messages waiting for their echo: `client_id` → body. */
+  private readonly pending = new Map<string, string>();
   private readonly seen = new Set<number>();
   private readonly waiters: Array<() => void> = [];
   readonly stats: ClientStats;
@@ -71,6 +74,7 @@ export class ChaosClient {
       name,
       acked: [],
       refused: 0,
+      refusedBodies: [],
       duplicateFrames: 0,
       duplicatesShown: 0,
       reconnects: 0,
@@ -147,10 +151,11 @@ export class ChaosClient {
       this.others.push(frame);
     } else if (frame.type === FrameType.Error) {
       this.stats.errorCodes.push(frame.code);
-      if (this.pendingIds.size > 0) {
-        const [oldest] = this.pendingIds;
-        if (oldest !== undefined) this.pendingIds.delete(oldest);
+      const body = frame.client_id === undefined ? undefined : this.pending.get(frame.client_id);
+      if (frame.client_id !== undefined && body !== undefined) {
+        this.pending.delete(frame.client_id);
         this.stats.refused++;
+        this.stats.refusedBodies.push(body);
       }
       this.others.push(frame);
     } else {
@@ -169,8 +174,7 @@ export class ChaosClient {
     this.seen.add(message.seq);
     this.feed.set(message.seq, message);
     this.lastSeq = Math.max(this.lastSeq, message.seq);
-    if (clientId !== undefined && this.pendingIds.delete(clientId))
-      this.stats.acked.push(message.seq);
+    if (clientId !== undefined && this.pending.delete(clientId)) this.stats.acked.push(message.seq);
   }
 
   private async onClose(code: number): Promise<void> {
@@ -205,7 +209,7 @@ export class ChaosClient {
     const clientId = `${this.name}-${++this.nextClientId}`;
     if (!this.open || !this.send({ type: FrameType.Message, body, client_id: clientId }))
       return false;
-    this.pendingIds.add(clientId);
+    this.pending.set(clientId, body);
     return true;
   }
 

@@ -7,6 +7,7 @@ import {
   floodScenario,
   fuzzScenario,
   killScenario,
+  redisPauseScenario,
   redisScenario,
   type ScenarioResult,
   slowConsumerScenario,
@@ -17,7 +18,10 @@ export interface ChaosReport {
   date: string;
   short: boolean;
   results: ScenarioResult[];
-  /** Crashes, acknowledged messages missing from history, duplicates shown: all must be 0. */
+  /**
+   * Crashes, acknowledged messages missing from history, refused messages found stored,
+   * duplicates shown: all must be 0.
+   */
   passed: boolean;
 }
 
@@ -47,6 +51,7 @@ export async function runChaos(
         'Redis down',
         () => redisScenario(cluster, options, options.short ? 3000 : 10_000, 'Redis down'),
       ],
+      ['Redis paused', () => redisPauseScenario(cluster, options, options.short ? 3000 : 5000)],
       ['client flood', () => floodScenario(cluster, options)],
     ];
     for (const [name, run] of scenarios) {
@@ -92,7 +97,8 @@ export async function runChaos(
     short: options.short,
     results,
     passed: results.every(
-      (r) => r.crashes === 0 && r.missingAcked === 0 && r.duplicatesShown === 0,
+      (r) =>
+        r.crashes === 0 && r.missingAcked === 0 && r.refusedStored === 0 && r.duplicatesShown === 0,
     ),
   };
 }
@@ -108,6 +114,7 @@ export function formatReport(report: ChaosReport): string {
     'missing acked',
     'duplicates shown',
     'refused',
+    'refused, stored',
     'reconnects',
     'reconnect p50',
     'reconnect max',
@@ -119,6 +126,7 @@ export function formatReport(report: ChaosReport): string {
     String(r.missingAcked),
     String(r.duplicatesShown),
     String(r.refused),
+    String(r.refusedStored),
     String(r.reconnects),
     ms(r.reconnectP50Ms),
     ms(r.reconnectMaxMs),
@@ -136,7 +144,7 @@ export function formatReport(report: ChaosReport): string {
     ...report.results.flatMap((r) => r.notes.map((note) => `${r.scenario}: ${note}`)),
     '',
     report.passed
-      ? 'All targets met: 0 crashes, 0 acknowledged messages missing, 0 duplicates shown.'
+      ? 'All targets met: 0 crashes, 0 acknowledged messages missing, 0 refused messages stored, 0 duplicates shown.'
       : 'TARGETS MISSED',
   ].join('\n');
 }

@@ -18,6 +18,8 @@ export interface ScenarioResult {
   crashes: number;
   /** Acknowledged messages (own echo with a seq) missing from history afterwards. */
   missingAcked: number;
+  /** Messages refused with an error frame (not stored, it says) that history holds afterwards. */
+  refusedStored: number;
   /** Messages a client would have shown twice. */
   duplicatesShown: number;
   acked: number;
@@ -92,6 +94,7 @@ export async function verdict(
 ): Promise<ScenarioResult> {
   const history = await readHistory(cluster.url, room);
   const stored = new Set(history.map((message) => message.seq));
+  const storedBodies = new Set(history.map((message) => message.body));
   const stats: ClientStats[] = all.map((client) => client.stats);
   for (const client of all) client.close();
   const reconnectMs = stats.flatMap((s) => s.reconnectMs);
@@ -100,6 +103,10 @@ export async function verdict(
     crashes: crashed(cluster, stopped),
     missingAcked: stats.reduce(
       (sum, s) => sum + s.acked.filter((seq) => !stored.has(seq)).length,
+      0,
+    ),
+    refusedStored: stats.reduce(
+      (sum, s) => sum + s.refusedBodies.filter((body) => storedBodies.has(body)).length,
       0,
     ),
     duplicatesShown: stats.reduce((sum, s) => sum + s.duplicatesShown, 0),
@@ -240,6 +247,39 @@ export async function redisScenario(
     { timeoutMs: 10_000, intervalMs: 50 },
   );
   return verdict(cluster, label, room, all, new Set(), [`Redis down for ${downMs} ms`]);
+}
+
+/**
+ * Redis frozen (SIGSTOP) for longer than a command's time limit, then let go (SIGCONT): the
+ * connections stay open, so every script sent meanwhile runs once Redis goes on. Nothing refused
+ * may be stored; what was sent is acknowledged late instead.
+ */
+export async function redisPauseScenario(
+  cluster: Cluster,
+  options: ChaosOptions,
+  pauseMs: number,
+): Promise<ScenarioResult> {
+  const redis = cluster.redis;
+  if (!redis?.pid) throw new Error('the cluster runs without Redis');
+  const pid = redis.pid;
+  const room = `chaos-pause-${Date.now()}`;
+  const all = await clients(cluster, room, options.short ? 4 : 10);
+  let paused = false;
+  try {
+    await chatter(all, pauseMs + 3000, 250, async () => {
+      await sleep(800);
+      process.kill(pid, 'SIGSTOP');
+      paused = true;
+      await sleep(pauseMs);
+      process.kill(pid, 'SIGCONT');
+      paused = false;
+    });
+  } finally {
+    if (paused) process.kill(pid, 'SIGCONT');
+  }
+  await settle(all);
+  await sleep(1000);
+  return verdict(cluster, 'Redis paused', room, all, new Set(), [`Redis paused for ${pauseMs} ms`]);
 }
 
 /** One client floods: it is refused and then closed with 4429; the others chat untouched. */

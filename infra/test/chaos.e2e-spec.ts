@@ -10,6 +10,7 @@ describe('npm run chaos (short)', () => {
       'replica SIGTERM drain',
       'Redis restart (AOF)',
       'Redis down',
+      'Redis paused',
       'client flood',
       'slow consumer',
       'Redis master SIGKILL',
@@ -20,11 +21,13 @@ describe('npm run chaos (short)', () => {
         scenario: result.scenario,
         crashes: result.crashes,
         missingAcked: result.missingAcked,
+        refusedStored: result.refusedStored,
         duplicatesShown: result.duplicatesShown,
       }).toEqual({
         scenario: result.scenario,
         crashes: 0,
         missingAcked: 0,
+        refusedStored: 0,
         duplicatesShown: 0,
       });
     }
@@ -33,6 +36,9 @@ describe('npm run chaos (short)', () => {
     expect(byName.get('replica SIGKILL')?.reconnects).toBeGreaterThan(0);
     expect(byName.get('replica SIGTERM drain')?.reconnects).toBeGreaterThan(0);
     expect(byName.get('Redis down')?.refused).toBeGreaterThan(0);
+    // Messages sent into the pause were acknowledged once Redis went on, none refused.
+    expect(byName.get('Redis paused')?.refused).toBe(0);
+    expect(byName.get('Redis paused')?.acked).toBeGreaterThan(0);
     expect(byName.get('Redis master SIGKILL')?.acked).toBeGreaterThan(0);
     expect(byName.get('Redis slot move')?.acked).toBeGreaterThan(0);
     expect(report.passed).toBe(true);
