@@ -13,7 +13,8 @@ import { until } from './support/until';
 interface RawRequest {
   path: string;
   body?: string | Buffer;
-  headers?: Record<string, string>;
+  /** Headers beside the defaults; `undefined` leaves a default header out. */
+  headers?: Record<string, string | undefined>;
   /** Sent with `Transfer-Encoding: chunked` instead of a `Content-Length`. */
   chunked?: boolean;
 }
@@ -23,11 +24,13 @@ function send(t: TestApp, { path, body = '', headers = {}, chunked = false }: Ra
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   return rawRequest(`${t.baseUrl}${path}`, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      ...(chunked ? {} : { 'content-length': String(bytes.length) }),
-      ...headers,
-    },
+    headers: Object.fromEntries(
+      Object.entries({
+        'content-type': 'application/json',
+        ...(chunked ? {} : { 'content-length': String(bytes.length) }),
+        ...headers,
+      }).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    ),
     body: bytes,
   });
 }
@@ -140,6 +143,38 @@ const answeredPlainly: [string, RawRequest][] = [
   ['null', { path, body: 'null' }],
   ['malformed JSON', { path, body: '{"sender_id":' }],
   ['bytes that are not UTF-8', { path, body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]) }],
+  [
+    'a text body',
+    { path, body: json({ sender_id: 'Ann' }), headers: { 'content-type': 'text/plain' } },
+  ],
+  [
+    'JSON typed as a form (curl -d, k6)',
+    {
+      path,
+      body: json({ sender_id: 'Ann' }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    },
+  ],
+  [
+    'a form body',
+    {
+      path,
+      body: 'sender_id=Ann',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    },
+  ],
+  [
+    'a +json type',
+    {
+      path,
+      body: json({ sender_id: 'Ann' }),
+      headers: { 'content-type': 'application/vnd.api+json' },
+    },
+  ],
+  [
+    'an untyped body',
+    { path, body: json({ sender_id: 'Ann' }), headers: { 'content-type': undefined } },
+  ],
 ];
 
 /** Requests left to Nest's route; the two apps must still agree on them. */
@@ -160,8 +195,8 @@ const leftToNest: [string, RawRequest][] = [
     },
   ],
   [
-    'a text body',
-    { path, body: json({ sender_id: 'Ann' }), headers: { 'content-type': 'text/plain' } },
+    'an XML body',
+    { path, body: '<sender_id>Ann</sender_id>', headers: { 'content-type': 'application/xml' } },
   ],
   ['a body over the limit', { path, body: json({ sender_id: 'z'.repeat(5000) }) }],
   ['a bad percent-encoding', { path: '/api/room/teal%E0%A4%A', body: json({ sender_id: 'Ann' }) }],
@@ -368,7 +403,11 @@ const ticketsAnsweredPlainly: [string, TicketCall][] = [
     'a JSON array body',
     { authorization: bearer, body: '[1]', headers: { 'content-type': 'application/json' } },
   ],
-  ['an untyped body', { authorization: bearer, body: 'not json, not read' }],
+  ['an untyped body that is not JSON', { authorization: bearer, body: 'not json' }],
+  [
+    'a text body',
+    { authorization: bearer, body: 'hello', headers: { 'content-type': 'text/plain' } },
+  ],
   ['a request id to keep', { authorization: bearer, headers: { 'x-request-id': 'lb-43.b' } }],
   ['no Authorization header', {}],
   ['a token that is not a JWT', { authorization: () => 'Bearer not-a-jwt' }],
@@ -400,8 +439,8 @@ const ticketsLeftToNest: [string, TicketCall][] = [
     },
   ],
   [
-    'a text body',
-    { authorization: bearer, body: 'hello', headers: { 'content-type': 'text/plain' } },
+    'an XML body',
+    { authorization: bearer, body: '<x/>', headers: { 'content-type': 'application/xml' } },
   ],
   [
     'a body over the limit',

@@ -183,6 +183,46 @@ describe('Rooms HTTP API', () => {
       }
     });
 
+    it.each([
+      ['no Content-Type', undefined],
+      ['a form Content-Type (curl -d, k6)', 'application/x-www-form-urlencoded'],
+      ['text/plain (fetch with a string)', 'text/plain;charset=UTF-8'],
+      ['a +json type', 'application/vnd.api+json'],
+    ])('reads a JSON body sent with %s', async (_label, type) => {
+      const body = JSON.stringify({ room_id: 'plain-heron', sender: 'Ann', sender_id: 'Ann' });
+      const headers: Record<string, string> = type === undefined ? {} : { 'content-type': type };
+      const created = await fetch(`${t.baseUrl}${ApiPath.createRoom}`, {
+        method: 'POST',
+        headers,
+        body: Buffer.from(body),
+      });
+      expect(created.status).toBe(201);
+      expect(await created.json()).toMatchObject({ name: 'Ann', room: 'plain-heron' });
+      const credentials = await fetch(`${t.baseUrl}${ApiPath.roomCredentials('plain-heron')}`, {
+        method: 'POST',
+        headers,
+        body: Buffer.from(body),
+      });
+      expect(credentials.status).toBe(200);
+      expect(await credentials.json()).toMatchObject({ sender_id: 'Ann', room_id: 'plain-heron' });
+    });
+
+    it('answers a body of another type with a 415 saying the API reads JSON', async () => {
+      for (const path of [ApiPath.createRoom, ApiPath.roomCredentials('teal-otter')]) {
+        const response = await fetch(`${t.baseUrl}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/xml' },
+          body: '<room_id>teal-otter</room_id>',
+        });
+        expect(response.status).toBe(415);
+        expect(await response.json()).toEqual({
+          statusCode: 415,
+          error: 'Unsupported Media Type',
+          message: [BODY_NOT_JSON_MESSAGE],
+        });
+      }
+    });
+
     it('refuses a body over the size limit with 413', async () => {
       const response = await t.post(ApiPath.createRoom, {
         room_id: 'x'.repeat(10_000),

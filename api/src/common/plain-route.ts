@@ -10,11 +10,15 @@ import { type Application } from 'express';
 import { type Logger as PinoInstance } from 'pino';
 import { BODY_LIMIT_BYTES } from './body-validation.pipe';
 import { httpErrorAnswer } from './http-exception.filter';
+import { JSON_BODY_MEDIA } from './json-body';
 import { type IdentifiedRequest, PINO_LOGGER, requestLogging } from './logging';
 import { securityHeadersOfMiddleware } from './security-headers';
 
 /** The JSON bodies Express's parser reads as they are: no other charset, no content coding. */
-const PLAIN_JSON = /^application\/json\s*(?:;\s*charset\s*=\s*(?:utf-8|"utf-8")\s*)?$/i;
+const PLAIN_JSON = new RegExp(
+  `^${JSON_BODY_MEDIA}\\s*(?:;\\s*charset\\s*=\\s*(?:utf-8|"utf-8")\\s*)?$`,
+  'i',
+);
 const DIGITS = /^\d+$/;
 
 /** Express's ETag function (`app.get('etag fn')`), so answers carry the same ETag as `res.json`'s. */
@@ -56,21 +60,21 @@ export function pathParam(request: IncomingMessage, prefix: string, suffix = '')
 }
 
 /**
- * Whether Express's JSON parser reads `request`'s body as it is: declared by a `Content-Length`
- * within the limit (none at all is no body), not chunked, no content coding, and typed as plain
- * JSON (`typeless`: or not typed, a body Express does not read). Any other body is left to
- * Express, whose body parser answers each such case its own way.
+ * Whether Express's JSON parser reads `request`'s body as it is: none at all, or one declared by
+ * a `Content-Length` within the limit, not chunked, with no content coding, untyped or of a type
+ * read as JSON (`isJsonBodyType`) in UTF-8. Any other body is left to Express, whose body parser
+ * answers each such case its own way.
  */
-export function hasPlainBody(request: IncomingMessage, typeless = false): boolean {
+export function hasPlainBody(request: IncomingMessage): boolean {
   const { headers } = request;
   if (headers['transfer-encoding'] !== undefined) return false;
   const length = headers['content-length'];
-  if (length === undefined) return typeless;
+  if (length === undefined) return true;
   if (!DIGITS.test(length) || Number(length) > BODY_LIMIT_BYTES) return false;
   const coding = headers['content-encoding'];
   if (coding !== undefined && coding.toLowerCase() !== 'identity') return false;
   const type = headers['content-type'];
-  return type === undefined ? typeless : PLAIN_JSON.test(type);
+  return type === undefined || PLAIN_JSON.test(type);
 }
 
 /**

@@ -32,7 +32,7 @@ export class TicketRoute implements PlainRoute {
 
   match(request: IncomingMessage): string | null {
     const room = pathParam(request, PATH_PREFIX, PATH_SUFFIX);
-    return room !== null && hasPlainBody(request, true) ? room : null;
+    return room !== null && hasPlainBody(request) ? room : null;
   }
 
   /**
@@ -42,7 +42,7 @@ export class TicketRoute implements PlainRoute {
    * taken (a ticket stored for a call then refused for its budget is never handed out, and lapses).
    */
   async handle(request: IncomingMessage, room: string, raw: Buffer): Promise<PlainAnswer> {
-    if (request.headers['content-type'] !== undefined) parseJsonBody(raw);
+    parseJsonBody(raw);
     const problem = validateRoomName(room);
     const name =
       problem === null
