@@ -11,6 +11,7 @@ import {
 } from 'redux-persist';
 import { apiSlice } from '../api/apiSlice';
 import { connectionSlice } from '../features/connection/connectionSlice';
+import { draftsSlice } from '../features/drafts/draftsSlice';
 import { feedSlice } from '../features/feed/feedSlice';
 import { messagesSlice } from '../features/messages/messagesSlice';
 import { noticesSlice } from '../features/notices/noticesSlice';
@@ -38,6 +39,7 @@ export function makeRootReducer(storage: Storage) {
     presence: presenceSlice.reducer,
     typing: typingSlice.reducer,
     notices: noticesSlice.reducer,
+    drafts: draftsSlice.reducer,
     notifyPrefs: persistReducer(notifyPrefsPersistConfig(storage), notifyPrefsSlice.reducer),
   });
 }

@@ -409,7 +409,7 @@ describe('socket middleware: frames out', () => {
   it('sends a message with its client id, then typing=false, and reconciles the echo', () => {
     const fake = setup();
     const socket = openAndSync(fake);
-    fake.store.dispatch(draftEdited({ room: ROOM, empty: false }));
+    fake.store.dispatch(draftEdited({ room: ROOM, text: 'hi' }));
     socket.sent.length = 0;
     fake.store.dispatch(
       messageSent({ room: ROOM, clientId: 'c1', body: 'hello', senderName: ME, timestamp: 1 }),
@@ -494,14 +494,14 @@ describe('socket middleware: frames out', () => {
     const socket = openAndSync(fake);
     const typing = () =>
       socket.sent.filter((f) => (f as { type: number }).type === FrameType.Typing);
-    fake.store.dispatch(draftEdited({ room: ROOM, empty: false }));
-    fake.store.dispatch(draftEdited({ room: ROOM, empty: false }));
+    fake.store.dispatch(draftEdited({ room: ROOM, text: 'hi' }));
+    fake.store.dispatch(draftEdited({ room: ROOM, text: 'hi' }));
     jest.advanceTimersByTime(TYPING_THROTTLE_MS - 1);
-    fake.store.dispatch(draftEdited({ room: ROOM, empty: false }));
+    fake.store.dispatch(draftEdited({ room: ROOM, text: 'hi' }));
     expect(typing()).toEqual([{ type: FrameType.Typing, typing: true }]);
     jest.advanceTimersByTime(1);
-    fake.store.dispatch(draftEdited({ room: ROOM, empty: false }));
-    fake.store.dispatch(draftEdited({ room: ROOM, empty: true }));
+    fake.store.dispatch(draftEdited({ room: ROOM, text: 'hi' }));
+    fake.store.dispatch(draftEdited({ room: ROOM, text: '' }));
     expect(typing()).toEqual([
       { type: FrameType.Typing, typing: true },
       { type: FrameType.Typing, typing: true },
@@ -512,14 +512,14 @@ describe('socket middleware: frames out', () => {
   it('sends typing=false only while others may see the user typing (typing frames are rate limited)', () => {
     const fake = setup();
     const socket = openAndSync(fake);
-    fake.store.dispatch(draftEdited({ room: ROOM, empty: true }));
+    fake.store.dispatch(draftEdited({ room: ROOM, text: '' }));
     fake.store.dispatch(
       messageSent({ room: ROOM, clientId: 'c1', body: 'x', senderName: ME, timestamp: 1 }),
     );
     expect(socket.sent).toEqual([{ type: FrameType.Message, body: 'x', client_id: 'c1' }]);
-    fake.store.dispatch(draftEdited({ room: ROOM, empty: false }));
-    fake.store.dispatch(draftEdited({ room: ROOM, empty: true }));
-    fake.store.dispatch(draftEdited({ room: ROOM, empty: true }));
+    fake.store.dispatch(draftEdited({ room: ROOM, text: 'hi' }));
+    fake.store.dispatch(draftEdited({ room: ROOM, text: '' }));
+    fake.store.dispatch(draftEdited({ room: ROOM, text: '' }));
     expect(socket.sent.slice(1)).toEqual([
       { type: FrameType.Typing, typing: true },
       { type: FrameType.Typing, typing: false },

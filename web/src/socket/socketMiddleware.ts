@@ -253,7 +253,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
           pendingRename = { name, token };
         }
       } else if (draftEdited.match(action)) {
-        if (room === action.payload.room) typing.edited(action.payload.empty);
+        if (room === action.payload.room) typing.edited(action.payload.text === '');
       }
       return result;
     };

@@ -116,7 +116,7 @@ export const typingUpdated = createAction<{
 export const typingExpired = createAction<{ room: string; now: number }>('chat/typingExpired');
 
 /** The message input changed; the socket middleware sends typing frames from it. */
-export const draftEdited = createAction<{ room: string; empty: boolean }>('chat/draftEdited');
+export const draftEdited = createAction<{ room: string; text: string }>('chat/draftEdited');
 
 // The connection
 

@@ -10,6 +10,7 @@ import {
 } from 'react';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { draftEdited, messageSent } from '../chat/chatActions';
+import { selectDraft } from '../drafts/draftsSlice';
 import { selectParticipants } from '../presence/presenceSlice';
 import { completeMention, mentionAt, mentionCandidates } from './mentionCompletion';
 import { Button } from '../../components/ui';
@@ -34,8 +35,10 @@ function isTouchDevice(): boolean {
  */
 export function Composer({ room, me }: { room: string; me: string }) {
   const dispatch = useAppDispatch();
-  const [draft, setDraft] = useState('');
-  const [caret, setCaret] = useState(0);
+  // What was typed before the composer was last unmounted comes back (read once, on mount).
+  const saved = useAppSelector((state) => selectDraft(state, room));
+  const [draft, setDraft] = useState(saved);
+  const [caret, setCaret] = useState(saved.length);
   const [active, setActive] = useState(0);
   /** The `@` whose list the user closed with Escape: it stays closed until another `@`. */
   const [dismissedAt, setDismissedAt] = useState<number | null>(null);
@@ -77,7 +80,7 @@ export function Composer({ room, me }: { room: string; me: string }) {
     setDraft(text);
     setCaret(at);
     setActive(0);
-    dispatch(draftEdited({ room, empty: text === '' }));
+    dispatch(draftEdited({ room, text }));
   };
 
   const send = () => {

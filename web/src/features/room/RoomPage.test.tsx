@@ -86,6 +86,15 @@ describe('Room page: username modal', () => {
     expect(store.getState().roomAuth[ROOM]?.rejectionCount).toBe(1);
   });
 
+  it('keeps the unsent text in the composer through a silent re-authentication', async () => {
+    const { socket, fake, user } = openRoom();
+    await user.type(screen.getByPlaceholderText('Type a message...'), 'half a thought');
+    act(() => socket.serverClose(CloseCode.Unauthorized));
+    await waitFor(() => expect(fake.sockets).toHaveLength(2));
+    act(() => fake.last().serverOpen());
+    expect(await screen.findByPlaceholderText('Type a message...')).toHaveValue('half a thought');
+  });
+
   it('keeps the modal and the typed name while a new name is checked after a session expired', async () => {
     server.use(
       http.post(`${API}${ApiPath.roomCredentials(ROOM)}`, async ({ request }) => {
