@@ -61,8 +61,19 @@ export function ChatRoom({ room, me }: { room: string; me: string }) {
             <span className="ms-1">{participantCount}</span>
           </Button>
           <div className="chat-heading">
-            <h1 id="chat-heading" className="chat-title">
-              {me !== '' ? `Welcome ${me}` : 'Connecting...'}
+            <h1
+              id="chat-heading"
+              className="chat-title"
+              title={me !== '' ? `Welcome ${me}` : undefined}
+            >
+              {/* The name isolated, so a right-to-left one cannot reorder the words around it. */}
+              {me !== '' ? (
+                <>
+                  Welcome <bdi>{me}</bdi>
+                </>
+              ) : (
+                'Connecting...'
+              )}
             </h1>
             <div className="chat-room-name d-md-none" title={room}>
               # {room}

@@ -51,7 +51,10 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
             <span className="avatar" aria-hidden="true">
               {participant.name.trim().charAt(0).toUpperCase()}
             </span>
-            <span className={`participant-name ${participant.active ? '' : 'text-body-secondary'}`}>
+            <span
+              className={`participant-name ${participant.active ? '' : 'text-body-secondary'}`}
+              title={participant.name}
+            >
               {participant.name}
               {isSameUserName(participant.name, me) ? (
                 <span className="participant-you"> (you)</span>
