@@ -51,6 +51,21 @@ describe('Create Room page: the room name', () => {
     expect(roomInput()).toHaveValue('our-room');
   });
 
+  it('keeps the name shown once the user is typing theirs', async () => {
+    server.use(
+      http.get(`${API}${ApiPath.roomName}`, async () => {
+        await delay(100);
+        return HttpResponse.json({ room_id: SUGGESTED_ROOM });
+      }),
+    );
+    const { user } = renderApp();
+    const shown = (roomInput() as HTMLInputElement).value;
+    await user.type(userInput(), 'Ann');
+    await settle(200);
+    expect(roomInput()).toHaveValue(shown);
+    expect(shown).not.toBe(SUGGESTED_ROOM);
+  });
+
   it('says how many people a room already has before joining it', async () => {
     server.use(
       http.get(`${API}/api/room/:room`, ({ params }) =>
@@ -111,6 +126,17 @@ describe('Create Room page', () => {
     await user.click(userInput());
     if (name !== '') await user.paste(name);
   }
+
+  it('starts in Your Name, and after a refused submit marks the field and moves to it', async () => {
+    const { user } = renderApp();
+    expect(userInput()).toHaveFocus();
+    await user.type(userInput(), 'Al');
+    await user.click(submit());
+    expect(userInput()).toHaveFocus();
+    expect(userInput()).toHaveAttribute('aria-invalid', 'true');
+    expect(userInput()).toHaveAccessibleDescription(/Your user name is too short/);
+    expect(roomInput()).toHaveAttribute('aria-invalid', 'false');
+  });
 
   it.each(cases)('room %j and name %j show %j after a submit attempt', async (room, name, text) => {
     const { user } = renderApp();

@@ -42,7 +42,8 @@ function useDebounced<T>(value: T, ms: number): T {
 export function CreateRoomPage() {
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
-  // A name at once; the server's suggestion (a room nobody uses) replaces it unless edited.
+  // A name at once; the server's suggestion (a room nobody uses) replaces it until the user
+  // edits either field (then the name shown stays).
   const [localName] = useState(() => generateRoomName());
   const [editedName, setEditedName] = useState<string | null>(null);
   const suggestion = useRoomNameQuery();
@@ -54,6 +55,8 @@ export function CreateRoomPage() {
   const [createRoom, { isLoading, error }] = useCreateRoomMutation();
   /** Set synchronously, so a second submit in the same tick cannot start another request. */
   const inFlight = useRef(false);
+  const roomInput = useRef<HTMLInputElement>(null);
+  const userInput = useRef<HTMLInputElement>(null);
   const auth = useAppSelector((state) =>
     submittedRoom === null ? undefined : selectRoomAuth(state, submittedRoom),
   );
@@ -71,6 +74,9 @@ export function CreateRoomPage() {
 
   useEffect(() => {
     document.title = PRODUCT_NAME;
+    // The room name is filled in already: what to type first is your name (not on a touch
+    // screen, where focusing would open the keyboard over the form).
+    if (!window.matchMedia?.('(pointer: coarse)').matches) userInput.current?.focus();
   }, []);
 
   useEffect(() => {
@@ -86,10 +92,19 @@ export function CreateRoomPage() {
       setValidated(false);
     };
 
+  const onUserNameEdit = (event: ChangeEvent<HTMLInputElement>) => {
+    if (editedName === null) setEditedName(roomName);
+    onEdit(setUserName)(event);
+  };
+
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setValidated(true);
-    if (roomError || userError || !event.currentTarget.checkValidity() || inFlight.current) return;
+    if (roomError || userError) {
+      (roomError ? roomInput : userInput).current?.focus();
+      return;
+    }
+    if (!event.currentTarget.checkValidity() || inFlight.current) return;
     inFlight.current = true;
     setAlertVisible(false);
     dispatch(roomCreated({ room: roomName }));
@@ -126,6 +141,7 @@ export function CreateRoomPage() {
               </label>
               <input
                 id="roomName"
+                ref={roomInput}
                 className={`form-control ${validated && roomError !== null ? 'is-invalid' : ''}`}
                 required
                 value={roomName}
@@ -133,9 +149,16 @@ export function CreateRoomPage() {
                 autoComplete="off"
                 autoCapitalize="none"
                 spellCheck={false}
-                aria-describedby="roomNameHelp"
+                aria-invalid={validated && roomError !== null}
+                aria-describedby={
+                  validated && roomError ? 'roomNameError roomNameHelp' : 'roomNameHelp'
+                }
               />
-              {validated && roomError ? <div className="invalid-feedback">{roomError}</div> : null}
+              {validated && roomError ? (
+                <div id="roomNameError" className="invalid-feedback">
+                  {roomError}
+                </div>
+              ) : null}
               <small id="roomNameHelp" className="form-text">
                 This is the name of your room.
               </small>
@@ -149,14 +172,22 @@ export function CreateRoomPage() {
               </label>
               <input
                 id="userName"
+                ref={userInput}
                 className={`form-control ${validated && userError !== null ? 'is-invalid' : ''}`}
                 required
                 value={userName}
-                onChange={onEdit(setUserName)}
+                onChange={onUserNameEdit}
                 autoComplete="nickname"
-                aria-describedby="userNameHelp"
+                aria-invalid={validated && userError !== null}
+                aria-describedby={
+                  validated && userError ? 'userNameError userNameHelp' : 'userNameHelp'
+                }
               />
-              {validated && userError ? <div className="invalid-feedback">{userError}</div> : null}
+              {validated && userError ? (
+                <div id="userNameError" className="invalid-feedback">
+                  {userError}
+                </div>
+              ) : null}
               <small id="userNameHelp" className="form-text">
                 This is how you will appear to others in the chat room.
               </small>
