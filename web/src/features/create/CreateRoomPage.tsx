@@ -5,7 +5,16 @@ import {
   validateUserName,
   WebRoute,
 } from '@taco/protocol';
-import { type ChangeEvent, type FormEvent, useEffect, useRef, useState } from 'react';
+import {
+  type ChangeEvent,
+  type FormEvent,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type RefObject,
+  useEffect,
+  useRef,
+  useState,
+} from 'react';
 import { useNavigate } from 'react-router-dom';
 import { errorReason } from '../../api/errorText';
 import { useCreateRoomMutation, useRoomInfoQuery, useRoomNameQuery } from '../../api/roomsApi';
@@ -36,6 +45,57 @@ function useDebounced<T>(value: T, ms: number): T {
     return () => clearTimeout(timer);
   }, [value, ms]);
   return settled;
+}
+
+interface FormFieldProps extends InputHTMLAttributes<HTMLInputElement> {
+  id: string;
+  label: string;
+  help: string;
+  /** The error to show (after a submit attempt), or `null`. */
+  error: string | null;
+  inputRef: RefObject<HTMLInputElement | null>;
+  /** Shown under the help text. */
+  children?: ReactNode;
+}
+
+/** A required text field with its label, its help text and, when refused, its error. */
+function FormField({
+  id,
+  label,
+  help,
+  error,
+  className,
+  inputRef,
+  children,
+  ...input
+}: FormFieldProps) {
+  const errorId = `${id}Error`;
+  const helpId = `${id}Help`;
+  return (
+    <div className={className}>
+      <label className="form-label" htmlFor={id}>
+        {label}
+      </label>
+      <input
+        {...input}
+        id={id}
+        ref={inputRef}
+        className={`form-control ${error !== null ? 'is-invalid' : ''}`}
+        required
+        aria-invalid={error !== null}
+        aria-describedby={error !== null ? `${errorId} ${helpId}` : helpId}
+      />
+      {error !== null ? (
+        <div id={errorId} className="invalid-feedback">
+          {error}
+        </div>
+      ) : null}
+      <small id={helpId} className="form-text">
+        {help}
+      </small>
+      {children}
+    </div>
+  );
 }
 
 /** `/`: create a room with a generated name and a display name. */
@@ -135,63 +195,34 @@ export function CreateRoomPage() {
             </Alert>
           ) : null}
           <form noValidate onSubmit={onSubmit} aria-label="Create Room">
-            <div className="mb-3">
-              <label className="form-label" htmlFor="roomName">
-                Room Name
-              </label>
-              <input
-                id="roomName"
-                ref={roomInput}
-                className={`form-control ${validated && roomError !== null ? 'is-invalid' : ''}`}
-                required
-                value={roomName}
-                onChange={onEdit(setEditedName)}
-                autoComplete="off"
-                autoCapitalize="none"
-                spellCheck={false}
-                aria-invalid={validated && roomError !== null}
-                aria-describedby={
-                  validated && roomError ? 'roomNameError roomNameHelp' : 'roomNameHelp'
-                }
-              />
-              {validated && roomError ? (
-                <div id="roomNameError" className="invalid-feedback">
-                  {roomError}
-                </div>
-              ) : null}
-              <small id="roomNameHelp" className="form-text">
-                This is the name of your room.
-              </small>
+            <FormField
+              id="roomName"
+              label="Room Name"
+              help="This is the name of your room."
+              error={validated ? roomError : null}
+              className="mb-3"
+              inputRef={roomInput}
+              value={roomName}
+              onChange={onEdit(setEditedName)}
+              autoComplete="off"
+              autoCapitalize="none"
+              spellCheck={false}
+            >
               <div className="form-text text-warning-emphasis" role="status" aria-live="polite">
                 {busy}
               </div>
-            </div>
-            <div className="mb-4">
-              <label className="form-label" htmlFor="userName">
-                Your Name
-              </label>
-              <input
-                id="userName"
-                ref={userInput}
-                className={`form-control ${validated && userError !== null ? 'is-invalid' : ''}`}
-                required
-                value={userName}
-                onChange={onUserNameEdit}
-                autoComplete="nickname"
-                aria-invalid={validated && userError !== null}
-                aria-describedby={
-                  validated && userError ? 'userNameError userNameHelp' : 'userNameHelp'
-                }
-              />
-              {validated && userError ? (
-                <div id="userNameError" className="invalid-feedback">
-                  {userError}
-                </div>
-              ) : null}
-              <small id="userNameHelp" className="form-text">
-                This is how you will appear to others in the chat room.
-              </small>
-            </div>
+            </FormField>
+            <FormField
+              id="userName"
+              label="Your Name"
+              help="This is how you will appear to others in the chat room."
+              error={validated ? userError : null}
+              className="mb-4"
+              inputRef={userInput}
+              value={userName}
+              onChange={onUserNameEdit}
+              autoComplete="nickname"
+            />
             <Button type="submit" size="lg" className="w-100" disabled={isLoading}>
               {isLoading ? <Spinner size="sm" className="me-2" /> : null}
               Create Room
