@@ -95,6 +95,9 @@ describe('Fuzzing live connections', () => {
           type: FrameType.Error,
           code: expected.error.code,
           message: expected.error.message,
+          ...(expected.error.client_id === undefined
+            ? {}
+            : { client_id: expected.error.client_id }),
         });
         expect(ERROR_CODES.has(expected.error.code)).toBe(true);
         expect(fuzzer.socket.readyState).toBe(fuzzer.socket.OPEN);

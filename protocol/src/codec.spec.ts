@@ -331,6 +331,20 @@ describe('decodeClientFrame', () => {
       });
     });
 
+    test.each<[string, Record<string, unknown>, string]>([
+      ['a type that is not a number', { type: '1', body: 'hi' }, 'bad_frame'],
+      ['an unknown type', { type: 99 }, 'unknown_type'],
+      ['a typing frame without its flag', { type: 2, typing: 'yes' }, 'bad_frame'],
+      ['a history request out of range', { type: 5, count: 0 }, 'bad_frame'],
+    ])("%s is answered with the frame's valid client_id too", (_label, frame, code) => {
+      expect(errorOf(decode({ ...frame, client_id: 'c-8' }))).toEqual({
+        code,
+        message: expect.any(String),
+        client_id: 'c-8',
+      });
+      expect(errorOf(decode({ ...frame, client_id: 8 }))).not.toHaveProperty('client_id');
+    });
+
     test('an invalid client_id is never echoed', () => {
       expect(errorOf(decode({ type: 1, body: ' ', client_id: 'c'.repeat(65) }))).not.toHaveProperty(
         'client_id',

@@ -84,24 +84,24 @@ export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
   if (!parsed.ok) return parsed;
   const raw = parsed.value;
   const type = raw.type;
+  // A valid client_id rides on any error about the rest of the frame, whatever its type, so the
+  // client knows which of its frames was refused.
+  const clientId = raw.client_id;
+  const echo =
+    typeof clientId === 'string' && codePointLength(clientId) <= CLIENT_ID_MAX_LENGTH
+      ? clientId
+      : undefined;
   if (typeof type !== 'number' || !Number.isInteger(type)) {
-    return fail(ErrorCode.BadFrame, FrameErrorMessage.type);
+    return fail(ErrorCode.BadFrame, FrameErrorMessage.type, echo);
   }
   switch (type) {
     case FrameType.Message: {
-      // A valid client_id rides on any error about the rest of the frame, so the client knows
-      // which of its messages was refused.
-      const clientId = raw.client_id;
-      let echo: string | undefined;
       let clientIdError: FrameError | undefined;
-      if (clientId !== undefined) {
-        if (typeof clientId !== 'string') {
-          clientIdError = { code: ErrorCode.BadFrame, message: FrameErrorMessage.clientId };
-        } else if (codePointLength(clientId) > CLIENT_ID_MAX_LENGTH) {
-          clientIdError = { code: ErrorCode.TooLong, message: FrameErrorMessage.clientIdTooLong };
-        } else {
-          echo = clientId;
-        }
+      if (clientId !== undefined && echo === undefined) {
+        clientIdError =
+          typeof clientId === 'string'
+            ? { code: ErrorCode.TooLong, message: FrameErrorMessage.clientIdTooLong }
+            : { code: ErrorCode.BadFrame, message: FrameErrorMessage.clientId };
       }
       if (typeof raw.body !== 'string') {
         return fail(ErrorCode.BadFrame, FrameErrorMessage.body, echo);
@@ -121,23 +121,23 @@ export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
     }
     case FrameType.Typing:
       if (typeof raw.typing !== 'boolean')
-        return fail(ErrorCode.BadFrame, FrameErrorMessage.typing);
+        return fail(ErrorCode.BadFrame, FrameErrorMessage.typing, echo);
       return { ok: true, frame: { type, typing: raw.typing } };
     case FrameType.Clear:
       return { ok: true, frame: { type } };
     case FrameType.History: {
       const { count, after, epoch } = raw;
       if (!isWholeNumber(count) || count < 1 || count > HISTORY_COUNT_MAX) {
-        return fail(ErrorCode.BadFrame, FrameErrorMessage.count);
+        return fail(ErrorCode.BadFrame, FrameErrorMessage.count, echo);
       }
       const frame: ClientHistoryFrame = { type, count };
       if (after !== undefined && after !== null) {
-        if (!isWholeNumber(after)) return fail(ErrorCode.BadFrame, FrameErrorMessage.after);
+        if (!isWholeNumber(after)) return fail(ErrorCode.BadFrame, FrameErrorMessage.after, echo);
         frame.after = after;
       }
       if (epoch !== undefined && epoch !== null) {
         if (typeof epoch !== 'string' || codePointLength(epoch) > EPOCH_MAX_LENGTH) {
-          return fail(ErrorCode.BadFrame, FrameErrorMessage.epoch);
+          return fail(ErrorCode.BadFrame, FrameErrorMessage.epoch, echo);
         }
         frame.epoch = epoch;
       }
@@ -148,12 +148,12 @@ export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
     case FrameType.Rename: {
       const { token } = raw;
       if (typeof token !== 'string' || token === '' || codePointLength(token) > TOKEN_MAX_LENGTH) {
-        return fail(ErrorCode.BadFrame, FrameErrorMessage.token);
+        return fail(ErrorCode.BadFrame, FrameErrorMessage.token, echo);
       }
       return { ok: true, frame: { type, token } };
     }
     default:
-      return fail(ErrorCode.UnknownType, FrameErrorMessage.unknownType(type));
+      return fail(ErrorCode.UnknownType, FrameErrorMessage.unknownType(type), echo);
   }
 }
 
