@@ -179,7 +179,10 @@ export function MessageList({ room, me }: { room: string; me: string }) {
         {messages.length === 0 && typists.length === 0 ? (
           <div className="feed-empty">
             <BadgeIcon name="chat" size="md" />
-            <p className="mb-0">No messages yet. Say hello!</p>
+            {/* Under "Earlier messages are no longer available", "No messages yet" would deny them. */}
+            <p className="mb-0">
+              {earlierMissing ? 'No new messages yet. Say hello!' : 'No messages yet. Say hello!'}
+            </p>
           </div>
         ) : null}
         <div role="log" aria-live="polite" aria-label="Messages">

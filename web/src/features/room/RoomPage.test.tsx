@@ -292,6 +292,25 @@ describe('Room page: chat', () => {
     });
   });
 
+  it('after a restart that lost every message, says none are new rather than none exist', async () => {
+    const { socket, fake } = openRoom({ fakeTimers: false });
+    act(() => socket.serverClose(CloseCode.Restart));
+    await waitFor(() => expect(fake.sockets).toHaveLength(2), { timeout: 2000 });
+    act(() => {
+      fake.last().serverOpen();
+      fake.last().serverSend({
+        type: FrameType.Message,
+        room: ROOM,
+        epoch: 'e2',
+        messages: [],
+        complete: true,
+      });
+    });
+    expect(screen.getByText('Earlier messages are no longer available.')).toBeInTheDocument();
+    expect(screen.getByText('No new messages yet. Say hello!')).toBeInTheDocument();
+    expect(screen.queryByText('No messages yet. Say hello!')).not.toBeInTheDocument();
+  });
+
   it('shows error frames as a brief notice', () => {
     const { socket } = openRoom();
     act(() =>
