@@ -134,9 +134,6 @@ export function CreateRoomPage() {
 
   useEffect(() => {
     document.title = PRODUCT_NAME;
-    // The room name is filled in already: what to type first is your name (not on a touch
-    // screen, where focusing would open the keyboard over the form).
-    if (!window.matchMedia?.('(pointer: coarse)').matches) userInput.current?.focus();
   }, []);
 
   useEffect(() => {
