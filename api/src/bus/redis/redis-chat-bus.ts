@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { type ChatMessage, FrameType } from '@taco/protocol';
-import { type Redis } from 'ioredis';
 import {
   ChatBus,
   type DeliveryListener,
@@ -16,7 +15,7 @@ import { clearedPayload, messagePayload } from '../room-events';
 import { decodeEnvelope, encodeEnvelope, envelopeHeader } from './envelope';
 import { LuaScript } from './lua-script';
 import { type RedisConnections, SUBSCRIBE_TIMEOUT_MS, withTimeout } from './redis-connections';
-import { ReplicaWait } from './replica-wait';
+import { DurableWrites } from './durable-writes';
 import { messageNumber, RoomFeed } from './room-feed';
 import { roomKeys, roomOfChannel } from './redis-keys';
 import { APPEND_SCRIPT, CLEAR_SCRIPT, HISTORY_SCRIPT } from './scripts';
@@ -49,8 +48,6 @@ export interface RedisChatBusOptions {
 
 export type RedisChatCommand = 'append' | 'clear' | 'history' | 'publish' | 'wait';
 
-/** How often a message whose wait broke off looks for itself on the room's (new) master. */
-const LOOKUP_INTERVAL_MS = 250;
 /** A gap fill reads history this many messages at a time, at most `FILL_PAGES` times. */
 const FILL_PAGE = 500;
 const FILL_PAGES = 4;
@@ -115,7 +112,7 @@ const history = new LuaScript(HISTORY_SCRIPT);
 export class RedisChatBus extends ChatBus {
   private listener: DeliveryListener = () => undefined;
   /** Set when messages are acknowledged only once Redis replicas hold them. */
-  private readonly replicaWait: ReplicaWait | null;
+  private readonly durable: DurableWrites | null;
   /** The rooms this replica subscribes to, and what their subscriptions delivered. */
   private readonly feeds = new Map<string, RoomFeed>();
   private readonly renewing = new Set<RoomFeed>();
@@ -128,7 +125,12 @@ export class RedisChatBus extends ChatBus {
   ) {
     super();
     const replicas = options.waitReplicas ?? 0;
-    this.replicaWait = replicas > 0 ? new ReplicaWait(replicas) : null;
+    this.durable =
+      replicas > 0
+        ? new DurableWrites(redis, replicas, (room, query) => this.history(room, query), {
+            onUnconfirmed: options.onUnconfirmed,
+          })
+        : null;
     redis.onMessage((channel, envelope) => this.received(channel, envelope));
     redis.onSubscriberRenewed(() => {
       for (const [room, feed] of this.feeds) void this.renew(room, feed, 'renewed');
@@ -260,7 +262,7 @@ export class RedisChatBus extends ChatBus {
       message,
       draft.clientId,
     );
-    const held = this.replicaWait !== null && draft.connectionId !== undefined;
+    const held = this.durable !== null && draft.connectionId !== undefined;
     const scriptKeys = [keys.seq, keys.log, keys.epoch, keys.channel];
     const args = [
       storedHead,
@@ -274,7 +276,7 @@ export class RedisChatBus extends ChatBus {
       envelopeHeader({ exceptConnection: held ? draft.connectionId : undefined }),
     ];
     const started = performance.now();
-    if (this.replicaWait === null) {
+    if (this.durable === null) {
       const [seq, epoch] = appended(
         await append.run(this.redis.coalescedWriter(), scriptKeys, args),
       );
@@ -283,13 +285,13 @@ export class RedisChatBus extends ChatBus {
       return { ...message, seq, epoch };
     }
     const deadline = started + (this.options.waitTimeoutMs ?? 0);
-    const { node, reply } = await this.appendOnWriter(keys.seq, scriptKeys, args);
+    const { node, reply } = await this.durable.store(append, keys.seq, scriptKeys, args);
     const [seq, epoch] = appended(reply);
     this.roundTrip('append', started);
     this.noteOwn(room, epoch, seq, draft, held);
     const stored: StoredMessage = { ...message, seq, epoch };
     const waited = performance.now();
-    await this.confirm(room, stored, node, this.replicaWait, deadline);
+    await this.durable.confirm(room, stored, node, deadline);
     this.roundTrip('wait', waited);
     return held ? { ...stored, held } : stored;
   }
@@ -305,85 +307,6 @@ export class RedisChatBus extends ChatBus {
     const heldFor = held ? draft.connectionId : undefined;
     if (draft.clientId === undefined && heldFor === undefined) return;
     this.feeds.get(room)?.noteOwn(epoch, seq, draft.clientId, heldFor);
-  }
-
-  /**
-   * Runs the append script on the writer's connection to the room's master, following one
-   * `MOVED` (the slot moved or failed over since the client last looked). Returns the connection
-   * that ran it: only a `WAIT` on that connection can confirm it.
-   */
-  private async appendOnWriter(
-    key: string,
-    keys: readonly string[],
-    args: readonly (string | number)[],
-  ): Promise<{ node: Redis; reply: unknown }> {
-    const node = await this.redis.writerFor(key);
-    if (!node) throw new Error("No Redis master is known for the room's slot");
-    try {
-      return { node, reply: await append.run(node, keys, args) };
-    } catch (error) {
-      const moved = error instanceof Error ? /^MOVED \d+ (\S+)/.exec(error.message) : null;
-      const target = moved?.[1] === undefined ? undefined : await this.redis.writerAt(moved[1]);
-      if (!target) throw error;
-      return { node: target, reply: await append.run(target, keys, args) };
-    }
-  }
-
-  /**
-   * Waits until Redis replicas hold a stored message, at most until `deadline`. A message the wait
-   * could not confirm in time is still acknowledged (it is stored and the others have it),
-   * counted and logged as unconfirmed. When the connection that stored it broke before a `WAIT`
-   * answered (its master died, say), the message is looked for on the room's master, promoted or
-   * not, until the deadline: found, it is acknowledged; gone, this throws (it was not stored).
-   */
-  private async confirm(
-    room: string,
-    message: StoredMessage,
-    node: Redis,
-    replicaWait: ReplicaWait,
-    deadline: number,
-  ): Promise<void> {
-    const outcome = await replicaWait.confirm(node, deadline);
-    if (outcome === 'confirmed') return;
-    if (outcome === 'lost' && !(await this.isStillStored(room, message, deadline))) {
-      throw new Error('The Redis master failed before the message reached a replica');
-    }
-    this.options.onUnconfirmed?.(
-      `Message ${message.seq} in room ${room} acknowledged before ${this.options.waitReplicas} Redis replica(s) confirmed it (${outcome === 'lost' ? 'its master failed; the master now serving the room holds it' : 'the wait ran out'})`,
-    );
-  }
-
-  /**
-   * Whether the room's master holds the message (same epoch, same seq, same content); true when
-   * that cannot be told before `deadline` (the sender is told it is stored, as with any wait that
-   * ran out).
-   */
-  private async isStillStored(
-    room: string,
-    message: StoredMessage,
-    deadline: number,
-  ): Promise<boolean> {
-    for (;;) {
-      try {
-        const page = await this.history(room, {
-          count: 1,
-          after: message.seq - 1,
-          epoch: message.epoch,
-        });
-        const found = page.messages[0];
-        return (
-          page.epoch === message.epoch &&
-          found !== undefined &&
-          found.seq === message.seq &&
-          found.sender === message.sender &&
-          found.body === message.body &&
-          found.timestamp === message.timestamp
-        );
-      } catch {
-        if (performance.now() + LOOKUP_INTERVAL_MS >= deadline) return true;
-        await new Promise((resolve) => setTimeout(resolve, LOOKUP_INTERVAL_MS));
-      }
-    }
   }
 
   async clear(room: string, sender: string): Promise<void> {
