@@ -66,6 +66,23 @@ describe('Create Room page: the room name', () => {
     expect(shown).not.toBe(SUGGESTED_ROOM);
   });
 
+  it('never changes the room name while it has focus, so text typed over it stays whole', async () => {
+    server.use(
+      http.get(`${API}${ApiPath.roomName}`, async () => {
+        await delay(100);
+        return HttpResponse.json({ room_id: SUGGESTED_ROOM });
+      }),
+    );
+    const { user } = renderApp();
+    const shown = (roomInput() as HTMLInputElement).value;
+    await user.click(roomInput());
+    await settle(200);
+    expect(roomInput()).toHaveValue(shown);
+    await user.tripleClick(roomInput());
+    await user.keyboard('busy-room');
+    expect(roomInput()).toHaveValue('busy-room');
+  });
+
   it('says how many people a room already has before joining it', async () => {
     server.use(
       http.get(`${API}/api/room/:room`, ({ params }) =>

@@ -102,8 +102,8 @@ function FormField({
 export function CreateRoomPage() {
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
-  // A name at once; the server's suggestion (a room nobody uses) replaces it until the user
-  // edits either field (then the name shown stays).
+  // A name at once; the server's suggestion (a room nobody uses) replaces it until the user is in
+  // either field (`keepShownName`).
   const [localName] = useState(() => generateRoomName());
   const [editedName, setEditedName] = useState<string | null>(null);
   const suggestion = useRoomNameQuery();
@@ -149,9 +149,13 @@ export function CreateRoomPage() {
       setValidated(false);
     };
 
-  const onUserNameEdit = (event: ChangeEvent<HTMLInputElement>) => {
+  /**
+   * Once the user is in either field, the room name shown stays: a suggestion landing while a
+   * field has focus would change the name under them, or land between a select-all and the text
+   * typed over it.
+   */
+  const keepShownName = () => {
     if (editedName === null) setEditedName(roomName);
-    onEdit(setUserName)(event);
   };
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
@@ -201,6 +205,7 @@ export function CreateRoomPage() {
               inputRef={roomInput}
               value={roomName}
               onChange={onEdit(setEditedName)}
+              onFocus={keepShownName}
               autoComplete="off"
               autoCapitalize="none"
               spellCheck={false}
@@ -217,7 +222,8 @@ export function CreateRoomPage() {
               className="mb-4"
               inputRef={userInput}
               value={userName}
-              onChange={onUserNameEdit}
+              onChange={onEdit(setUserName)}
+              onFocus={keepShownName}
               autoComplete="nickname"
             />
             <Button type="submit" size="lg" className="w-100" disabled={isLoading}>
