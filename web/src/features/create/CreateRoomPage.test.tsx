@@ -22,6 +22,16 @@ async function fill(user: ReturnType<typeof renderApp>['user'], room: string, na
   await user.type(userInput(), name);
 }
 
+/** The server's suggestion arrives 100 ms after the page asked for it. */
+function suggestLate() {
+  server.use(
+    http.get(`${API}${ApiPath.roomName}`, async () => {
+      await delay(100);
+      return HttpResponse.json({ room_id: SUGGESTED_ROOM });
+    }),
+  );
+}
+
 describe('Create Room page: the room name', () => {
   it('suggests a name no room uses, from the server', async () => {
     renderApp();
@@ -38,12 +48,7 @@ describe('Create Room page: the room name', () => {
   });
 
   it('never replaces a name the user already typed', async () => {
-    server.use(
-      http.get(`${API}${ApiPath.roomName}`, async () => {
-        await delay(100);
-        return HttpResponse.json({ room_id: SUGGESTED_ROOM });
-      }),
-    );
+    suggestLate();
     const { user } = renderApp();
     await user.clear(roomInput());
     await user.type(roomInput(), 'our-room');
@@ -52,12 +57,7 @@ describe('Create Room page: the room name', () => {
   });
 
   it('keeps the name shown once the user is typing theirs', async () => {
-    server.use(
-      http.get(`${API}${ApiPath.roomName}`, async () => {
-        await delay(100);
-        return HttpResponse.json({ room_id: SUGGESTED_ROOM });
-      }),
-    );
+    suggestLate();
     const { user } = renderApp();
     const shown = (roomInput() as HTMLInputElement).value;
     await user.type(userInput(), 'Ann');
@@ -67,12 +67,7 @@ describe('Create Room page: the room name', () => {
   });
 
   it('never changes the room name while it has focus, so text typed over it stays whole', async () => {
-    server.use(
-      http.get(`${API}${ApiPath.roomName}`, async () => {
-        await delay(100);
-        return HttpResponse.json({ room_id: SUGGESTED_ROOM });
-      }),
-    );
+    suggestLate();
     const { user } = renderApp();
     const shown = (roomInput() as HTMLInputElement).value;
     await user.click(roomInput());
