@@ -8,7 +8,7 @@ import {
   useRef,
   useState,
 } from 'react';
-import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { useAppDispatch, useAppSelector, useAppStore } from '../../app/hooks';
 import { draftEdited, messageSent } from '../chat/chatActions';
 import { selectDraft } from '../drafts/draftsSlice';
 import { selectParticipants } from '../presence/presenceSlice';
@@ -35,10 +35,11 @@ function isTouchDevice(): boolean {
  */
 export function Composer({ room, me }: { room: string; me: string }) {
   const dispatch = useAppDispatch();
-  // What was typed before the composer was last unmounted comes back (read once, on mount).
-  const saved = useAppSelector((state) => selectDraft(state, room));
-  const [draft, setDraft] = useState(saved);
-  const [caret, setCaret] = useState(saved.length);
+  // What was typed before the composer was last unmounted comes back: read once, on mount, not
+  // subscribed to (every keystroke updates it).
+  const store = useAppStore();
+  const [draft, setDraft] = useState(() => selectDraft(store.getState(), room));
+  const [caret, setCaret] = useState(draft.length);
   const [active, setActive] = useState(0);
   /** The `@` whose list the user closed with Escape: it stays closed until another `@`. */
   const [dismissedAt, setDismissedAt] = useState<number | null>(null);
