@@ -1,9 +1,11 @@
 import { persistStore } from 'redux-persist';
 import { memoryStorage } from '../../test/memoryStorage';
+import { refuseStorage } from '../../test/refusedStorage';
 import { roomCreated } from '../features/chat/chatActions';
 import { notifyModeChosen } from '../features/notifyPrefs/notifyPrefsSlice';
 import {
   flushWhenPageHides,
+  localStorageAdapter,
   makePersistConfig,
   PERSIST_KEY_PREFIX,
   PERSIST_ROOT_KEY,
@@ -116,5 +118,24 @@ describe('persistence (spec §4 and §9)', () => {
       lifecycle.window.dispatchEvent(new Event('pagehide'));
       expect(savedBell(data)['teal-otter']).toBeUndefined();
     });
+  });
+});
+
+describe('when the browser refuses storage (site data blocked, quota full)', () => {
+  let restore: () => void;
+  beforeEach(() => (restore = refuseStorage()));
+  afterEach(() => restore());
+
+  it('reads nothing stored and writes nowhere, without throwing', async () => {
+    await expect(localStorageAdapter.getItem(KEY)).resolves.toBeNull();
+    await expect(localStorageAdapter.setItem(KEY, '{}')).resolves.toBeUndefined();
+    await expect(localStorageAdapter.removeItem(KEY)).resolves.toBeUndefined();
+  });
+
+  it('still starts the app: the store rehydrates empty and room choices work for this page', async () => {
+    const store = makeStore();
+    await new Promise<void>((resolve) => persistStore(store, null, resolve));
+    store.dispatch(roomCreated({ room: 'teal-otter' }));
+    expect(store.getState().roomAuth).toHaveProperty('teal-otter');
   });
 });

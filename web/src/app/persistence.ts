@@ -1,6 +1,7 @@
 import type { PersistConfig, PersistedState, Persistor, Storage } from 'redux-persist';
 import { type RoomAuthState, withRejectionsReset } from '../features/roomAuth/roomAuthSlice';
 import { config } from '../app/config';
+import { withStorage } from './browserStorage';
 
 /** Persisted client state: redux-persist's key prefix, the root key and the restore time-out. */
 export const PERSIST_KEY_PREFIX = 'persist:';
@@ -31,17 +32,17 @@ export function migrate(state: PersistedState, version: number): Promise<Persist
   return Promise.resolve({ ...restored, roomAuth: withRejectionsReset(restored.roomAuth) });
 }
 
-/** `localStorage` behind redux-persist's promise interface. */
+/**
+ * `localStorage` behind redux-persist's promise interface. A browser may refuse storage (site data
+ * blocked makes merely reading `window.localStorage` throw; a full quota refuses writes): then
+ * nothing is restored and choices hold for this page only, and the app still starts.
+ */
 export const localStorageAdapter: Storage = {
-  getItem: (key: string) => Promise.resolve(window.localStorage.getItem(key)),
-  setItem: (key: string, value: string) => {
-    window.localStorage.setItem(key, value);
-    return Promise.resolve();
-  },
-  removeItem: (key: string) => {
-    window.localStorage.removeItem(key);
-    return Promise.resolve();
-  },
+  getItem: (key: string) => Promise.resolve(withStorage((storage) => storage.getItem(key), null)),
+  setItem: (key: string, value: string) =>
+    Promise.resolve(withStorage((storage) => storage.setItem(key, value), undefined)),
+  removeItem: (key: string) =>
+    Promise.resolve(withStorage((storage) => storage.removeItem(key), undefined)),
 };
 
 /** Only the room authentication is persisted, under `persist:root`. */

@@ -1,5 +1,6 @@
 import { act, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { refuseStorage } from '../../test/refusedStorage';
 import { THEME_STORAGE_KEY } from './theme';
 import { ThemeToggle } from './ThemeToggle';
 
@@ -67,6 +68,19 @@ describe('colour mode', () => {
     localStorage.setItem(THEME_STORAGE_KEY, 'purple');
     render(<ThemeToggle />);
     expect(mode()).toBe('light');
+  });
+
+  it('still switches, for this page, when the browser refuses storage', async () => {
+    system = systemDark(false);
+    const restore = refuseStorage();
+    try {
+      render(<ThemeToggle />);
+      expect(mode()).toBe('light');
+      await userEvent.setup().click(toggle());
+      expect(mode()).toBe('dark');
+    } finally {
+      restore();
+    }
   });
 
   it("takes another tab's choice", () => {

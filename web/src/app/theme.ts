@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
+import { withStorage } from './browserStorage';
 
 /** Bootstrap 5.3 colour modes, set as `data-bs-theme` on `<html>`. */
 export type ColorMode = 'light' | 'dark';
@@ -17,12 +18,8 @@ function isColorMode(value: unknown): value is ColorMode {
 
 /** The mode the user chose, or `null` to follow the system. */
 export function storedColorMode(): ColorMode | null {
-  try {
-    const value = window.localStorage.getItem(THEME_STORAGE_KEY);
-    return isColorMode(value) ? value : null;
-  } catch {
-    return null;
-  }
+  const value = withStorage((storage) => storage.getItem(THEME_STORAGE_KEY), null);
+  return isColorMode(value) ? value : null;
 }
 
 export function systemColorMode(): ColorMode {
@@ -62,11 +59,7 @@ export function useColorMode(): { mode: ColorMode; toggle: () => void } {
 
   const toggle = useCallback(() => {
     const next: ColorMode = mode === 'dark' ? 'light' : 'dark';
-    try {
-      window.localStorage.setItem(THEME_STORAGE_KEY, next);
-    } catch {
-      // Storage refused (private mode, quota): the choice holds for this page only.
-    }
+    withStorage((storage) => storage.setItem(THEME_STORAGE_KEY, next), undefined);
     setChosen(next);
   }, [mode]);
 

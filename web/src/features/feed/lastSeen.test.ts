@@ -1,3 +1,4 @@
+import { refuseStorage } from '../../../test/refusedStorage';
 import { isNewer, readLastSeen, writeLastSeen } from './lastSeen';
 
 afterEach(() => window.localStorage.clear());
@@ -19,6 +20,17 @@ describe('lastSeen', () => {
       window.localStorage.setItem('taco:seen:a-room', raw);
       expect(readLastSeen('a-room')).toBeNull();
     }
+  });
+
+  it('reads nothing and writes nowhere, without throwing, when the browser refuses storage', () => {
+    const restore = refuseStorage();
+    try {
+      expect(() => writeLastSeen('a-room', { epoch: 'e1', seq: 5 })).not.toThrow();
+      expect(readLastSeen('a-room')).toBeNull();
+    } finally {
+      restore();
+    }
+    expect(readLastSeen('a-room')).toBeNull();
   });
 
   it('compares within an epoch by seq', () => {

@@ -1,3 +1,4 @@
+import { withStorage } from '../../app/browserStorage';
 import type { SeenPoint } from './feedItems';
 
 /**
@@ -6,19 +7,11 @@ import type { SeenPoint } from './feedItems';
  */
 const KEY_PREFIX = 'taco:seen:';
 
-function storage(): Storage | null {
-  try {
-    return window.localStorage;
-  } catch {
-    return null;
-  }
-}
-
 /** The newest message the user saw in `room`, or `null` when unknown. */
 export function readLastSeen(room: string): SeenPoint | null {
+  const raw = withStorage((storage) => storage.getItem(KEY_PREFIX + room), null);
+  if (!raw) return null;
   try {
-    const raw = storage()?.getItem(KEY_PREFIX + room);
-    if (!raw) return null;
     const value = JSON.parse(raw) as Partial<SeenPoint> | null;
     return typeof value?.epoch === 'string' && typeof value.seq === 'number'
       ? { epoch: value.epoch, seq: value.seq }
@@ -36,9 +29,6 @@ export function isNewer(next: SeenPoint, current: SeenPoint | null): boolean {
 /** Records that the user saw up to `point` in `room`, if that is further than before. */
 export function writeLastSeen(room: string, point: SeenPoint): void {
   if (!isNewer(point, readLastSeen(room))) return;
-  try {
-    storage()?.setItem(KEY_PREFIX + room, JSON.stringify(point));
-  } catch {
-    // Storage full or denied: the divider only shows less well.
-  }
+  // Storage full or refused: the divider only shows less well.
+  withStorage((storage) => storage.setItem(KEY_PREFIX + room, JSON.stringify(point)), undefined);
 }
