@@ -90,4 +90,19 @@ describe('Delivery of the page (the built client from the api)', () => {
     const scriptSrc = /script-src ([^;]*)/.exec(String(page.headers['content-security-policy']));
     expect(scriptSrc?.[1]?.split(' ')).toEqual(["'self'", `'sha256-${hash}'`]);
   });
+
+  it("shows a reload, not a blank screen, when a page's code cannot be fetched", async () => {
+    // As after a deploy that replaced the build an open tab still points at, or a dropped line.
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.route(/\/assets\/RoomPage-[^/]*\.js$/, (route) => route.fulfill({ status: 404 }));
+    await page.goto(`${server.origin}/r/teal-otter`);
+    const alert = page.getByRole('alert');
+    await alert.getByText('This page could not be shown').waitFor();
+    await page.getByRole('link', { name: 'My Account' }).waitFor();
+    await page.unroute(/\/assets\/RoomPage-[^/]*\.js$/);
+    await alert.getByRole('button', { name: 'Reload page' }).click();
+    await page.getByRole('dialog').getByLabel('Username').waitFor();
+    await context.close();
+  });
 });

@@ -1,6 +1,8 @@
-import { Link, NavLink, Outlet } from 'react-router-dom';
+import { Suspense } from 'react';
+import { Link, NavLink, Outlet, useLocation } from 'react-router-dom';
 import { WebRoute } from '@taco/protocol';
 import { PRODUCT_EMOJI, PRODUCT_NAME } from './brand';
+import { PageErrorBoundary } from './PageErrorBoundary';
 import { ThemeToggle } from './ThemeToggle';
 import { useViewportHeight } from './useViewportHeight';
 
@@ -12,6 +14,7 @@ const newRoomClass = (state: { isActive: boolean }) => `${navLinkClass(state)} d
 /** The header bar and the page below it. */
 export function AppLayout() {
   useViewportHeight();
+  const { pathname } = useLocation();
   return (
     <div className="app-shell">
       <a className="skip-link" href="#main">
@@ -32,7 +35,11 @@ export function AppLayout() {
         </nav>
       </header>
       <main id="main" className="app-main" tabIndex={-1}>
-        <Outlet />
+        <PageErrorBoundary path={pathname}>
+          <Suspense fallback={null}>
+            <Outlet />
+          </Suspense>
+        </PageErrorBoundary>
       </main>
     </div>
   );
