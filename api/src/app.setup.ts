@@ -11,6 +11,7 @@ import { securityHeadersMiddleware } from './common/security-headers';
 import { type AppConfig } from './config/app-config';
 import { PlainRoutes } from './common/plain-route';
 import { CredentialsRoute } from './rooms/credentials.route';
+import { undecodableRoomIds } from './rooms/room-id.pipe';
 import { TicketRoute } from './rooms/ticket.route';
 import { serveWeb } from './web/serve-web';
 
@@ -40,6 +41,7 @@ export function configureApp(
   app.use(httpLogging(app.get<PinoInstance>(PINO_LOGGER)));
   app.disable('x-powered-by');
   app.use(...securityHeadersMiddleware());
+  app.use(undecodableRoomIds());
   app.useBodyParser('json', { limit: BODY_LIMIT_BYTES, type: readsJsonBody });
   app.use(jsonParseErrors(), unsupportedBodies());
   app.setGlobalPrefix(API_PREFIX.slice(1));

@@ -162,6 +162,28 @@ describe('Rooms HTTP API', () => {
       expect(await response.json()).toMatchObject({ message: [ValidationMessage.RoomNameInvalid] });
     });
 
+    it.each([
+      ['POST', '/api/room/abc%ED%A0%80', { sender_id: 'Ann' }],
+      ['POST', '/api/room/%E0%A4%A', { sender_id: 'Ann' }],
+      ['GET', '/api/room/abc%ED%A0%80', undefined],
+      ['POST', '/api/room/abc%FF/ticket', undefined],
+    ])(
+      'answers %s %s (not valid percent-encoding) as an invalid room name',
+      async (method, path, body) => {
+        const response = await fetch(`${t.baseUrl}${path}`, {
+          method,
+          headers: body === undefined ? {} : { 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        expect(response.status).toBe(400);
+        expect(await response.json()).toEqual({
+          statusCode: 400,
+          error: 'Bad Request',
+          message: [ValidationMessage.RoomNameInvalid],
+        });
+      },
+    );
+
     it('validates the name in the credentials body', async () => {
       const response = await t.post(ApiPath.roomCredentials('teal-otter'), { sender_id: 'a<b>c' });
       expect(response.status).toBe(400);

@@ -39,6 +39,35 @@ describe('Serving the web client', () => {
     },
   );
 
+  it.each([
+    ['a null byte', '/%00'],
+    ['a null byte in a room link', '/r/abc%00'],
+    ['a file used as a folder', '/index.html/x'],
+    ['a name longer than the file system allows', `/${'a'.repeat(5000)}`],
+    ['a path deeper than the file system allows', `/${'a/'.repeat(3000)}`],
+  ])('serves the app, never a 500, for %s', async (_what, path) => {
+    const response = await fetch(`${t.baseUrl}${path}`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('<div id="root">');
+  });
+
+  it.each([
+    ['a null byte', '/assets/%00x'],
+    ['a long name', `/assets/${'a'.repeat(5000)}.js`],
+    ['a slash after a file', '/assets/app-1234.js/'],
+  ])('answers an asset with %s 404, not a 500', async (_what, path) => {
+    expect((await fetch(`${t.baseUrl}${path}`)).status).toBe(404);
+  });
+
+  it.each([
+    ['a null byte', '/api/room/abc%00', 400],
+    ['a long room name', `/api/room/${'a'.repeat(5000)}`, 400],
+    ['a long unknown path', `/api/${'a'.repeat(5000)}`, 404],
+  ])('answers an API path with %s by the API, never a 500', async (_what, path, status) => {
+    const response = await fetch(`${t.baseUrl}${path}`);
+    expect(response.status).toBe(status);
+  });
+
   it('serves hashed assets with a long cache life', async () => {
     const response = await fetch(`${t.baseUrl}/assets/app-1234.js`);
     expect(response.status).toBe(200);

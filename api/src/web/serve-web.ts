@@ -20,8 +20,19 @@ type Encoding = (typeof ENCODINGS)[number];
 /** Source maps are never served, even when a build left them in the folder. */
 const SOURCE_MAP = /\.map$/i;
 
-const isFile = (path: string): boolean =>
-  statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+/**
+ * Whether `path` is a file of the build. Any path the file system refuses (a null byte, a file
+ * used as a folder, a name or path too long) is none: a request for it is not a server error.
+ */
+function isFile(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+  } catch {
+    return false;
+  }
+}
+
+const isApiPath = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
 
 /**
  * The `q` of each coding in an Accept-Encoding header (RFC 9110 §12.5.3). A coding the client
@@ -85,7 +96,7 @@ export function serveWeb(app: NestExpressApplication, dist: string): void {
 
   // Files of the build (never a source map), precompressed when the client accepts it.
   app.use((request: Request, response: Response, next: NextFunction) => {
-    if (!isRead(request)) return next();
+    if (!isRead(request) || isApiPath(request.path)) return next();
     let path: string;
     try {
       path = decodeURIComponent(request.path);
@@ -103,10 +114,7 @@ export function serveWeb(app: NestExpressApplication, dist: string): void {
   });
   app.use((request: Request, response: Response, next: NextFunction) => {
     const isPage =
-      isRead(request) &&
-      request.path !== API_PREFIX &&
-      !request.path.startsWith(`${API_PREFIX}/`) &&
-      !request.path.startsWith(HASHED_ASSETS);
+      isRead(request) && !isApiPath(request.path) && !request.path.startsWith(HASHED_ASSETS);
     if (!isPage) {
       next();
       return;
