@@ -252,14 +252,16 @@ describe('Chat socket', () => {
       };
       ann.send({ type: FrameType.Rename, token: await t.token(newRoom(), 'Annie') });
       expect(await ann.nextOfType(FrameType.Error)).toEqual(refused);
-      ann.send({ type: FrameType.Rename, token: 'not-a-token' });
-      expect(await ann.nextOfType(FrameType.Error)).toEqual(refused);
+      // Each refusal carries the client_id of the frame it answers.
+      ann.send({ type: FrameType.Rename, token: 'not-a-token', client_id: 'r-1' });
+      expect(await ann.nextOfType(FrameType.Error)).toEqual({ ...refused, client_id: 'r-1' });
       // A valid token for a name someone is connected with.
-      ann.send({ type: FrameType.Rename, token: signed(room, 'BOB') });
+      ann.send({ type: FrameType.Rename, token: signed(room, 'BOB'), client_id: 'r-2' });
       expect(await ann.nextOfType(FrameType.Error)).toEqual({
         type: FrameType.Error,
         code: ErrorCode.NameTaken,
         message: NAME_TAKEN_MESSAGE,
+        client_id: 'r-2',
       });
       // Its own current name: nothing happens.
       ann.send({ type: FrameType.Rename, token: signed(room, 'Ann') });
@@ -579,12 +581,12 @@ describe('Chat socket', () => {
       try {
         const ann = await app.join('teal-otter', 'Ann');
         ann.send({ type: FrameType.Typing, typing: true });
-        ann.send({ type: FrameType.Typing, typing: true });
-        await ann.next(isError(ErrorCode.RateLimited));
+        ann.send({ type: FrameType.Typing, typing: true, client_id: 't-2' });
+        expect(await ann.next(isError(ErrorCode.RateLimited))).toMatchObject({ client_id: 't-2' });
         ann.send({ type: FrameType.History, count: 5 });
         await ann.next(isHistory);
-        ann.send({ type: FrameType.History, count: 5 });
-        await ann.next(isError(ErrorCode.RateLimited));
+        ann.send({ type: FrameType.History, count: 5, client_id: 'h-2' });
+        expect(await ann.next(isError(ErrorCode.RateLimited))).toMatchObject({ client_id: 'h-2' });
         // Messages have their own bucket.
         await say(ann, 'still allowed');
       } finally {

@@ -345,6 +345,27 @@ describe('decodeClientFrame', () => {
       expect(errorOf(decode({ ...frame, client_id: 8 }))).not.toHaveProperty('client_id');
     });
 
+    test.each<[string, Record<string, unknown>]>([
+      ['a typing frame', { type: 2, typing: true }],
+      ['a clear frame', { type: 4 }],
+      ['a history request', { type: 5, count: 10, after: 3 }],
+      ['a rename frame', { type: 8, token: 'a.b.c' }],
+    ])(
+      '%s keeps a valid client_id, for an error that answers it later, and drops an invalid one',
+      (_label, frame) => {
+        expect(frameOf(decode({ ...frame, client_id: 'c-9' }))).toStrictEqual({
+          ...frame,
+          client_id: 'c-9',
+        });
+        expect(frameOf(decode({ ...frame, client_id: 9 }))).toStrictEqual(frame);
+        expect(frameOf(decode({ ...frame, client_id: 'c'.repeat(65) }))).toStrictEqual(frame);
+      },
+    );
+
+    test('a heartbeat never carries a client_id (it is answered, never refused)', () => {
+      expect(frameOf(decode({ type: 6, client_id: 'c-6' }))).toStrictEqual({ type: 6 });
+    });
+
     test('an invalid client_id is never echoed', () => {
       expect(errorOf(decode({ type: 1, body: ' ', client_id: 'c'.repeat(65) }))).not.toHaveProperty(
         'client_id',
@@ -669,10 +690,11 @@ describe('decodeClientFrame', () => {
 
     const ALLOWED_KEYS: Record<number, string[]> = {
       1: ['type', 'body', 'client_id'],
-      2: ['type', 'typing'],
-      4: ['type'],
-      5: ['type', 'count', 'after', 'epoch'],
+      2: ['type', 'typing', 'client_id'],
+      4: ['type', 'client_id'],
+      5: ['type', 'count', 'after', 'epoch', 'client_id'],
       6: ['type'],
+      8: ['type', 'token', 'client_id'],
     };
 
     /** What is wrong with a decode result, or null. Plain code, not `expect`, to keep runs fast. */
@@ -689,16 +711,16 @@ describe('decodeClientFrame', () => {
       const allowed = ALLOWED_KEYS[frame.type] ?? [];
       const extra = Object.keys(frame).filter((key) => !allowed.includes(key));
       if (extra.length > 0) return `unexpected fields ${extra.join(', ')}`;
+      if ('client_id' in frame) {
+        if (typeof frame.client_id !== 'string') return 'client_id is not a string';
+        if ([...frame.client_id].length > 64) return 'client_id too long';
+      }
       switch (frame.type) {
         case FrameType.Message:
           if (typeof frame.body !== 'string') return 'body is not a string';
           if (frame.body !== frame.body.trim()) return 'body not trimmed';
           if (frame.body.length === 0) return 'empty body';
           if ([...frame.body].length > 4000) return 'body too long';
-          if ('client_id' in frame) {
-            if (typeof frame.client_id !== 'string') return 'client_id is not a string';
-            if ([...frame.client_id].length > 64) return 'client_id too long';
-          }
           return null;
         case FrameType.Typing:
           return typeof frame.typing === 'boolean' ? null : 'typing is not a boolean';

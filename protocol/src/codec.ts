@@ -4,6 +4,7 @@ import type {
   ClientFrame,
   ClientHistoryFrame,
   ErrorFrame,
+  HeartbeatFrame,
   ServerFrame,
 } from './frames';
 import {
@@ -75,6 +76,14 @@ function parseJsonObject(
   return { ok: true, value };
 }
 
+/** `frame` with the valid `client_id` it came with, if any (see `ClientTaggedFrame`). */
+function tagged<F extends Exclude<ClientFrame, HeartbeatFrame>>(
+  frame: F,
+  clientId: string | undefined,
+): F {
+  return clientId === undefined ? frame : { ...frame, client_id: clientId };
+}
+
 /**
  * Turns untrusted text from a client into a typed frame, or the precise error to answer with.
  * Unknown extra fields are ignored; a message body is trimmed.
@@ -114,6 +123,7 @@ export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
         return fail(ErrorCode.TooLong, FrameErrorMessage.bodyTooLong, echo);
       }
       if (clientIdError) return { ok: false, error: clientIdError };
+      // Written out (no spread): every chat message is decoded here.
       return {
         ok: true,
         frame: echo === undefined ? { type, body } : { type, body, client_id: echo },
@@ -122,9 +132,9 @@ export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
     case FrameType.Typing:
       if (typeof raw.typing !== 'boolean')
         return fail(ErrorCode.BadFrame, FrameErrorMessage.typing, echo);
-      return { ok: true, frame: { type, typing: raw.typing } };
+      return { ok: true, frame: tagged({ type, typing: raw.typing }, echo) };
     case FrameType.Clear:
-      return { ok: true, frame: { type } };
+      return { ok: true, frame: tagged({ type }, echo) };
     case FrameType.History: {
       const { count, after, epoch } = raw;
       if (!isWholeNumber(count) || count < 1 || count > HISTORY_COUNT_MAX) {
@@ -141,7 +151,7 @@ export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
         }
         frame.epoch = epoch;
       }
-      return { ok: true, frame };
+      return { ok: true, frame: tagged(frame, echo) };
     }
     case FrameType.Heartbeat:
       return { ok: true, frame: { type } };
@@ -150,7 +160,7 @@ export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
       if (typeof token !== 'string' || token === '' || codePointLength(token) > TOKEN_MAX_LENGTH) {
         return fail(ErrorCode.BadFrame, FrameErrorMessage.token, echo);
       }
-      return { ok: true, frame: { type, token } };
+      return { ok: true, frame: tagged({ type, token }, echo) };
     }
     default:
       return fail(ErrorCode.UnknownType, FrameErrorMessage.unknownType(type), echo);

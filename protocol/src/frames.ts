@@ -2,22 +2,30 @@ import type { ErrorCode, FrameType } from './frame-types';
 
 // Client → server
 
-export interface ClientMessageFrame {
-  type: typeof FrameType.Message;
-  body: string;
+/**
+ * What a client frame other than a heartbeat may carry besides its own fields: a `client_id`
+ * (≤ 64 characters) that an error answering the frame carries back. On a message it also rides
+ * on every copy of the stored message.
+ */
+interface ClientTaggedFrame {
   client_id?: string;
 }
 
-export interface ClientTypingFrame {
+export interface ClientMessageFrame extends ClientTaggedFrame {
+  type: typeof FrameType.Message;
+  body: string;
+}
+
+export interface ClientTypingFrame extends ClientTaggedFrame {
   type: typeof FrameType.Typing;
   typing: boolean;
 }
 
-export interface ClientClearFrame {
+export interface ClientClearFrame extends ClientTaggedFrame {
   type: typeof FrameType.Clear;
 }
 
-export interface ClientHistoryFrame {
+export interface ClientHistoryFrame extends ClientTaggedFrame {
   type: typeof FrameType.History;
   count: number;
   /** Only messages whose `seq` is greater than this. */
@@ -40,7 +48,7 @@ export interface HeartbeatFrame {
  * tells the room (a presence frame with `renamed_from`), so only the holder of a name can rename
  * it.
  */
-export interface ClientRenameFrame {
+export interface ClientRenameFrame extends ClientTaggedFrame {
   type: typeof FrameType.Rename;
   token: string;
 }
@@ -125,7 +133,7 @@ export interface ErrorFrame {
   type: typeof FrameType.Error;
   code: ErrorCode;
   message: string;
-  /** The `client_id` of the message frame this answers, when it carried a valid one. */
+  /** The `client_id` of the frame this answers, when it carried a valid one. */
   client_id?: string;
 }
 

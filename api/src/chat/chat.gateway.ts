@@ -121,7 +121,9 @@ export class ChatGateway
       allow: (connection, now) => connection.allowMessage(now),
       act: (connection, frame) => {
         // One rename at a time per connection, each from the name the last one left.
-        const renamed = connection.renaming.then(() => this.rename(connection, frame.token));
+        const renamed = connection.renaming.then(() =>
+          this.rename(connection, frame.token, frame.client_id),
+        );
         connection.renaming = renamed.then(
           () => undefined,
           () => undefined,
@@ -204,14 +206,18 @@ export class ChatGateway
    * name present with `renamed_from`, then (if the old name has no connection left) the old one
    * gone with `renamed_to`.
    */
-  private async rename(connection: ChatConnection, token: string): Promise<FrameReply> {
+  private async rename(
+    connection: ChatConnection,
+    token: string,
+    clientId: string | undefined,
+  ): Promise<FrameReply> {
     const { room } = connection;
     const name = this.tokens.verify(token, room);
-    if (name === null) return errorFrame(RENAME_REFUSED_ERROR);
+    if (name === null) return errorFrame(RENAME_REFUSED_ERROR, clientId);
     const old = connection.name;
     if (name === old) return undefined;
     if (!isSameUserName(name, old) && (await this.presence.isPresent(room, name))) {
-      return errorFrame(NAME_TAKEN_ERROR);
+      return errorFrame(NAME_TAKEN_ERROR, clientId);
     }
     connection.name = name;
     await this.presence.join(room, name, connection.id);
@@ -252,7 +258,7 @@ export class ChatGateway
   /**
    * The steps every room frame takes once its connection is in its room (the codec has validated
    * it): take from its rate limit, act, and answer the sender with what the action returned or
-   * the error it met. An error answering a message carries its `client_id`. Synchronous up to the
+   * the error it met. An error answering a frame carries its `client_id`. Synchronous up to the
    * action, so a frame costs one promise of its own, not one per step.
    */
   private handle(
@@ -262,7 +268,7 @@ export class ChatGateway
   ): FrameReply | Promise<FrameReply> {
     if (!connection.isOpen) return undefined;
     const now = this.clock.now();
-    const clientId = frame.type === FrameType.Message ? frame.client_id : undefined;
+    const clientId = frame.client_id;
     if (!route.allow(connection, now)) return this.rateLimited(connection, clientId);
     let acting: Promise<FrameReply | void>;
     try {

@@ -158,7 +158,10 @@ export class RoomWsAdapter extends WsAdapter {
     );
     this.reply(
       connection,
-      errorFrame(UNAVAILABLE_ERROR, frame.type === FrameType.Message ? frame.client_id : undefined),
+      errorFrame(
+        UNAVAILABLE_ERROR,
+        frame.type === FrameType.Heartbeat ? undefined : frame.client_id,
+      ),
     );
   }
 }
