@@ -279,6 +279,17 @@ describe('Rooms HTTP API', () => {
         (await t.post(ApiPath.roomCredentials('busy-room'), { sender_id: 'Ann' })).status,
       ).toBe(200);
     });
+
+    it('answers 409 for a look-alike of a connected name', async () => {
+      const alice = await t.join('lookalike-room', 'Alice Smith');
+      for (const name of ['Alice  Smith', 'ａｌｉｃｅ smith', 'Alice Smith\uFE0F']) {
+        const response = await t.post(ApiPath.roomCredentials('lookalike-room'), {
+          sender_id: name,
+        });
+        expect([name, response.status]).toEqual([name, 409]);
+      }
+      await alice.close();
+    });
   });
 
   describe('errors and headers', () => {

@@ -308,10 +308,22 @@ describe('decodeClientFrame', () => {
       ['line separators', '\u2028\u2029'],
       ['a BOM', '\uFEFF'],
       ['mixed whitespace', ' \t\n\u00A0\u3000\u2028\uFEFF '],
+      ['zero-width spaces', '\u200B\u200B'],
+      ['a Hangul filler', '\u3164'],
+      ['a right-to-left override', '\u202E'],
+      ['a NUL', '\u0000'],
+      ['combining accents alone', ' \u0301\u0301 '],
     ])('a body that is %s is an empty message', (_label, body) => {
       expect(errorOf(decode({ type: 1, body }))).toEqual({
         code: 'empty_message',
         message: 'Messages cannot be empty',
+      });
+    });
+
+    test('a body that shows something around invisible characters is kept as sent', () => {
+      expect(frameOf(decode({ type: 1, body: '\u200Bhi\u200B' }))).toStrictEqual({
+        type: 1,
+        body: '\u200Bhi\u200B',
       });
     });
 

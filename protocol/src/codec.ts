@@ -15,7 +15,7 @@ import {
   TOKEN_MAX_LENGTH,
 } from './limits';
 import { NAME_TAKEN_MESSAGE } from './http';
-import { codePointLength } from './validation';
+import { codePointLength, isBlankText } from './validation';
 
 /** An error frame without its type: what to answer a frame with. */
 export type FrameError = Omit<ErrorFrame, 'type'>;
@@ -116,7 +116,7 @@ export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
         return fail(ErrorCode.BadFrame, FrameErrorMessage.body, echo);
       }
       const body = raw.body.trim();
-      if (body.length === 0) {
+      if (isBlankText(body)) {
         return fail(ErrorCode.EmptyMessage, FrameErrorMessage.emptyMessage, echo);
       }
       if (body.length > MESSAGE_MAX_LENGTH && codePointLength(body) > MESSAGE_MAX_LENGTH) {

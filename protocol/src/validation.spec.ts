@@ -8,6 +8,7 @@ import {
   userNameKey,
   validateRoomName,
   validateUserName,
+  isBlankText,
 } from './validation';
 
 /** Any code point, lone surrogates included (fast-check's `binary` unit is slow to set up). */
@@ -68,6 +69,10 @@ const BLANK_LETTERS: Array<[string, string]> = [
   ['Hangul filler U+3164', '\u3164'],
   ['halfwidth Hangul filler U+FFA0', '\uFFA0'],
   ['braille blank U+2800', '\u2800'],
+  ['combining grapheme joiner U+034F', '\u034F'],
+  ['Khmer inherent vowel U+17B4', '\u17B4'],
+  ['Khmer inherent vowel U+17B5', '\u17B5'],
+  ['Mongolian free variation selector U+180B', '\u180B'],
 ];
 
 describe('ValidationMessage', () => {
@@ -198,6 +203,13 @@ describe('validateRoomName', () => {
     },
   );
 
+  test('accepts emoji as a phone types them, variation selector and skin tone included', () => {
+    expect(validateUserName('Ann ❤\uFE0F')).toBeNull();
+    expect(validateUserName('👍🏽👍🏽👍🏽')).toBeNull();
+    expect(validateUserName('🌮🌮🌮')).toBeNull();
+    expect(validateUserName('Zoe\u0308')).toBeNull();
+  });
+
   test('refuses a right-to-left override used to spoof a name', () => {
     expect(validateRoomName('abc\u202Eexe.txt')).toBe(ValidationMessage.RoomNameInvalid);
   });
@@ -298,6 +310,18 @@ describe('userNameKey', () => {
 
   test('different names have different keys', () => {
     expect(userNameKey('alice')).not.toBe(userNameKey('alicia'));
+    expect(userNameKey('Zoë')).not.toBe(userNameKey('Zoe'));
+  });
+
+  test.each([
+    ['a run of spaces, which a browser shows as one', 'Alice  Smith', 'alice smith'],
+    ['full-width letters', 'ａｌｉｃｅ', 'alice'],
+    ['a ligature', 'ﬁona', 'fiona'],
+    ['an emoji variation selector', 'Ann ❤\uFE0F', 'ann ❤'],
+    ['a text variation selector', 'abc\uFE0E', 'abc'],
+    ['a decomposed accent', 'Zoe\u0308', 'zoë'],
+  ])('is blind to %s', (_label, name, key) => {
+    expect(userNameKey(name)).toBe(key);
   });
 });
 
@@ -409,10 +433,20 @@ describe('validateUserName', () => {
     expect(validateUserName(`alice${char}`)).toBe(ValidationMessage.UserNameInvalid);
   });
 
-  test('refuses names made of invisible characters only', () => {
+  test('refuses names made of invisible characters or combining marks only', () => {
+    expect(validateUserName('\u0301\u0301\u0301')).toBe(ValidationMessage.UserNameInvalid);
+    expect(validateUserName('\u20DD\u20DD\u20DD')).toBe(ValidationMessage.UserNameInvalid);
+    expect(validateUserName('\uFE0F\uFE0F\uFE0F')).toBe(ValidationMessage.UserNameInvalid);
     expect(validateUserName('\u200B\u200B\u200B')).toBe(ValidationMessage.UserNameInvalid);
     expect(validateUserName('\u3164\u3164\u3164')).toBe(ValidationMessage.UserNameInvalid);
     expect(validateUserName('\u2800\u2800\u2800')).toBe(ValidationMessage.UserNameInvalid);
+  });
+
+  test('accepts emoji as a phone types them, variation selector and skin tone included', () => {
+    expect(validateUserName('Ann ❤\uFE0F')).toBeNull();
+    expect(validateUserName('👍🏽👍🏽👍🏽')).toBeNull();
+    expect(validateUserName('🌮🌮🌮')).toBeNull();
+    expect(validateUserName('Zoe\u0308')).toBeNull();
   });
 
   test('refuses a right-to-left override used to spoof a name', () => {
@@ -522,5 +556,33 @@ describe('properties', () => {
       { numRuns: 1000 },
     );
     expect(accepted).toBeGreaterThan(0);
+  });
+});
+
+describe('isBlankText', () => {
+  test.each([
+    ['nothing', ''],
+    ['spaces and line breaks', ' \n\t '],
+    ['zero-width spaces', '\u200B\u200B'],
+    ['a Hangul filler', '\u3164'],
+    ['a right-to-left override', '\u202E'],
+    ['a NUL', '\u0000'],
+    ['combining accents', '\u0301\u0301'],
+    ['variation selectors', '\uFE0F\uFE0E'],
+    ['a combining grapheme joiner', '\u034F'],
+    ['a braille blank', '\u2800'],
+  ])('is true for %s', (_label, text) => {
+    expect(isBlankText(text)).toBe(true);
+  });
+
+  test.each([
+    ['a letter', 'a'],
+    ['a digit after blanks', '\u200B 7'],
+    ['an emoji', '🌮'],
+    ['punctuation', '.'],
+    ['a letter with its accent', 'e\u0301'],
+    ['a CJK character', '字'],
+  ])('is false for %s', (_label, text) => {
+    expect(isBlankText(text)).toBe(false);
   });
 });

@@ -20,13 +20,33 @@ const FORBIDDEN = new Set(FORBIDDEN_NAME_CHARACTERS);
 /**
  * Characters that are invisible, reorder text or break lines: controls (Cc), format characters
  * (Cf: zero-width, bidi controls, soft hyphen, BOM), lone surrogates (Cs), line and paragraph
- * separators, and the blank "letters" (Hangul fillers, braille blank) used to fake an empty name.
+ * separators, the blank "letters" (Hangul fillers, braille blank) used to fake an empty name, and
+ * the marks Unicode says to ignore (combining grapheme joiner, Khmer inherent vowels, Mongolian
+ * variation selectors). The emoji variation selectors stay allowed (a phone types "❤️" with one);
+ * `userNameKey` ignores them instead.
  */
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0\u2800]/u;
+const INVISIBLE =
+  /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0\u2800]|\u034F|[\u17B4\u17B5]|[\u180B-\u180F]/u;
+/**
+ * A character that shows something by itself: not whitespace, not one of the characters above,
+ * and not a combining mark (which only changes the character before it).
+ */
+const SHOWS_SOMETHING = /[^\s\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{M}\u115F\u1160\u3164\uFFA0\u2800]/u;
+/** Variation selectors (emoji or text presentation of the character before), seen as nothing. */
+const VARIATION_SELECTORS = /[\uFE00-\uFE0F]|\uDB40[\uDD00-\uDDEF]/g;
+const SPACE_RUN = / {2,}/g;
 const WHITESPACE = /\s/u;
 /** Any whitespace except the plain space (U+0020), which user names may contain. */
 const WHITESPACE_OTHER_THAN_SPACE = /[^\S ]/u;
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/**
+ * Whether `text` shows nothing: empty, or only whitespace, invisible characters and combining
+ * marks. Such a message is empty, and such a name is no name.
+ */
+export function isBlankText(text: string): boolean {
+  return !SHOWS_SOMETHING.test(text);
+}
 
 /** Length in Unicode code points, so an emoji counts as one character. */
 export function codePointLength(text: string): number {
@@ -67,12 +87,21 @@ export function normalizeUserName(name: string): string {
   return name.trim();
 }
 
-/** The key two user names are compared by: trimmed, case-insensitive. */
+/**
+ * The key two user names are compared by: trimmed and case-insensitive, and blind to what does
+ * not tell two names apart on screen: compatibility forms (full-width letters, ligatures: NFKC),
+ * variation selectors, and runs of spaces (a browser shows "Ann  Lee" as "Ann Lee").
+ */
 export function userNameKey(name: string): string {
-  return normalizeUserName(name).toLowerCase();
+  return normalizeUserName(name)
+    .normalize('NFKC')
+    .replace(VARIATION_SELECTORS, '')
+    .replace(SPACE_RUN, ' ')
+    .trim()
+    .toLowerCase();
 }
 
-/** Whether two user names name the same participant (trimmed, case-insensitive): "is this me?". */
+/** Whether two user names name the same participant (compared by `userNameKey`): "is this me?". */
 export function isSameUserName(a: string, b: string): boolean {
   return userNameKey(a) === userNameKey(b);
 }
@@ -88,7 +117,8 @@ export function validateUserName(value: unknown): ValidationMessage | null {
   if (
     WHITESPACE_OTHER_THAN_SPACE.test(name) ||
     INVISIBLE.test(name) ||
-    hasForbiddenCharacter(name)
+    hasForbiddenCharacter(name) ||
+    isBlankText(name)
   ) {
     return ValidationMessage.UserNameInvalid;
   }

@@ -54,6 +54,21 @@ describe('Composer', () => {
     expect(messagesSent(socket)).toEqual(['one\ntwo']);
   });
 
+  it('sends nothing that shows nothing: only spaces, zero-width or filler characters', async () => {
+    const { socket, user } = openRoom();
+    const input = screen.getByPlaceholderText('Type a message...');
+    const send = screen.getByRole('button', { name: 'Send' });
+    for (const blank of ['   ', '\u200B\u200B', '\u3164', ' \u0301 ']) {
+      await user.clear(input);
+      await user.type(input, blank);
+      expect(send).toBeDisabled();
+      await user.keyboard('{Enter}');
+    }
+    expect(messagesSent(socket)).toEqual([]);
+    await user.type(input, 'x');
+    expect(send).toBeEnabled();
+  });
+
   it('completes @mentions of present participants by keyboard', async () => {
     const { socket, user } = openRoom();
     act(() => {

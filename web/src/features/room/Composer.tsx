@@ -1,5 +1,10 @@
 import { nanoid } from '@reduxjs/toolkit';
-import { codePointLength, FrameErrorMessage, MESSAGE_MAX_LENGTH } from '@taco/protocol';
+import {
+  codePointLength,
+  FrameErrorMessage,
+  isBlankText,
+  MESSAGE_MAX_LENGTH,
+} from '@taco/protocol';
 import {
   type FormEvent,
   type KeyboardEvent,
@@ -49,6 +54,8 @@ export function Composer({ room, me }: { room: string; me: string }) {
   const [touch] = useState(isTouchDevice);
   const participants = useAppSelector((state) => selectParticipants(state, room));
   const body = draft.trim();
+  // Only invisible characters is as empty as nothing: the server would refuse it.
+  const blank = isBlankText(body);
   const tooLong = codePointLength(body) > MESSAGE_MAX_LENGTH;
 
   const mention = mentionAt(draft, caret);
@@ -85,7 +92,7 @@ export function Composer({ room, me }: { room: string; me: string }) {
   };
 
   const send = () => {
-    if (body === '' || tooLong) return;
+    if (blank || tooLong) return;
     dispatch(
       messageSent({
         room,
@@ -186,7 +193,7 @@ export function Composer({ room, me }: { room: string; me: string }) {
             }}
           />
         </div>
-        <Button type="submit" className="composer-send" disabled={body === '' || tooLong}>
+        <Button type="submit" className="composer-send" disabled={blank || tooLong}>
           <span className="visually-hidden">Send</span>
           <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
             <path fill="currentColor" d="M3.4 20.4 21 12 3.4 3.6 3.4 10.2 15 12 3.4 13.8z" />
