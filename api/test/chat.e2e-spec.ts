@@ -5,6 +5,7 @@ import {
   ErrorCode,
   type ErrorFrame,
   FRAME_MAX_BYTES,
+  HISTORY_COUNT_MAX,
   FrameErrorMessage,
   FrameType,
   MESSAGE_MAX_LENGTH,
@@ -708,6 +709,45 @@ describe('Chat socket', () => {
       );
       expect(after.sender).toBe('Writer');
       expect(reader.socket.readyState).toBe(reader.socket.OPEN);
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
+
+  it('closes with 1013 a client that asks for a large history page and never reads it', async () => {
+    const app = await startTestApp({
+      messageBurst: 100_000,
+      messagesPerSecond: 100_000,
+      historyRequests: 100,
+      backlogGraceMs: 300,
+    });
+    try {
+      const closes = app.app.get(MetricsService).registry.getSingleMetric('taco_closes_total');
+      const cutOff = async () =>
+        (await closes?.get())?.values.find(
+          (sample) => sample.labels.code === CloseCode.TryAgainLater,
+        )?.value ?? 0;
+      // 500 messages of 16 KB: one history page of about 8 MB.
+      const writer = await app.join('big-room', 'Writer');
+      const body = '🌮'.repeat(MESSAGE_MAX_LENGTH);
+      for (let i = 0; i < HISTORY_COUNT_MAX; i++) writer.send({ type: FrameType.Message, body });
+      await until(async () => {
+        writer.send({ type: FrameType.History, count: 1 });
+        const page = await writer.next<ServerHistoryFrame>(isHistory);
+        return page.messages[0]?.seq === HISTORY_COUNT_MAX;
+      }, 20_000);
+      // A healthy reader gets the whole page and stays.
+      writer.send({ type: FrameType.History, count: HISTORY_COUNT_MAX });
+      const page = await writer.next<ServerHistoryFrame>(isHistory, 20_000);
+      expect(page.messages).toHaveLength(HISTORY_COUNT_MAX);
+      // One that stops reading before it asks is closed once the grace period is over.
+      const idle = await app.join('big-room', 'Idle');
+      (idle.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+      idle.send({ type: FrameType.History, count: HISTORY_COUNT_MAX });
+      await until(async () => (await cutOff()) === 1, 10_000, 50);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(writer.socket.readyState).toBe(writer.socket.OPEN);
+      expect(await cutOff()).toBe(1);
     } finally {
       await app.close();
     }

@@ -12,6 +12,7 @@ describe('limits', () => {
     expect(limits.CLIENT_ID_MAX_LENGTH).toBe(64);
     expect(limits.FRAME_MAX_BYTES).toBe(16384);
     expect(limits.SEND_BUFFER_MAX_BYTES).toBe(1048576);
+    expect(limits.SEND_BACKLOG_GRACE_MS).toBe(5000);
     expect(limits.CLOSE_HANDSHAKE_TIMEOUT_MS).toBe(5000);
   });
 

@@ -20,6 +20,11 @@ export const FRAME_MAX_BYTES = 16 * 1024;
 /** Bytes waiting to be sent to one connection before it is closed with 1013. */
 export const SEND_BUFFER_MAX_BYTES = 1024 * 1024;
 /**
+ * How long one frame that took a connection's backlog over `SEND_BUFFER_MAX_BYTES` (a large
+ * history page) may take to drain back under it before the connection is closed with 1013.
+ */
+export const SEND_BACKLOG_GRACE_MS = 5000;
+/**
  * How long a server waits for the peer to answer a close frame it sent (1013, 4429, 4401, 1008,
  * 1012, ...) before it drops the TCP connection: a peer that stopped reading never answers.
  */

@@ -23,6 +23,7 @@ export type ConnectionLimits = Pick<
   | 'historyWindowMs'
   | 'strikesBeforeClose'
   | 'strikesForgivenPerSecond'
+  | 'backlogGraceMs'
 >;
 
 /** The connection of each open socket, for the listeners every socket shares. */
@@ -58,6 +59,8 @@ export class ChatConnection {
   private typing: TokenBucket | undefined;
   private history: TokenBucket | undefined;
   private strikes: TokenBucket | undefined;
+  /** Set while one large frame has the backlog over the limit: closes the connection if it stays. */
+  private backlogTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly id: string,
@@ -138,12 +141,31 @@ export class ChatConnection {
     if (this.socket.readyState !== WebSocket.OPEN || this.transport.destroyed) return false;
     // First, so that bytes the turn held back and has now sent are not taken for a backlog.
     turn?.hold(this.transport);
-    if (this.socket.bufferedAmount > SEND_BUFFER_MAX_BYTES) {
+    const backlog = this.socket.bufferedAmount;
+    if (backlog > SEND_BUFFER_MAX_BYTES) {
       this.close(CloseCode.TryAgainLater, CloseReason.ReadingTooSlowly);
       return false;
     }
     this.transport.write(wire);
+    if (backlog + wire.length > SEND_BUFFER_MAX_BYTES) this.watchBacklog();
     return true;
+  }
+
+  /**
+   * A frame took the backlog over the limit (a large history page, or the frame that tipped a slow
+   * reader over): unless it drains back under the limit within the grace period, the connection
+   * is closed as reading too slowly, so a client that asks for a large page and never reads it
+   * does not hold it in server memory until the heartbeat gives up on it.
+   */
+  private watchBacklog(): void {
+    if (this.backlogTimer !== undefined) return;
+    this.backlogTimer = setTimeout(() => {
+      this.backlogTimer = undefined;
+      if (this.socket.bufferedAmount > SEND_BUFFER_MAX_BYTES) {
+        this.close(CloseCode.TryAgainLater, CloseReason.ReadingTooSlowly);
+      }
+    }, this.limits.backlogGraceMs);
+    this.backlogTimer.unref();
   }
 
   /** Sends one frame to this connection alone; returns whether it went out. */

@@ -50,6 +50,8 @@ export class AppConfig {
   pingIntervalMs: number;
   /** How long a socket the server closes may take to answer the close frame before it is dropped. */
   closeTimeoutMs: number;
+  /** How long a connection's backlog may stay over the send buffer limit after one large frame. */
+  backlogGraceMs: number;
   /** How often a replica refreshes its participants in shared presence and reaps stale ones. */
   presenceRefreshMs: number;
   /** How long a participant stays present without a refresh (a replica that died). */

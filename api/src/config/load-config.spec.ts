@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       historyRequests: 5,
       pingIntervalMs: 25_000,
       closeTimeoutMs: 5000,
+      backlogGraceMs: 5000,
       jwtSecret: undefined,
       redisWaitReplicas: 0,
       redisWaitTimeoutMs: 2000,

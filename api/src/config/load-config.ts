@@ -5,6 +5,7 @@ import {
   CLOSE_HANDSHAKE_TIMEOUT_MS,
   HISTORY_MAX_DEFAULT,
   PING_INTERVAL_MS,
+  SEND_BACKLOG_GRACE_MS,
   PRESENCE_TTL_MS,
   RATE_LIMITS,
 } from '@taco/protocol';
@@ -166,6 +167,7 @@ export function loadConfig(
     strikesForgivenPerSecond: RATE_LIMITS.strikesForgivenPerSecond,
     pingIntervalMs: PING_INTERVAL_MS,
     closeTimeoutMs: CLOSE_HANDSHAKE_TIMEOUT_MS,
+    backlogGraceMs: SEND_BACKLOG_GRACE_MS,
     // Refresh six times per TTL and expire after two thirds of it, so a dead replica's
     // participants are reported gone (expiry + one reap) within the TTL.
     presenceRefreshMs: PRESENCE_TTL_MS / 6,
