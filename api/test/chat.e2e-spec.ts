@@ -577,6 +577,32 @@ describe('Chat socket', () => {
       }
     });
 
+    it('does not hand a socket reopened by the same name a fresh burst, nor a clean record', async () => {
+      const app = await startTestApp({ messageBurst: 3, messagesPerSecond: 1 });
+      try {
+        const token = await app.token('teal-otter', 'Ann');
+        const first = app.connect('teal-otter', token);
+        await first.next(isPresence('Ann', true));
+        for (let i = 1; i <= 3; i++) await say(first, `m${i}`);
+        await first.close();
+        // Reopened at once: the burst is still spent.
+        const second = app.connect('teal-otter', token);
+        await second.next(isPresence('Ann', true));
+        second.send({ type: FrameType.Message, body: 'again', client_id: 'c-again' });
+        expect(await second.next(isError(ErrorCode.RateLimited))).toMatchObject({
+          client_id: 'c-again',
+        });
+        // It refills with time as it would have on the first socket; another name is not affected.
+        const bob = await app.join('teal-otter', 'Bob');
+        expect((await say(bob, 'hello')).sender).toBe('Bob');
+        await second.drain(50);
+        app.clock.advance(1000);
+        expect((await say(second, 'after a pause')).body).toBe('after a pause');
+      } finally {
+        await app.close();
+      }
+    });
+
     it('limits typing and history requests separately', async () => {
       const app = await startTestApp({ typingPerSecond: 1, historyRequests: 1 });
       try {

@@ -11,6 +11,7 @@ import { TokenBucket } from '../common/token-bucket';
 import { type AppConfig } from '../config/app-config';
 import { type MetricsService } from '../metrics/metrics.service';
 import { textFrame } from './text-frame';
+import { type OwedLimits } from './carried-limits';
 import { type WriteTurn } from './write-turn';
 
 /** The per-connection limits, as configured. */
@@ -74,9 +75,13 @@ export class ChatConnection {
     private readonly metrics: MetricsService,
     private readonly limits: ConnectionLimits,
     now: number,
+    /** What an earlier connection of the same name in the room left unpaid (`CarriedLimits`). */
+    owed?: OwedLimits,
   ) {
     this.openedAt = now;
-    this.messages = new TokenBucket(limits.messageBurst, limits.messagesPerSecond, now);
+    this.messages =
+      owed?.messages ?? new TokenBucket(limits.messageBurst, limits.messagesPerSecond, now);
+    this.strikes = owed?.strikes;
     bySocket.set(socket, this);
     socket.on('pong', onPong);
     socket.on('close', onClose);
@@ -119,6 +124,11 @@ export class ChatConnection {
       now,
     );
     return this.history.take(now);
+  }
+
+  /** The limits this connection used, for the next connection of its name (`CarriedLimits`). */
+  get owed(): OwedLimits {
+    return { messages: this.messages, strikes: this.strikes };
   }
 
   /** Counts a rate-limited frame; false once the connection has had too many. */

@@ -29,6 +29,7 @@ import { AppConfig } from '../config/app-config';
 import { HealthService } from '../health/health.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { RoomTokenService } from '../rooms/room-token.service';
+import { CarriedLimits } from './carried-limits';
 import { ChatConnection } from './chat-connection';
 import { ConnectionAdmission } from './connection-admission';
 import { ConnectionLog } from './connection-log';
@@ -68,6 +69,8 @@ export class ChatGateway
 {
   private readonly logger = new Logger(ChatGateway.name);
   private readonly log: ConnectionLog;
+  /** What closed connections' rate limits still owe, for the next socket of the same name. */
+  private readonly carried = new CarriedLimits();
   private nextId = 0;
 
   /** Each frame type's own step; made once, so a frame costs no closure. */
@@ -156,6 +159,7 @@ export class ChatGateway
       this.log.refused(admission);
       return;
     }
+    const now = this.clock.now();
     const connection = new ChatConnection(
       `${this.config.replicaId}:${++this.nextId}`,
       admission.room,
@@ -165,7 +169,8 @@ export class ChatGateway
       request.socket,
       this.metrics,
       this.config,
-      this.clock.now(),
+      now,
+      this.carried.take(admission.room, admission.name, now),
     );
     this.metrics.connections.inc();
     this.log.opened(connection);
@@ -231,7 +236,10 @@ export class ChatGateway
     if (!connection) return;
     this.metrics.connections.dec();
     this.admission.leave(connection.ip);
-    this.log.closed(connection, this.clock.now() - connection.openedAt);
+    const now = this.clock.now();
+    this.log.closed(connection, now - connection.openedAt);
+    // At once, so a socket reopened straight away already finds what this one owes.
+    this.carried.keep(connection.room, connection.name, connection.owed, now);
     // A join that failed was reported; leaving still cleans up what it did.
     await connection.waitUntilInRoom();
     await connection.renaming;

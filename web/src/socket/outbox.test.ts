@@ -113,6 +113,23 @@ describe('Outbox', () => {
     expect(ids()).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
+  it('keeps the bucket across a reconnect, as the server does for the same name', () => {
+    const { sent, outbox, add, store } = outboxOf({ burst: 4, perSecond: 1 });
+    outbox.flush();
+    add('a', 'b');
+    outbox.send();
+    store('a');
+    store('b');
+    outbox.reset();
+    outbox.flush();
+    add('c', 'd');
+    outbox.send();
+    // Two tokens were left, one of them kept as slack: c goes now, d once the bucket refilled.
+    expect(sent).toEqual([message('a'), message('b'), message('c')]);
+    jest.advanceTimersByTime(1000 + REFILL_MARGIN_MS + 300);
+    expect(sent).toEqual([message('a'), message('b'), message('c'), message('d')]);
+  });
+
   it('counts clears and renames against the bucket', () => {
     const { sent, outbox, add } = outboxOf({ burst: 3, perSecond: 1 });
     outbox.flush();

@@ -73,13 +73,15 @@ export class Outbox {
     this.refilledAt = clock.now();
   }
 
-  /** A new connection: nothing is sent on it yet, its history has not caught up, a full bucket. */
+  /**
+   * A new connection: nothing is sent on it yet and its history has not caught up. The bucket
+   * carries on as it was: the server hands a socket reopened under the same name what the last
+   * one had used, so a reconnect is no fresh burst.
+   */
   reset(): void {
     this.synced = false;
     this.sent.clear();
     this.cancel();
-    this.tokens = this.bucket.burst;
-    this.refilledAt = this.clock.now();
   }
 
   /** History caught up: sends the pending messages this connection has not sent. */
