@@ -116,6 +116,21 @@ describe('Two replicas on a Redis Cluster', () => {
     await cluster?.stop();
   });
 
+  it('is not ready while a shard is lost with its replica, and ready again once it is back', async () => {
+    await cluster.waitUntilHealthy(30_000);
+    const ready = async () => (await fetch(`${one.baseUrl}${ApiPath.healthReady}`)).status;
+    expect(await ready()).toBe(200);
+    const master = await cluster.ownerOf(roomKeys('lost-shard').log);
+    const replicas = await cluster.replicasOf(master);
+    expect(replicas).toHaveLength(1);
+    for (const node of [...replicas, master]) node.kill('SIGKILL');
+    // Every node still answers PING, but the cluster refuses every command: not ready.
+    await until(async () => (await ready()) === 503, 30_000, 200);
+    await Promise.all([master, ...replicas].map((node) => node.start()));
+    await cluster.waitUntilHealthy(30_000);
+    await until(async () => (await ready()) === 200, 30_000, 200);
+  }, 90_000);
+
   it('delivers a room across replicas through its shard channel', async () => {
     const room = 'cluster-room';
     const ann = await one.join(room, 'Ann');

@@ -43,7 +43,10 @@ async function underTraffic(
   await until(() => seenByAnn.acked.size >= disturbedAt + 50, 10_000);
   sending = false;
   await traffic;
-  const all = [...(await storedMessages(ann)).keys()];
+  const stored = await storedMessages(ann);
+  const all = [...stored.keys()];
+  // History replies carry the contract's fields only.
+  expect([...stored.values()].filter((message) => 'client_id' in message)).toEqual([]);
   await until(
     () => all.every((seq) => seenByAnn.seqs.includes(seq) && seenByBob.seqs.includes(seq)),
     10_000,
@@ -51,8 +54,10 @@ async function underTraffic(
   );
   for (const seen of [seenByAnn, seenByBob]) expect(repeated(seen.seqs)).toEqual([]);
   // Ann's own copies carry their client_id, also those a gap fill delivered: her client can
-  // match every one with the message it sent.
+  // match every one with the message it sent. So do Bob's copies of them, gap fill or not.
   expect(seenByAnn.acked.size).toBe(all.length);
+  expect(seenByAnn.withoutClientId).toEqual([]);
+  expect(seenByBob.withoutClientId).toEqual([]);
   await closeAll(ann, bob);
 }
 

@@ -51,6 +51,8 @@ export interface RedisCluster {
   cli(port: number, ...args: string[]): Promise<string>;
   /** The node that owns a key's slot now (asks the cluster; follows failovers). */
   ownerOf(key: string): Promise<RedisClusterNode>;
+  /** The replicas of a master, as the master itself lists them. */
+  replicasOf(master: RedisClusterNode): Promise<RedisClusterNode[]>;
   /**
    * Moves the slot of `key` to another master the way an operator reshards: `SETSLOT … IMPORTING`
    * on the target, `MIGRATING` on the owner, `MIGRATE` of its keys, then `SETSLOT … NODE` on
@@ -223,6 +225,16 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     return owner;
   };
 
+  const replicasOf = async (master: RedisClusterNode) => {
+    const id = await cli(master.port, 'cluster', 'myid');
+    const ports = (await cli(master.port, 'cluster', 'nodes'))
+      .split('\n')
+      .map((line) => line.trim().split(' '))
+      .filter(([, , flags = '', masterId]) => flags.split(',').includes('slave') && masterId === id)
+      .map(([, address = '']) => Number(address.split('@', 1)[0]?.split(':')[1]));
+    return nodes.filter((node) => ports.includes(node.port));
+  };
+
   const moveSlot = async (key: string) => {
     const from = await ownerOf(key);
     const slot = await cli(from.port, 'cluster', 'keyslot', key);
@@ -267,6 +279,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     seeds: nodes.map((node) => node.address).join(','),
     cli,
     ownerOf,
+    replicasOf,
     moveSlot,
     waitUntilHealthy,
     stop,

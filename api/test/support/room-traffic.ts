@@ -7,20 +7,25 @@ import {
 import { isHistory } from './frames';
 import { type TestClient } from './test-client';
 
-/** What one client sees live: every stored message's seq, and the client_ids it saw acknowledged. */
+/**
+ * What one client sees live: every stored message's seq, the client_ids it saw acknowledged, and
+ * the seqs of copies that came without a client_id.
+ */
 export interface SeenMessages {
   seqs: number[];
   acked: Map<string, number>;
+  withoutClientId: number[];
 }
 
 /** Watches a client's live message frames; `own` is its name (its acknowledged messages). */
 export function watchMessages(client: TestClient, own: string): SeenMessages {
-  const seen: SeenMessages = { seqs: [], acked: new Map() };
+  const seen: SeenMessages = { seqs: [], acked: new Map(), withoutClientId: [] };
   client.socket.on('message', (data: Buffer) => {
     const frame = JSON.parse(data.toString('utf8')) as ServerFrame;
     if (frame.type !== FrameType.Message || !('seq' in frame)) return;
     seen.seqs.push(frame.seq);
     if (frame.sender === own && frame.client_id) seen.acked.set(frame.client_id, frame.seq);
+    if (!frame.client_id) seen.withoutClientId.push(frame.seq);
   });
   return seen;
 }

@@ -14,17 +14,15 @@ describe('appendTexts', () => {
   ];
 
   it.each(drafts)(
-    'joined with a seq and epoch, gives exactly the stored JSON and the live frame (%s)',
+    'joined with a seq and epoch, gives exactly the stored entry and the live frame (%s)',
     (room, draft, clientId) => {
-      const [storedHead, storedTail, payloadHead, payloadTail] = appendTexts(
-        room,
-        { ...draft, seq: -1 },
-        clientId,
-      );
+      const [storedHead, payloadHead, tail] = appendTexts(room, { ...draft, seq: -1 }, clientId);
       const stored: ChatMessage = { ...draft, seq: 42 };
-      // What the append script writes between the parts.
-      expect(`${storedHead}42${storedTail}`).toBe(JSON.stringify(stored));
-      expect(`${payloadHead}42,"epoch":"Ep0ch"${payloadTail}`).toBe(
+      // What the append script writes between the parts. The entry keeps the client_id.
+      expect(JSON.parse(`${storedHead}42${tail}`)).toStrictEqual(
+        clientId === undefined ? stored : { ...stored, client_id: clientId },
+      );
+      expect(`${payloadHead}42,"epoch":"Ep0ch"${tail}`).toBe(
         messagePayload(room, stored, 'Ep0ch', clientId),
       );
     },

@@ -76,21 +76,34 @@ function splitAt(json: string, mark: string): [string, string] {
 }
 
 /**
- * The texts the append script joins: the stored message's JSON around its `seq`, and the live
- * frame's JSON around its `seq` and `epoch` (the script writes `<seq>,"epoch":"<epoch>"` between
- * them), in `messagePayload`'s field order. The message is serialized once: the frame is the same
- * JSON with its `type` and `room` in front and its `client_id` after the epoch.
+ * The texts the append script joins: the stored message's JSON up to its `seq`, the live frame's
+ * JSON up to its `seq` (the script writes `<seq>,"epoch":"<epoch>"` there), and the tail both
+ * share after that: the sender's `client_id`, if it gave one, and the closing brace. The message
+ * is serialized once, in `messagePayload`'s field order: the frame is the same JSON with its
+ * `type` and `room` in front. The stored entry keeps the `client_id` so that a copy a gap fill
+ * delivers from history carries it like the live one; history replies leave it out.
  */
 export function appendTexts(
   room: string,
   message: ChatMessage,
   clientId: string | undefined,
-): [storedHead: string, storedTail: string, payloadHead: string, payloadTail: string] {
-  const [storedHead, storedTail] = splitAt(JSON.stringify(message), SEQ_MARK);
+): [storedHead: string, payloadHead: string, tail: string] {
+  const [storedHead, end] = splitAt(JSON.stringify(message), SEQ_MARK);
   const payloadHead = `{"type":${FrameType.Message},"room":${JSON.stringify(room)},${storedHead.slice(1)}`;
-  const payloadTail =
-    clientId === undefined ? storedTail : `,"client_id":${JSON.stringify(clientId)}${storedTail}`;
-  return [storedHead, storedTail, payloadHead, payloadTail];
+  const tail = clientId === undefined ? end : `,"client_id":${JSON.stringify(clientId)}${end}`;
+  return [storedHead, payloadHead, tail];
+}
+
+/** A stored message as the log keeps it: the message, and its sender's `client_id` if any. */
+interface StoredEntry extends ChatMessage {
+  client_id?: string;
+}
+
+/** The message of a stored entry, without the `client_id` a history reply does not carry. */
+function messageOf(entry: StoredEntry): ChatMessage {
+  if (entry.client_id === undefined) return entry;
+  const { sender, body, timestamp, seq } = entry;
+  return { sender, body, timestamp, seq };
 }
 
 /** The `seq` and epoch the append script gave a message (it answers `<seq> <epoch>`). */
@@ -226,7 +239,7 @@ export class RedisChatBus extends ChatBus {
   private async fill(room: string, feed: RoomFeed): Promise<void> {
     for (let page = 0; page < FILL_PAGES; page++) {
       const { epoch, after } = feed.resumePoint;
-      const result = await this.history(room, {
+      const result = await this.entries(room, {
         count: FILL_PAGE,
         after,
         ...(epoch === null ? {} : { epoch }),
@@ -235,13 +248,13 @@ export class RedisChatBus extends ChatBus {
       const first = result.messages[0];
       // Messages before this page are gone from history (trimmed, cleared, another epoch).
       if (!result.complete && first !== undefined) feed.skipTo(result.epoch, first.seq - 1);
-      for (const message of result.messages) {
-        if (feed.take(result.epoch, message.seq)) {
-          const own = feed.ownOf(result.epoch, message.seq);
+      for (const entry of result.messages) {
+        if (feed.take(result.epoch, entry.seq)) {
           const event: RoomEvent = {
-            payload: messagePayload(room, message, result.epoch, own?.clientId),
+            payload: messagePayload(room, messageOf(entry), result.epoch, entry.client_id),
           };
-          if (own?.heldFor !== undefined) event.exceptConnection = own.heldFor;
+          const heldFor = feed.heldFor(result.epoch, entry.seq);
+          if (heldFor !== undefined) event.exceptConnection = heldFor;
           this.listener(room, event);
         }
       }
@@ -257,23 +270,20 @@ export class RedisChatBus extends ChatBus {
       timestamp: draft.timestamp,
       seq: PLACEHOLDER_SEQ,
     };
-    const [storedHead, storedTail, payloadHead, payloadTail] = appendTexts(
-      room,
-      message,
-      draft.clientId,
-    );
-    const held = this.durable !== null && draft.connectionId !== undefined;
+    const [storedHead, payloadHead, tail] = appendTexts(room, message, draft.clientId);
+    // The sender's connection whose copy is held back until the message is durable.
+    const heldFor = this.durable === null ? undefined : draft.connectionId;
+    const held = heldFor !== undefined;
     const scriptKeys = [keys.seq, keys.log, keys.epoch, keys.channel];
     const args = [
       storedHead,
-      storedTail,
       payloadHead,
-      payloadTail,
+      tail,
       this.options.historyMax,
       this.options.roomTtlSeconds,
       this.redis.publishCommand,
       newEpoch(),
-      envelopeHeader({ exceptConnection: held ? draft.connectionId : undefined }),
+      envelopeHeader({ exceptConnection: heldFor }),
     ];
     const started = performance.now();
     if (this.durable === null) {
@@ -281,32 +291,18 @@ export class RedisChatBus extends ChatBus {
         await append.run(this.redis.coalescedWriter(), scriptKeys, args),
       );
       this.roundTrip('append', started);
-      this.noteOwn(room, epoch, seq, draft, false);
       return { ...message, seq, epoch };
     }
     const deadline = started + (this.options.waitTimeoutMs ?? 0);
     const { node, reply } = await this.durable.store(append, keys.seq, scriptKeys, args);
     const [seq, epoch] = appended(reply);
     this.roundTrip('append', started);
-    this.noteOwn(room, epoch, seq, draft, held);
+    if (heldFor !== undefined) this.feeds.get(room)?.noteHeld(epoch, seq, heldFor);
     const stored: StoredMessage = { ...message, seq, epoch };
     const waited = performance.now();
     await this.durable.confirm(room, stored, node, deadline);
     this.roundTrip('wait', waited);
     return held ? { ...stored, held } : stored;
-  }
-
-  /** Notes a stored message for a gap fill that may have to deliver it (see `RoomFeed`). */
-  private noteOwn(
-    room: string,
-    epoch: string,
-    seq: number,
-    draft: MessageDraft,
-    held: boolean,
-  ): void {
-    const heldFor = held ? draft.connectionId : undefined;
-    if (draft.clientId === undefined && heldFor === undefined) return;
-    this.feeds.get(room)?.noteOwn(epoch, seq, draft.clientId, heldFor);
   }
 
   async clear(room: string, sender: string): Promise<void> {
@@ -321,6 +317,15 @@ export class RedisChatBus extends ChatBus {
   }
 
   async history(room: string, query: HistoryQuery): Promise<HistoryPage> {
+    const page = await this.entries(room, query);
+    return { ...page, messages: page.messages.map(messageOf) };
+  }
+
+  /** The room's history as stored, each entry with its sender's `client_id`. */
+  private async entries(
+    room: string,
+    query: HistoryQuery,
+  ): Promise<HistoryPage & { messages: StoredEntry[] }> {
     const keys = roomKeys(room);
     const started = performance.now();
     const [complete, entries, epoch] = (await history.run(
@@ -331,7 +336,7 @@ export class RedisChatBus extends ChatBus {
     this.roundTrip('history', started);
     return {
       epoch,
-      messages: entries.map((entry) => JSON.parse(entry) as ChatMessage),
+      messages: entries.map((entry) => JSON.parse(entry) as StoredEntry),
       complete: complete === 1,
     };
   }

@@ -1,6 +1,7 @@
 import { type Writable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { Cluster, type ClusterNode, Command, Redis, type RedisOptions } from 'ioredis';
+import { isFailingOver } from './cluster-state';
 
 /** How long a command may take before it fails instead of holding a client's frame. */
 const COMMAND_TIMEOUT_MS = 2000;
@@ -199,21 +200,19 @@ export class RedisConnections {
   }
 
   /**
-   * Whether Redis takes commands at all: the one Redis answers, or on a cluster any master does
-   * (while one shard fails over, the others still serve their rooms).
+   * Whether Redis takes commands at all: the one Redis answers, or on a cluster any master says
+   * the cluster is up, or only failing over (while one shard fails over, the replica stays ready);
+   * not once a shard is lost for good, when the cluster refuses everything.
    */
   async canWrite(): Promise<boolean> {
-    const masters =
-      this.command instanceof Cluster
-        ? this.command.nodes('master').filter((node) => node.status === 'ready')
-        : [this.command];
+    const cluster = this.command instanceof Cluster;
+    const masters = cluster
+      ? this.command.nodes('master').filter((node) => node.status === 'ready')
+      : [this.command];
     if (masters.length === 0) masters.push(this.command as Redis);
     try {
       return await Promise.any(
-        masters.map(async (node) => {
-          if ((await node.ping()) !== 'PONG') throw new Error('Redis did not answer PONG');
-          return true;
-        }),
+        masters.map((node) => (cluster ? servesSlots(node) : answers(node))),
       );
     } catch {
       return false;
@@ -277,4 +276,23 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
       },
     );
   });
+}
+
+/** Resolves when a Redis answers PING. */
+async function answers(node: Redis): Promise<true> {
+  if ((await node.ping()) !== 'PONG') throw new Error('Redis did not answer PONG');
+  return true;
+}
+
+/**
+ * Resolves when a cluster node says the cluster serves its slots (`cluster_state:ok`), or that it
+ * is down only while a failed master's replica takes over (`isFailingOver`). A node still answers
+ * PING while the cluster is down for good (a master lost with its replicas), when every command
+ * is refused with CLUSTERDOWN.
+ */
+async function servesSlots(node: Redis): Promise<true> {
+  const info = String(await node.call('CLUSTER', 'INFO'));
+  if (/^cluster_state:ok\b/m.test(info)) return true;
+  if (isFailingOver(String(await node.call('CLUSTER', 'NODES')))) return true;
+  throw new Error('The Redis Cluster is down');
 }

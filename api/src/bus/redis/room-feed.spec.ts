@@ -32,18 +32,16 @@ describe('RoomFeed', () => {
     expect(feed.resumePoint).toEqual({ epoch: 'e1', after: 9 });
   });
 
-  it('remembers recent messages sent through this replica, a bounded number', () => {
+  it("remembers the recent messages whose sender's copy is held back, a bounded number", () => {
     const feed = new RoomFeed('e1', 0, 0);
-    for (let seq = 1; seq <= 300; seq++) feed.noteOwn('e1', seq, `c${seq}`);
-    feed.noteOwn('e1', 301, 'c301', 'api-1:7');
-    feed.noteOwn('e2', 1, undefined, 'api-1:8');
-    expect(feed.ownOf('e1', 300)).toEqual({ clientId: 'c300' });
-    expect(feed.ownOf('e1', 301)).toEqual({ clientId: 'c301', heldFor: 'api-1:7' });
-    expect(feed.ownOf('e2', 300)).toBeUndefined();
-    expect(feed.ownOf('e1', 1)).toBeUndefined();
-    expect(feed.ownOf('e1', 46)).toBeUndefined();
-    expect(feed.ownOf('e1', 47)).toEqual({ clientId: 'c47' });
-    expect(feed.ownOf('e2', 1)).toEqual({ heldFor: 'api-1:8' });
+    for (let seq = 1; seq <= 300; seq++) feed.noteHeld('e1', seq, `api-1:${seq}`);
+    feed.noteHeld('e2', 1, 'api-1:8');
+    expect(feed.heldFor('e1', 300)).toBe('api-1:300');
+    expect(feed.heldFor('e2', 300)).toBeUndefined();
+    expect(feed.heldFor('e1', 1)).toBeUndefined();
+    expect(feed.heldFor('e1', 45)).toBeUndefined();
+    expect(feed.heldFor('e1', 46)).toBe('api-1:46');
+    expect(feed.heldFor('e2', 1)).toBe('api-1:8');
   });
 });
 

@@ -7,36 +7,27 @@
  * every message of `epoch` was delivered (or was already there when the replica subscribed, so
  * its members read it from history themselves), and the `seq`s delivered above a gap.
  */
-/** How many of a room's recent messages sent through this replica are noted (see `own`). */
-const OWN_MESSAGES_KEPT = 256;
+/** How many of a room's recent held-back messages are noted (see `held`). */
+const HELD_MESSAGES_KEPT = 256;
 
-/** What a gap fill needs to know of a message sent through this replica. */
-export interface OwnMessage {
-  clientId?: string;
-  /** The sending connection, when its copy is held back as its acknowledgement. */
-  heldFor?: string;
-}
-
-interface NotedMessage {
+interface HeldMessage {
   epoch: string;
   seq: number;
-  clientId: string | undefined;
-  heldFor: string | undefined;
+  /** The sending connection, whose copy is held back as its acknowledgement. */
+  connectionId: string;
 }
 
 export class RoomFeed {
   /** Messages above `base` delivered out of order (after a gap); empty in the usual flow. */
   private readonly above = new Set<number>();
   /**
-   * Recent messages sent through this replica, a ring of the last `OWN_MESSAGES_KEPT`: their
-   * `client_id`, so that a copy a gap fill delivers carries it like the live one (history does not
-   * keep it) and the sender's client matches it with the message it is waiting for; and the
-   * connection whose copy is held back as its acknowledgement, which a gap fill must not hand it
-   * early.
+   * Recent messages sent through this replica whose sender's copy is held back as its
+   * acknowledgement (durable writes), a ring of the last `HELD_MESSAGES_KEPT`: a gap fill must not
+   * hand that connection its copy early.
    */
-  private readonly own: NotedMessage[] = [];
+  private readonly held: HeldMessage[] = [];
   /** Where the next note goes (the oldest once the ring is full). */
-  private ownNext = 0;
+  private heldNext = 0;
   /** When something last came through the subscription (`performance.now()`). */
   heardAt: number;
   /** A probe sent through the room's channel and not heard back yet: its token and send time. */
@@ -51,16 +42,15 @@ export class RoomFeed {
     this.heardAt = now;
   }
 
-  /** Notes a message this replica stored. */
-  noteOwn(epoch: string, seq: number, clientId?: string, heldFor?: string): void {
-    this.own[this.ownNext] = { epoch, seq, clientId, heldFor };
-    this.ownNext = (this.ownNext + 1) % OWN_MESSAGES_KEPT;
+  /** Notes a stored message whose sender's copy `connectionId` is held back. */
+  noteHeld(epoch: string, seq: number, connectionId: string): void {
+    this.held[this.heldNext] = { epoch, seq, connectionId };
+    this.heldNext = (this.heldNext + 1) % HELD_MESSAGES_KEPT;
   }
 
-  /** A message this replica stored recently, if it is still noted (gap fills only: a scan). */
-  ownOf(epoch: string, seq: number): OwnMessage | undefined {
-    const noted = this.own.find((own) => own.seq === seq && own.epoch === epoch);
-    return noted && { clientId: noted.clientId, heldFor: noted.heldFor };
+  /** The connection whose copy of a message is held back, if noted (gap fills only: a scan). */
+  heldFor(epoch: string, seq: number): string | undefined {
+    return this.held.find((held) => held.seq === seq && held.epoch === epoch)?.connectionId;
   }
 
   /** Where a gap fill resumes: history after this `seq`, in this epoch (`null`: from the start). */

@@ -29,13 +29,14 @@ end
 `;
 
 /**
- * Append. KEYS: seq, log, epoch, channel. ARGV: stored head, stored tail, payload head, payload
- * tail, history max, TTL seconds, publish command (PUBLISH, or SPUBLISH for a shard channel),
- * epoch candidate, the envelope's first line (`envelopeHeader`: who skips the live copy). The channel is declared with the keys, so a Redis Cluster checks its slot. The stored head and tail are the JSON of the
- * message around its `seq`; the payload head and tail are the live frame's JSON around its `seq`
- * and `epoch` (the script writes \`<seq>,"epoch":"<epoch>"\` between them), published as the
- * finished text. Returns `<seq> <epoch>` as one string (cheaper for Redis to return, and for the
- * replica to read, than a two-element array).
+ * Append. KEYS: seq, log, epoch, channel. ARGV: stored head, payload head, tail, history max, TTL
+ * seconds, publish command (PUBLISH, or SPUBLISH for a shard channel), epoch candidate, the
+ * envelope's first line (`envelopeHeader`: who skips the live copy). The channel is declared with
+ * the keys, so a Redis Cluster checks its slot. The stored head is the entry's JSON up to its
+ * `seq`, the payload head the live frame's (the script writes \`<seq>,"epoch":"<epoch>"\` after
+ * it), and the tail what both end with (the `client_id`, the closing brace); the frame is
+ * published as the finished text. Returns `<seq> <epoch>` as one string (cheaper for Redis to
+ * return, and for the replica to read, than a two-element array).
  *
  * The room's epoch as `room_epoch` keeps it (see `EPOCH_PRELUDE`), in fewer commands per message:
  * the seq key always carries the room's TTL, so an `INCR` that returns 1 on a key with no TTL made
@@ -48,19 +49,19 @@ export const APPEND_SCRIPT = `
 local seq = redis.call('INCR', KEYS[1])
 local epoch = false
 if seq ~= 1 or redis.call('TTL', KEYS[1]) ~= -1 then
-  epoch = redis.call('GETEX', KEYS[3], 'EX', ARGV[6])
+  epoch = redis.call('GETEX', KEYS[3], 'EX', ARGV[5])
 else
   redis.call('DEL', KEYS[2])
 end
 if not epoch then
-  epoch = ARGV[8]
-  redis.call('SET', KEYS[3], epoch, 'EX', ARGV[6])
+  epoch = ARGV[7]
+  redis.call('SET', KEYS[3], epoch, 'EX', ARGV[5])
 end
-redis.call('RPUSH', KEYS[2], ARGV[1] .. seq .. ARGV[2])
-redis.call('LTRIM', KEYS[2], -tonumber(ARGV[5]), -1)
-redis.call('EXPIRE', KEYS[1], ARGV[6])
-redis.call('EXPIRE', KEYS[2], ARGV[6])
-redis.call(ARGV[7], KEYS[4], ARGV[9] .. '\\n' .. ARGV[3] .. seq .. ',"epoch":"' .. epoch .. '"' .. ARGV[4])
+redis.call('RPUSH', KEYS[2], ARGV[1] .. seq .. ARGV[3])
+redis.call('LTRIM', KEYS[2], -tonumber(ARGV[4]), -1)
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+redis.call('EXPIRE', KEYS[2], ARGV[5])
+redis.call(ARGV[6], KEYS[4], ARGV[8] .. '\\n' .. ARGV[2] .. seq .. ',"epoch":"' .. epoch .. '"' .. ARGV[3])
 return seq .. ' ' .. epoch
 `;
 
