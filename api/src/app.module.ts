@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { type DestinationStream } from 'pino';
+import { type Logger } from 'pino';
 import { BusModule } from './bus/bus.module';
 import { ChatModule } from './chat/chat.module';
 import { CommonModule } from './common/common.module';
@@ -12,13 +12,13 @@ import { RoomsModule } from './rooms/rooms.module';
 
 @Module({})
 export class AppModule {
-  /** `logDestination` replaces stdout for the logs (tests read them). */
-  static forRoot(config: AppConfig, logDestination?: DestinationStream): DynamicModule {
+  /** `logger`: the process's pino logger (`createLogger`), which Nest logs through too. */
+  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        loggingModule(config, logDestination),
+        loggingModule(logger),
         CommonModule,
         MetricsModule,
         BusModule,

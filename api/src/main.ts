@@ -3,8 +3,10 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { type AddressInfo } from 'node:net';
+import { type Logger as PinoLogger } from 'pino';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
+import { bootLogger, createLogger } from './common/logging';
 import { type AppConfig } from './config/app-config';
 import { ConfigError, loadConfig } from './config/load-config';
 import { TokenSecret } from './rooms/token-secret';
@@ -21,13 +23,14 @@ function readConfig(): AppConfig {
   }
 }
 
-async function bootstrap(): Promise<void> {
-  const config = readConfig();
+async function bootstrap(config: AppConfig, pino: PinoLogger): Promise<void> {
   const logger = new Logger('TacoChat');
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, pino), {
     bodyParser: false,
-    // Held until `configureApp` hands Nest the pino logger, so even boot lines are JSON.
-    bufferLogs: true,
+    // Nest logs through the same pino logger from the start, as it happens (JSON lines at
+    // LOG_LEVEL), and a failed start rejects here instead of aborting the process.
+    logger: bootLogger(pino),
+    abortOnError: false,
   });
   configureApp(app, config);
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
@@ -44,9 +47,13 @@ async function bootstrap(): Promise<void> {
   logger.log(`Taco Chat is listening on http://localhost:${port}`);
 }
 
-bootstrap().catch((error: unknown) => {
-  process.stderr.write(
-    `Taco Chat could not start: ${error instanceof Error ? error.message : String(error)}\n`,
+const config = readConfig();
+const pino = createLogger(config);
+bootstrap(config, pino).catch((error: unknown) => {
+  pino.fatal(
+    { err: error },
+    `Taco Chat could not start: ${error instanceof Error ? error.message : String(error)}`,
   );
+  pino.flush();
   process.exit(1);
 });

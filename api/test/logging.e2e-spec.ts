@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { ApiPath, FrameType } from '@taco/protocol';
 import { type DestinationStream } from 'pino';
 import { RedisServer } from './support/redis-server';
@@ -140,4 +143,48 @@ describe('Logs', () => {
       await app.close();
     }
   });
+});
+
+describe('A start that fails', () => {
+  it('is logged as JSON lines at the configured level, ending with a fatal one, then exits 1', async () => {
+    // The port is taken: listening fails once the application is made.
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      const child = spawn(process.execPath, [join(__dirname, '../dist/main.js')], {
+        env: {
+          ...process.env,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          WEB_DIST: 'off',
+          LOG_LEVEL: 'warn',
+          JWT_SECRET: 'a-test-secret-that-is-long-enough-for-hs256',
+          REDIS_URL: '',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(code).toBe(1);
+      expect(stderr).toBe('');
+      const lines = stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      // Nothing below warn, and the last line says why.
+      expect(
+        lines.filter((line) => !['warn', 'error', 'fatal'].includes(String(line.level))),
+      ).toEqual([]);
+      expect(lines.at(-1)).toMatchObject({
+        level: 'fatal',
+        msg: expect.stringMatching(/^Taco Chat could not start: .*EADDRINUSE/),
+      });
+    } finally {
+      blocker.close();
+    }
+  }, 30_000);
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, type LoggerService, Module } from '@nestjs/common';
 import { type RequestHandler } from 'express';
 import { LoggerModule } from 'nestjs-pino';
 import { type DestinationStream, type Logger, pino } from 'pino';
@@ -96,6 +96,32 @@ export function httpLogging(logger: Logger): RequestHandler {
   };
 }
 
+/**
+ * Nest's logger while the application is being made, before nestjs-pino's takes over: the same
+ * pino logger, so even a failed start (Redis unreachable, say) is logged as JSON lines at the
+ * configured level, never in Nest's coloured default format. The last of Nest's optional
+ * parameters is the context; an error's stack comes before it.
+ */
+export function bootLogger(logger: Logger): LoggerService {
+  const write =
+    (level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace') =>
+    (message: unknown, ...params: unknown[]) => {
+      const context = typeof params.at(-1) === 'string' ? (params.at(-1) as string) : undefined;
+      if (message instanceof Error) logger[level]({ context, err: message }, message.message);
+      else if (level === 'error' && typeof params[0] === 'string' && params.length > 1) {
+        logger.error({ context, stack: params[0] }, String(message));
+      } else logger[level]({ context }, String(message));
+    };
+  return {
+    fatal: write('fatal'),
+    error: write('error'),
+    warn: write('warn'),
+    log: write('info'),
+    debug: write('debug'),
+    verbose: write('trace'),
+  };
+}
+
 /** The process's pino logger, for `app.get(PINO_LOGGER)` and injection. */
 export const PINO_LOGGER = Symbol('PINO_LOGGER');
 
@@ -103,11 +129,10 @@ export const PINO_LOGGER = Symbol('PINO_LOGGER');
 export class LoggingModule {}
 
 /**
- * The logger above as `PINO_LOGGER`, and nestjs-pino over it, so Nest's own `Logger` writes
- * through it too (nestjs-pino's HTTP middleware is left out: see `httpLogging`).
+ * The process's logger (`createLogger`) as `PINO_LOGGER`, and nestjs-pino over it, so Nest's own
+ * `Logger` writes through it too (nestjs-pino's HTTP middleware is left out: see `httpLogging`).
  */
-export function loggingModule(config: AppConfig, destination?: DestinationStream): DynamicModule {
-  const logger = createLogger(config, destination);
+export function loggingModule(logger: Logger): DynamicModule {
   return {
     module: LoggingModule,
     global: true,

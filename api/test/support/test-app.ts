@@ -14,6 +14,7 @@ import { type ClientOptions } from 'ws';
 import { AppModule } from '../../src/app.module';
 import { configureApp, type ConfigureOptions } from '../../src/app.setup';
 import { Clock } from '../../src/common/clock';
+import { createLogger } from '../../src/common/logging';
 import { AppConfig } from '../../src/config/app-config';
 import { loadConfig } from '../../src/config/load-config';
 import { FakeClock } from './fake-clock';
@@ -53,7 +54,7 @@ export async function startTestApp(
   // nestjs-pino keeps one logger per process: this application's must be the one in use.
   __resetOutOfContextForTests();
   const moduleRef = await Test.createTestingModule({
-    imports: [AppModule.forRoot(config, logDestination)],
+    imports: [AppModule.forRoot(config, createLogger(config, logDestination))],
   })
     .overrideProvider(Clock)
     .useValue(clock)

@@ -113,11 +113,18 @@ export class RedisConnections {
       ['subscriber', this.subscriber],
       ['writer', this.writer],
     ] as const) {
+      // Said once per outage: ioredis retries every few hundred milliseconds meanwhile.
+      let lost = false;
       client.on('error', (error: Error) => this.logError(role, error));
-      client.on('ready', () => this.logger.log(`Redis ${role} connection ready`));
-      client.on('reconnecting', () =>
-        this.logger.warn(`Redis ${role} connection lost; reconnecting`),
-      );
+      client.on('ready', () => {
+        lost = false;
+        this.logger.log(`Redis ${role} connection ready`);
+      });
+      client.on('reconnecting', () => {
+        if (lost) return;
+        lost = true;
+        this.logger.warn(`Redis ${role} connection lost; reconnecting`);
+      });
     }
   }
 
