@@ -100,6 +100,11 @@ export const metrics = {
   duplicated: new Counter('chat_messages_duplicated'),
   /** Messages missed while reconnecting and fetched with history `after` the last seq. */
   recovered: new Counter('chat_messages_recovered'),
+  /**
+   * Times a member saw its room's sequence start again (a new `epoch`: an embedded server
+   * restarted, Redis lost the room's data): what it had not received of the old one counts as lost.
+   */
+  epochChanges: new Counter('chat_epoch_changes'),
   /** Sender's send → a member's receipt, from the send time in the body. */
   deliveryLatency: new Trend('chat_delivery_latency', true),
   /** Opening the socket → the room is loaded (own presence and the history reply arrived). */
@@ -315,6 +320,11 @@ export function assertReady() {
  * reconnect, plus own messages the server neither echoed, refused (error frame) nor stored.
  * Messages stored after the end read are not expected of this member. So a late join or an early
  * leave never counts as loss, and nothing is counted twice.
+ *
+ * Seqs count within the room's `epoch`, which the member compares with every message and history
+ * reply, never `seq` alone. When the epoch changes (the room's sequence started again), the window
+ * of the old epoch closes where the member last saw it, its gaps are counted as lost, and a new
+ * window opens at 0 in the new epoch.
  */
 export class Member {
   constructor(room, name, { deadline = Infinity } = {}) {
@@ -334,8 +344,13 @@ export class Member {
     this.roster = new Set();
     /** Senders whose last message (`l: 1`) arrived. */
     this.lastFrom = new Set();
+    /** The epoch `base` and every seq below belong to; null until the first history reply. */
+    this.epoch = null;
     /** Start of the window (exclusive); null until the first join's history reply. */
     this.base = null;
+    /** Windows of earlier epochs, closed when the epoch changed: their length and their gaps. */
+    this.closedWindows = 0;
+    this.closedMissing = 0;
     this.maxSeq = 0;
     /** Seqs delivered live on any socket, and seqs fetched after a reconnect. */
     this.live = new Set();
@@ -485,7 +500,7 @@ export class Member {
       const query =
         after === undefined
           ? { count: HISTORY_REQUEST_COUNT }
-          : { count: HISTORY_COUNT_MAX, after };
+          : { count: HISTORY_COUNT_MAX, after, epoch: this.epoch };
       const reply = await this.requestHistory(query);
       if (ws !== this.ws) return;
       if (reply === null) {
@@ -500,10 +515,14 @@ export class Member {
       }
       const messages = reply.messages;
       if (first) {
+        this.epoch = reply.epoch;
         this.base = messages.length > 0 ? messages[messages.length - 1].seq : 0;
         this.maxSeq = Math.max(this.maxSeq, this.base);
         break;
       }
+      // Another epoch: the room started again while this member was away. Its messages before
+      // this page (if the page does not start at 1) are gone, and count as lost.
+      if (reply.epoch !== this.epoch) this.restartWindow(reply.epoch);
       for (const message of messages) this.onFetched(message);
       if (messages.length < HISTORY_COUNT_MAX) break;
       after = messages[messages.length - 1].seq;
@@ -556,6 +575,7 @@ export class Member {
   }
 
   onMessage(frame) {
+    if (this.epoch !== null && frame.epoch !== this.epoch) this.restartWindow(frame.epoch);
     const seq = frame.seq;
     if (this.live.has(seq)) {
       metrics.duplicated.add(1);
@@ -589,6 +609,25 @@ export class Member {
       this.ownSeqs.add(seq);
       if (probe !== null) this.pending.delete(probe.c);
     }
+  }
+
+  /**
+   * The room's sequence started again (a new epoch): the old window closes at the last seq seen
+   * (its gaps are lost), and a new one opens at 0, since this member was in the room throughout.
+   */
+  restartWindow(epoch) {
+    if (this.base !== null) {
+      this.closedWindows += this.maxSeq - this.base;
+      this.closedMissing += this.missingUpTo(this.maxSeq);
+    }
+    metrics.epochChanges.add(1);
+    console.warn(`${this.name} in ${this.room}: the room's sequence started again (new epoch)`);
+    this.epoch = epoch;
+    this.base = 0;
+    this.maxSeq = 0;
+    this.live = new Set();
+    this.fetched = new Set();
+    this.ownSeqs = new Set();
   }
 
   onHistory(frame) {
@@ -774,6 +813,7 @@ export class Member {
     if (this.joined) {
       const reply = await this.requestHistory({ count: 1 });
       if (reply !== null) {
+        if (reply.epoch !== this.epoch) this.restartWindow(reply.epoch);
         end = reply.messages.length > 0 ? reply.messages[reply.messages.length - 1].seq : 0;
       }
     }
@@ -784,8 +824,8 @@ export class Member {
     }
     end = Math.max(end, this.base);
     await this.waitUntil(() => this.missingUpTo(end) === 0, TIMING.settleMs);
-    result.window = end - this.base;
-    result.missing = this.missingUpTo(end);
+    result.window = this.closedWindows + end - this.base;
+    result.missing = this.closedMissing + this.missingUpTo(end);
     result.unechoed = Math.max(0, this.pending.size - this.unattributedErrors);
     // Own messages neither echoed nor refused: stored ones are already among the missing seqs
     // (their echo never came); the rest were dropped without a word. History tells them apart;
@@ -796,6 +836,7 @@ export class Member {
         const reply = await this.requestHistory({
           count: HISTORY_COUNT_MAX,
           after: Math.max(this.base, end - HISTORY_COUNT_MAX),
+          epoch: this.epoch,
         });
         for (const message of reply === null ? [] : reply.messages) {
           const probe = message.sender === this.name ? parseProbe(message.body) : null;

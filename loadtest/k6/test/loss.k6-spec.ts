@@ -72,3 +72,55 @@ describe('chat_messages_lost against a server that loses messages', () => {
     );
   }, 130_000);
 });
+
+describe('chat_messages_lost when the room starts again mid-run (a new epoch)', () => {
+  let k6: string;
+  let server: LossyServer | undefined;
+
+  beforeAll(async () => {
+    k6 = findK6();
+    server = await startLossyServer({
+      dropTo: 'fan5',
+      dropEvery: 4,
+      swallowFrom: 'fan1',
+      swallowNth: 3,
+      refuseFrom: 'fan0',
+      refuseNth: 4,
+      restartAfter: 9,
+    });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('compares (epoch, seq): a restarted sequence is neither duplicates nor extra losses', async () => {
+    const result = await runK6(
+      k6,
+      'fanout.js',
+      {
+        BASE_URL: server!.url,
+        PROFILE: 'smoke',
+        MEMBERS: String(MEMBERS),
+        SENDERS: String(SENDERS),
+        RATE: '2',
+        HOLD: '10',
+      },
+      120_000,
+    );
+    const { deliveries, swallowed } = server!.dropped;
+    // 9 messages in the first epoch, 9 in the second (seq 1–9 again); fan5 missed seqs 4 and 8
+    // of each.
+    expect({ stored: server!.stored(), deliveries, swallowed }).toEqual({
+      stored: SENT - 2,
+      deliveries: 4,
+      swallowed: 1,
+    });
+    expect(count(result.metrics, 'chat_epoch_changes')).toBe(MEMBERS);
+    expect(count(result.metrics, 'chat_messages_duplicated')).toBe(0);
+    expect(count(result.metrics, 'chat_messages_lost')).toBe(deliveries + swallowed);
+    expect(count(result.metrics, 'chat_messages_received')).toBe(
+      server!.stored() * MEMBERS - deliveries,
+    );
+  }, 130_000);
+});

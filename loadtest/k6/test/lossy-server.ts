@@ -8,8 +8,11 @@
  *   is not sent to the member named `dropTo` (it is stored, and everyone else gets it).
  * - `swallowFrom` / `swallowNth`: the `swallowNth` message of the member named `swallowFrom` is
  *   neither stored, delivered, echoed nor refused: it vanishes.
- * - `refuseFrom` / `refuseNth`: that message is refused with a `rate_limited` error frame that,
- *   like the api's today, does not carry the message's client_id. A refusal is not a loss.
+ * - `refuseFrom` / `refuseNth`: that message is refused with a `rate_limited` error frame that
+ *   does not carry the message's client_id. A refusal is not a loss.
+ * - `restartAfter`: once a room has stored that many messages, its sequence starts again (a new
+ *   `epoch`, seq from 1, the old history gone), as when an embedded server restarts or Redis loses
+ *   the room's data. Nothing is lost by that alone: every member was sent every message before.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
@@ -22,6 +25,7 @@ export interface LossPlan {
   swallowNth: number;
   refuseFrom: string;
   refuseNth: number;
+  restartAfter?: number;
 }
 
 interface Stored {
@@ -32,7 +36,10 @@ interface Stored {
 }
 
 interface Room {
+  epoch: string;
   seq: number;
+  /** Messages stored, in every epoch. */
+  stored: number;
   log: Stored[];
   members: Map<WebSocket, string>;
 }
@@ -58,7 +65,7 @@ export async function startLossyServer(plan: LossPlan): Promise<LossyServer> {
   const roomOf = (id: string): Room => {
     let room = rooms.get(id);
     if (!room) {
-      room = { seq: 0, log: [], members: new Map() };
+      room = { epoch: 'first', seq: 0, stored: 0, log: [], members: new Map() };
       rooms.set(id, room);
     }
     return room;
@@ -106,6 +113,7 @@ export async function startLossyServer(plan: LossPlan): Promise<LossyServer> {
         client_id?: string;
         count?: number;
         after?: number;
+        epoch?: string;
         typing?: boolean;
       };
       if (frame.type === 6) return send(socket, { type: 6 });
@@ -118,11 +126,13 @@ export async function startLossyServer(plan: LossPlan): Promise<LossyServer> {
       }
       if (frame.type === 5) {
         const count = frame.count ?? 100;
+        const sameEpoch = frame.epoch === undefined || frame.epoch === room.epoch;
         const messages =
-          frame.after === undefined
+          frame.after === undefined || !sameEpoch
             ? room.log.slice(-count)
             : room.log.filter((m) => m.seq > frame.after!).slice(0, count);
-        return send(socket, { type: 1, room: roomId, messages, complete: true });
+        const complete = sameEpoch;
+        return send(socket, { type: 1, room: roomId, epoch: room.epoch, messages, complete });
       }
       if (frame.type === 1) {
         const nth = (sentBy.get(name) ?? 0) + 1;
@@ -135,7 +145,13 @@ export async function startLossyServer(plan: LossPlan): Promise<LossyServer> {
           dropped.refused += 1;
           return send(socket, { type: 7, code: 'rate_limited', message: 'Slow down' });
         }
+        if (plan.restartAfter !== undefined && room.stored === plan.restartAfter) {
+          room.epoch = 'second';
+          room.seq = 0;
+          room.log = [];
+        }
         room.seq += 1;
+        room.stored += 1;
         const stored: Stored = {
           sender: name,
           body: frame.body ?? '',
@@ -143,7 +159,13 @@ export async function startLossyServer(plan: LossPlan): Promise<LossyServer> {
           seq: room.seq,
         };
         room.log.push(stored);
-        const live = { type: 1, room: roomId, ...stored, client_id: frame.client_id };
+        const live = {
+          type: 1,
+          room: roomId,
+          ...stored,
+          epoch: room.epoch,
+          client_id: frame.client_id,
+        };
         for (const [member, memberName] of room.members) {
           if (memberName === plan.dropTo && stored.seq % plan.dropEvery === 0) {
             dropped.deliveries += 1;
@@ -168,7 +190,7 @@ export async function startLossyServer(plan: LossPlan): Promise<LossyServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     dropped,
-    stored: () => [...rooms.values()].reduce((sum, room) => sum + room.seq, 0),
+    stored: () => [...rooms.values()].reduce((sum, room) => sum + room.stored, 0),
     close: () =>
       new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();
