@@ -123,7 +123,7 @@ describe('Two replicas on a Redis Cluster', () => {
     const master = await cluster.ownerOf(roomKeys('lost-shard').log);
     const replicas = await cluster.replicasOf(master);
     expect(replicas).toHaveLength(1);
-    for (const node of [...replicas, master]) node.kill('SIGKILL');
+    await Promise.all([...replicas, master].map((node) => node.stop('SIGKILL')));
     // Every node still answers PING, but the cluster refuses every command: not ready.
     await until(async () => (await ready()) === 503, 30_000, 200);
     await Promise.all([master, ...replicas].map((node) => node.start()));
