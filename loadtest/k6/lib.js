@@ -15,6 +15,7 @@ import { WebSocket } from 'k6/websockets';
 import {
   ApiPath,
   CLIENT_ID_MAX_LENGTH,
+  CloseCode,
   ErrorCode,
   FrameType,
   HISTORY_COUNT_MAX,
@@ -60,6 +61,17 @@ export const PROFILE = PROFILES[PROFILE_NAME];
 /** http://host:port of nginx (or one replica); the socket URL is derived from it. */
 export const BASE_URL = (__ENV.BASE_URL || 'http://localhost:8080').replace(/\/+$/, '');
 export const WS_URL = BASE_URL.replace(/^http/, 'ws');
+
+/**
+ * How a socket authenticates: `token` (the room token in its URL) or `ticket` (a single-use
+ * ticket from `POST /api/room/:room_id/ticket` for every socket, as the web client does, so a
+ * proxy's log never holds the token; one more HTTP call and Redis round trip per connect).
+ */
+export const SOCKET_AUTH = __ENV.SOCKET_AUTH || 'token';
+const TICKET_CALL = 'POST /api/room/:room_id/ticket';
+if (SOCKET_AUTH !== 'token' && SOCKET_AUTH !== 'ticket') {
+  throw new Error(`SOCKET_AUTH must be token or ticket (got "${SOCKET_AUTH}")`);
+}
 
 /** A number from `-e NAME=…`, or `fallback`; anything else stops the run with a clear message. */
 export function envNumber(name, fallback, { min = 0, integer = false } = {}) {
@@ -117,6 +129,8 @@ export const metrics = {
   reconnects: new Counter('chat_reconnects'),
   /** Credential calls that did not answer 200, tagged with the status. */
   credentialFailures: new Counter('chat_credential_failures'),
+  /** Ticket calls (`SOCKET_AUTH=ticket`) that did not answer 201, tagged with the status. */
+  ticketFailures: new Counter('chat_ticket_failures'),
   /** Heartbeat (frame 6) round trip. */
   heartbeatRtt: new Trend('chat_heartbeat_rtt', true),
   /** Heartbeats with no reply by the time the next one was due. */
@@ -136,6 +150,9 @@ export function commonThresholds(extra = {}) {
     'chat_error_frames{code:rate_limited}': ['count==0'],
     chat_unexpected_closes: ['count==0'],
     chat_credential_failures: ['count==0'],
+    chat_ticket_failures: ['count==0'],
+    // With tickets, every socket opened with one (so the summary shows how many calls).
+    ...(SOCKET_AUTH === 'ticket' ? { [`http_reqs{name:${TICKET_CALL}}`]: ['count>0'] } : {}),
     checks: ['rate>0.99'],
     ...extra,
   };
@@ -460,7 +477,45 @@ export class Member {
   }
 
   openSocket() {
-    const ws = new WebSocket(`${WS_URL}${ApiPath.roomSocket(this.room, this.token)}`, null, {
+    if (SOCKET_AUTH === 'ticket') void this.openWithTicket();
+    else this.openAt(ApiPath.roomSocket(this.room, this.token));
+  }
+
+  /**
+   * Asks for a single-use ticket, then opens the socket with it. A ticket refused with 401 counts
+   * as a 4401 close (new credentials follow); any other failure as a socket that never opened.
+   */
+  async openWithTicket() {
+    let res;
+    try {
+      res = await http.asyncRequest('POST', `${BASE_URL}${ApiPath.roomTicket(this.room)}`, null, {
+        headers: { Authorization: `Bearer ${this.token}` },
+        tags: { name: TICKET_CALL },
+        timeout: '10s',
+      });
+    } catch (error) {
+      res = { status: 0, error: String(error) };
+    }
+    if (this.closing) return;
+    let ticket = null;
+    if (res.status === 201) {
+      try {
+        ticket = res.json('ticket');
+      } catch {
+        // Not JSON: a failed call, below.
+      }
+    }
+    if (typeof ticket === 'string') {
+      this.openAt(ApiPath.roomSocketWithTicket(this.room, ticket));
+      return;
+    }
+    metrics.ticketFailures.add(1, { status: String(res.status) });
+    this.onClose(res.status === 401 ? CloseCode.Unauthorized : undefined);
+    this.wake();
+  }
+
+  openAt(path) {
+    const ws = new WebSocket(`${WS_URL}${path}`, null, {
       tags: { name: 'WS /api/room/:room_id/ws' },
     });
     this.ws = ws;

@@ -66,6 +66,9 @@ export const ApiPath = Object.freeze({
   roomCredentials: (room) => `/api/room/${encodeURIComponent(room)}`,
   roomSocket: (room, token) =>
     `/api/room/${encodeURIComponent(room)}/ws?token=${encodeURIComponent(token)}`,
+  roomTicket: (room) => `/api/room/${encodeURIComponent(room)}/ticket`,
+  roomSocketWithTicket: (room, ticket) =>
+    `/api/room/${encodeURIComponent(room)}/ws?ticket=${encodeURIComponent(ticket)}`,
 });
 
 /**

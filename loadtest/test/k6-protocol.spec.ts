@@ -100,6 +100,10 @@ describe('the k6 mirror of the wire contract (loadtest/k6/protocol.js)', () => {
       expect(ApiPath.createRoom).toBe(ProtocolApiPath.createRoom);
       expect(ApiPath.roomCredentials(room)).toBe(ProtocolApiPath.roomCredentials(room));
       expect(ApiPath.roomSocket(room, token)).toBe(ProtocolApiPath.roomSocket(room, token));
+      expect(ApiPath.roomTicket(room)).toBe(ProtocolApiPath.roomTicket(room));
+      expect(ApiPath.roomSocketWithTicket(room, token)).toBe(
+        ProtocolApiPath.roomSocketWithTicket(room, token),
+      );
     },
   );
 

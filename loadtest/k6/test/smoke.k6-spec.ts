@@ -81,7 +81,7 @@ describe('the k6 scripts, PROFILE=smoke, against 3 replicas behind nginx', () =>
     await cluster?.stop();
     const lines = Object.entries(results).map(
       ([script, f]) =>
-        `${script.padEnd(10)} exit ${f.exitCode}  sent ${f.sent}  received ${f.received}  ` +
+        `${script.padEnd(20)} exit ${f.exitCode}  sent ${f.sent}  received ${f.received}  ` +
         `lost ${f.lost}  p95 ${f.p95Ms} ms  p99 ${f.p99Ms} ms  connect p95 ${f.connectP95Ms} ms`,
     );
     if (lines.length > 0) console.log(`k6 smoke figures\n${lines.join('\n')}`);
@@ -92,17 +92,23 @@ describe('the k6 scripts, PROFILE=smoke, against 3 replicas behind nginx', () =>
     );
   }, 30_000);
 
-  it.each(['chat.js', 'fanout.js', 'soak.js'])(
+  it.each<[string, string, Record<string, string>]>([
+    ['chat.js', 'chat.js', {}],
+    ['fanout.js', 'fanout.js', {}],
+    ['soak.js', 'soak.js', {}],
+    // Every socket with a single-use ticket, as the web client opens them.
+    ['chat.js with tickets', 'chat.js', { SOCKET_AUTH: 'ticket' }],
+  ])(
     '%s passes its thresholds, loses nothing and delivers',
-    async (script) => {
+    async (label, script, env) => {
       const result = await runK6(
         k6,
         script,
-        { BASE_URL: cluster!.url, PROFILE: 'smoke' },
+        { BASE_URL: cluster!.url, PROFILE: 'smoke', ...env },
         K6_TIMEOUT_MS,
       );
       const f = figures(result);
-      results[script] = f;
+      results[label] = f;
       const context = `${script}: ${JSON.stringify(f)}\n${tail(result.output)}`;
       expect({ timedOut: result.timedOut, exitCode: result.code, context }).toEqual({
         timedOut: false,
@@ -115,6 +121,11 @@ describe('the k6 scripts, PROFILE=smoke, against 3 replicas behind nginx', () =>
       expect(f.received).toBeGreaterThan(0);
       expect(f.sent).toBeGreaterThan(0);
       expect(f.errorFrames).toBe(0);
+      if (env.SOCKET_AUTH === 'ticket') {
+        expect(count(result.metrics, 'http_reqs{name:POST /api/room/:room_id/ticket}')).toBe(
+          count(result.metrics, 'chat_connect_latency'),
+        );
+      }
       if (script === 'fanout.js') {
         // Everyone joins before the first message and stays until the last: every message
         // reaches every member of its room, once.
