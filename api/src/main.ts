@@ -54,6 +54,9 @@ bootstrap(config, pino).catch((error: unknown) => {
     { err: error },
     `Taco Chat could not start: ${error instanceof Error ? error.message : String(error)}`,
   );
-  pino.flush();
-  process.exit(1);
+  // The logger writes asynchronously, and an exit now could cut its last lines off: the process
+  // ends by itself once they are out, or 3 s from now if something (a Redis client retrying, say)
+  // would keep it alive.
+  process.exitCode = 1;
+  setTimeout(() => process.exit(1), 3000).unref();
 });

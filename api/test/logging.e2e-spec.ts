@@ -146,7 +146,7 @@ describe('Logs', () => {
 });
 
 describe('A start that fails', () => {
-  it('is logged as JSON lines at the configured level, ending with a fatal one, then exits 1', async () => {
+  it('is logged as JSON lines at the configured level, with a fatal one saying why, then exits 1', async () => {
     // The port is taken: listening fails once the application is made.
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
@@ -175,14 +175,16 @@ describe('A start that fails', () => {
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line) as Record<string, unknown>);
-      // Nothing below warn, and the last line says why.
+      // Nothing below warn, and a fatal line says why (Nest's own error line about the failed
+      // listen may come before or after it).
       expect(
         lines.filter((line) => !['warn', 'error', 'fatal'].includes(String(line.level))),
       ).toEqual([]);
-      expect(lines.at(-1)).toMatchObject({
-        level: 'fatal',
-        msg: expect.stringMatching(/^Taco Chat could not start: .*EADDRINUSE/),
-      });
+      expect(lines.filter((line) => line.level === 'fatal')).toEqual([
+        expect.objectContaining({
+          msg: expect.stringMatching(/^Taco Chat could not start: .*EADDRINUSE/),
+        }),
+      ]);
     } finally {
       blocker.close();
     }
