@@ -8,6 +8,7 @@ import { persistStore } from 'redux-persist';
 import { PersistGate } from 'redux-persist/integration/react';
 import { App } from './app/App';
 import { flushWhenPageHides } from './app/persistence';
+import { shareCredentialsAcrossTabs } from './app/sharedCredentials';
 import { makeStore } from './app/store';
 import { requestNotificationPermission } from './socket/notifications';
 
@@ -17,6 +18,7 @@ if (!container) throw new Error('The page has no #root element');
 const store = makeStore();
 const persistor = persistStore(store);
 flushWhenPageHides(persistor, { window, document });
+shareCredentialsAcrossTabs(store, window);
 requestNotificationPermission();
 
 createRoot(container).render(

@@ -191,3 +191,12 @@ export const renamed = createAction<{
 
 /** The user left the room for good: its credential is forgotten. */
 export const roomForgotten = createAction<{ room: string }>('chat/roomForgotten');
+
+/**
+ * Another tab of this browser stored credentials for a room under the name this tab holds
+ * there (say after a server restart made every token invalid and that tab asked first): this tab
+ * takes them over, instead of asking for its own and being told its own name is taken.
+ */
+export const credentialsShared = createAction<{ room: string; name: string; token: string }>(
+  'chat/credentialsShared',
+);

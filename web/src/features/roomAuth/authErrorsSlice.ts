@@ -1,7 +1,7 @@
 import { createSlice } from '@reduxjs/toolkit';
 import { errorReason, errorStatus } from '../../api/errorText';
 import { roomsApi } from '../../api/roomsApi';
-import { connectionOpened, roomLeft } from '../chat/chatActions';
+import { connectionOpened, credentialsShared, roomLeft } from '../chat/chatActions';
 import { unauthorized } from './roomAuthSlice';
 
 export const SESSION_EXPIRED_MESSAGE =
@@ -30,8 +30,13 @@ export const authErrorsSlice = createSlice({
         state.socketRejections += 1;
         if (state.socketRejections > 1) state.byRoom[action.payload.room] = SESSION_EXPIRED_MESSAGE;
       })
-      .addCase(connectionOpened, (state) => {
+      .addCase(connectionOpened, (state, action) => {
         state.socketRejections = 0;
+        // In the room: whatever a credential request said meanwhile no longer stands.
+        delete state.byRoom[action.payload.room];
+      })
+      .addCase(credentialsShared, (state, action) => {
+        delete state.byRoom[action.payload.room];
       })
       .addCase(roomLeft, (state) => {
         state.socketRejections = 0;

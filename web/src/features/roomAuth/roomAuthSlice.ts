@@ -2,6 +2,7 @@ import { createSelector, createSlice, type PayloadAction } from '@reduxjs/toolki
 import { isSameUserName } from '@taco/protocol';
 import { roomsApi } from '../../api/roomsApi';
 import {
+  credentialsShared,
   type FormerName,
   renamed,
   roomCreated,
@@ -94,6 +95,12 @@ export const roomAuthSlice = createSlice({
         // Messages of an earlier epoch are gone: their names no longer tell anything.
         const kept = (state[room]!.formerNames ?? []).filter((f) => f.epoch === former.epoch);
         state[room]!.formerNames = [...kept, former].slice(-FORMER_NAMES_MAX);
+      })
+      .addCase(credentialsShared, (state, action) => {
+        const { room, name, token } = action.payload;
+        const record = state[room];
+        if (!record || record.authenticated || !isSameUserName(record.senderName, name)) return;
+        authenticate(state, room, name, token);
       })
       .addCase(roomForgotten, (state, action) => {
         delete state[action.payload.room];

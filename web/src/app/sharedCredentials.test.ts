@@ -1,0 +1,59 @@
+import { authenticated, ROOM } from '../../test/openRoom';
+import { memoryStorage } from '../../test/memoryStorage';
+import { unauthorized } from '../features/roomAuth/roomAuthSlice';
+import { shareCredentialsAcrossTabs } from './sharedCredentials';
+import { makeStore } from './store';
+
+/** What another tab's redux-persist writes under `persist:root`, as this tab hears of it. */
+function otherTabWrote(page: EventTarget, name: string, token: string, authenticated = true) {
+  const record = { roomID: ROOM, senderName: name, token, authenticated, rejectionCount: 0 };
+  const newValue = JSON.stringify({
+    roomAuth: JSON.stringify({ [ROOM]: record }),
+    _persist: JSON.stringify({ version: 1, rehydrated: true }),
+  });
+  page.dispatchEvent(new StorageEvent('storage', { key: 'persist:root', newValue }));
+}
+
+/** A tab holding Alice's token `old` for the room, listening to the other tabs. */
+function tab() {
+  const store = makeStore(authenticated('Alice', 'old'), { storage: memoryStorage().storage });
+  const page = new EventTarget();
+  const stop = shareCredentialsAcrossTabs(store, page as Window);
+  const auth = () => store.getState().roomAuth[ROOM];
+  return { store, page, stop, auth };
+}
+
+describe('credentials shared across tabs', () => {
+  it('takes the token another tab got for the same name once its own was refused', () => {
+    const { store, page, auth } = tab();
+    store.dispatch(unauthorized({ room: ROOM, source: 'socket' }));
+    expect(auth()).toMatchObject({ authenticated: false, token: '' });
+    otherTabWrote(page, 'alice', 'fresh');
+    expect(auth()).toMatchObject({ authenticated: true, token: 'fresh', senderName: 'alice' });
+  });
+
+  it('keeps an offer that came while its own token still looked good, for when it is refused', () => {
+    const { store, page, auth } = tab();
+    otherTabWrote(page, 'Alice', 'fresh');
+    expect(auth()).toMatchObject({ token: 'old' });
+    store.dispatch(unauthorized({ room: ROOM, source: 'socket' }));
+    expect(auth()).toMatchObject({ authenticated: true, token: 'fresh' });
+  });
+
+  it('never takes back a token it held itself, nor another name, nor a refused record', () => {
+    const { store, page, auth } = tab();
+    store.dispatch(unauthorized({ room: ROOM, source: 'socket' }));
+    otherTabWrote(page, 'Alice', 'old');
+    otherTabWrote(page, 'Bob', 'bobs');
+    otherTabWrote(page, 'Alice', '', false);
+    expect(auth()).toMatchObject({ authenticated: false, token: '' });
+  });
+
+  it('stops listening when told to', () => {
+    const { store, page, stop, auth } = tab();
+    stop();
+    store.dispatch(unauthorized({ room: ROOM, source: 'socket' }));
+    otherTabWrote(page, 'Alice', 'fresh');
+    expect(auth()).toMatchObject({ authenticated: false });
+  });
+});

@@ -1,0 +1,80 @@
+import { isSameUserName } from '@taco/protocol';
+import { credentialsShared } from '../features/chat/chatActions';
+import { type RoomAuthState } from '../features/roomAuth/roomAuthSlice';
+import { PERSIST_KEY_PREFIX, PERSIST_ROOT_KEY } from './persistence';
+
+const PERSIST_KEY = `${PERSIST_KEY_PREFIX}${PERSIST_ROOT_KEY}`;
+
+interface Store {
+  getState(): { roomAuth: RoomAuthState };
+  dispatch(action: ReturnType<typeof credentialsShared>): unknown;
+  subscribe(listener: () => void): () => void;
+}
+
+/** The room credentials in a `persist:root` value another tab wrote, or none. */
+function storedCredentials(value: string | null): RoomAuthState {
+  if (value === null) return {};
+  try {
+    const root = JSON.parse(value) as { roomAuth?: unknown };
+    const roomAuth: unknown = typeof root.roomAuth === 'string' ? JSON.parse(root.roomAuth) : null;
+    return roomAuth !== null && typeof roomAuth === 'object' ? (roomAuth as RoomAuthState) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Tabs of one browser share their room credentials. When another tab stores a token for a room
+ * under the name this tab holds there, and this tab has none that works (the server restarted
+ * and refused every token, say), this tab takes it over (`credentialsShared`), instead of asking
+ * for its own and being told that its own name is taken: the other tab is already connected with
+ * it. A token this tab has used itself is never taken back. Returns the function that stops.
+ */
+export function shareCredentialsAcrossTabs(
+  store: Store,
+  page: Pick<Window, 'addEventListener' | 'removeEventListener'>,
+) {
+  /** Room → the latest credentials another tab stored for it. */
+  const offered = new Map<string, { name: string; token: string }>();
+  /** Tokens this tab has held, per room: refused ones among them. */
+  const used = new Map<string, Set<string>>();
+
+  let seen: RoomAuthState | null = null;
+
+  const take = () => {
+    const { roomAuth } = store.getState();
+    // Runs after every action: nothing to do unless the credentials changed or one is offered.
+    if (roomAuth === seen && offered.size === 0) return;
+    seen = roomAuth;
+    for (const [room, record] of Object.entries(roomAuth)) {
+      if (record.token === '') continue;
+      let tokens = used.get(room);
+      if (!tokens) used.set(room, (tokens = new Set()));
+      tokens.add(record.token);
+    }
+    for (const [room, { name, token }] of offered) {
+      const mine = roomAuth[room];
+      if (!mine || mine.authenticated || mine.senderName === '') continue;
+      offered.delete(room);
+      if (used.get(room)?.has(token) || !isSameUserName(mine.senderName, name)) continue;
+      store.dispatch(credentialsShared({ room, name, token }));
+    }
+  };
+
+  const onStorage = (event: StorageEvent) => {
+    if (event.key !== PERSIST_KEY) return;
+    for (const [room, record] of Object.entries(storedCredentials(event.newValue))) {
+      if (record?.authenticated && typeof record.token === 'string' && record.token !== '') {
+        offered.set(room, { name: record.senderName, token: record.token });
+      }
+    }
+    take();
+  };
+
+  page.addEventListener('storage', onStorage as EventListener);
+  const unsubscribe = store.subscribe(take);
+  return () => {
+    page.removeEventListener('storage', onStorage as EventListener);
+    unsubscribe();
+  };
+}
