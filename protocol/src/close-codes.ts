@@ -42,6 +42,8 @@ export const CloseReason = {
   RateLimitExceeded: 'Rate limit exceeded',
   /** 1000 from a client: the user left the room. */
   LeavingRoom: 'Leaving the room',
+  /** 1000 from a client: nothing came back after its heartbeat; it connects again. */
+  NoReply: 'No reply to the heartbeat',
 } as const;
 
 export type CloseReason = (typeof CloseReason)[keyof typeof CloseReason];

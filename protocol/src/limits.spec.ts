@@ -32,6 +32,7 @@ describe('limits', () => {
 
   test('liveness', () => {
     expect(limits.PING_INTERVAL_MS).toBe(25000);
+    expect(limits.HEARTBEAT_REPLY_TIMEOUT_MS).toBe(10_000);
     expect(limits.MISSED_PONGS_LIMIT).toBe(2);
     expect(limits.PRESENCE_TTL_MS).toBeGreaterThan(limits.PING_INTERVAL_MS);
   });

@@ -48,6 +48,11 @@ export const RECONNECT_NOW_MAX_DELAY_MS = 1000;
 
 /** Interval of the server's WebSocket pings and of the client's heartbeats. */
 export const PING_INTERVAL_MS = 25_000;
+/**
+ * How long a client waits for any frame after its heartbeat before it takes the connection for
+ * dead (a laptop that slept, a network that went away without a word) and reconnects.
+ */
+export const HEARTBEAT_REPLY_TIMEOUT_MS = 10_000;
 /** Pongs a connection may miss before the server drops it. */
 export const MISSED_PONGS_LIMIT = 2;
 

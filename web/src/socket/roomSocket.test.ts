@@ -1,4 +1,10 @@
-import { CloseCode, FrameType, PING_INTERVAL_MS, type ServerFrame } from '@taco/protocol';
+import {
+  CloseCode,
+  FrameType,
+  HEARTBEAT_REPLY_TIMEOUT_MS,
+  PING_INTERVAL_MS,
+  type ServerFrame,
+} from '@taco/protocol';
 import { fakeSocketDeps } from '../../test/fakeSocket';
 import { RoomSocket } from './roomSocket';
 import { defaultSocketDeps, type SocketDeps } from './socketDeps';
@@ -38,6 +44,28 @@ describe('RoomSocket: one connection from open to close', () => {
     expect(events.frames).toEqual([{ type: FrameType.Heartbeat }]);
     expect(error).toHaveBeenCalled();
     error.mockRestore();
+  });
+
+  it('takes a connection that stays silent after its heartbeat for dead, and reports it', () => {
+    const { last, events } = setup();
+    last().serverOpen();
+    // A reply (any frame) in time keeps it alive, heartbeat after heartbeat.
+    for (let beat = 0; beat < 3; beat++) {
+      jest.advanceTimersByTime(PING_INTERVAL_MS);
+      last().serverSend({ type: FrameType.Heartbeat });
+    }
+    jest.advanceTimersByTime(HEARTBEAT_REPLY_TIMEOUT_MS);
+    expect(events.closed).toEqual([]);
+    // Then the network goes away without a word: nothing comes back.
+    jest.advanceTimersByTime(PING_INTERVAL_MS - HEARTBEAT_REPLY_TIMEOUT_MS);
+    jest.advanceTimersByTime(HEARTBEAT_REPLY_TIMEOUT_MS - 1);
+    expect(events.closed).toEqual([]);
+    jest.advanceTimersByTime(1);
+    expect(events.closed).toEqual([CloseCode.Abnormal]);
+    expect(last().closedWith).toBe(CloseCode.Normal);
+    // Quiet from then on: no more heartbeats, no second report.
+    jest.advanceTimersByTime(PING_INTERVAL_MS * 3);
+    expect(events.closed).toEqual([CloseCode.Abnormal]);
   });
 
   it('reports a close by the server, then stops its heartbeat', () => {

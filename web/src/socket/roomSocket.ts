@@ -5,6 +5,7 @@ import {
   decodeServerFrame,
   encodeFrame,
   FrameType,
+  HEARTBEAT_REPLY_TIMEOUT_MS,
   PING_INTERVAL_MS,
   type ServerFrame,
 } from '@taco/protocol';
@@ -20,11 +21,17 @@ export interface RoomSocketEvents {
   closed(code: number): void;
 }
 
-type RoomSocketDeps = Pick<SocketDeps, 'createSocket' | 'setInterval' | 'clearInterval'>;
+type RoomSocketDeps = Pick<
+  SocketDeps,
+  'createSocket' | 'setInterval' | 'clearInterval' | 'setTimeout' | 'clearTimeout'
+>;
 
 /**
  * One connection to a room's socket, from open to close: sends heartbeats while open, decodes
- * frames (a frame of an unexpected shape is logged and dropped), and goes quiet once closed.
+ * frames (a frame of an unexpected shape is logged and dropped), and goes quiet once closed. A
+ * connection that stays silent for `HEARTBEAT_REPLY_TIMEOUT_MS` after a heartbeat is taken for
+ * dead: the browser may not notice a network that went away for minutes, the user would be told
+ * nothing, and messages would wait as "Sending…".
  */
 export class RoomSocket {
   private connection: SocketConnection | null = null;
@@ -32,6 +39,8 @@ export class RoomSocket {
   /** False once it closed, either way: events that still arrive are ignored. */
   private live = true;
   private heartbeat: TimerId | null = null;
+  /** Set from a heartbeat until any frame arrives: the connection is dead when it fires. */
+  private replyDue: TimerId | null = null;
 
   constructor(
     private readonly deps: RoomSocketDeps,
@@ -70,14 +79,25 @@ export class RoomSocket {
 
   private onOpen() {
     this.isOpen = true;
-    this.heartbeat = this.deps.setInterval(
-      () => this.send({ type: FrameType.Heartbeat }),
-      PING_INTERVAL_MS,
-    );
+    this.heartbeat = this.deps.setInterval(() => this.beat(), PING_INTERVAL_MS);
     this.events.opened();
   }
 
+  private beat() {
+    if (!this.send({ type: FrameType.Heartbeat }) || this.replyDue !== null) return;
+    this.replyDue = this.deps.setTimeout(() => {
+      this.replyDue = null;
+      const connection = this.connection;
+      this.onClose(CloseCode.Abnormal);
+      connection?.close(CloseCode.Normal, CloseReason.NoReply);
+    }, HEARTBEAT_REPLY_TIMEOUT_MS);
+  }
+
   private onMessage(text: string) {
+    if (this.replyDue !== null) {
+      this.deps.clearTimeout(this.replyDue);
+      this.replyDue = null;
+    }
     const decoded = decodeServerFrame(text);
     if (decoded.ok) this.events.frame(decoded.frame);
     else console.error('Taco Chat: ignored a frame', decoded.error.message);
@@ -94,5 +114,7 @@ export class RoomSocket {
     this.connection = null;
     if (this.heartbeat !== null) this.deps.clearInterval(this.heartbeat);
     this.heartbeat = null;
+    if (this.replyDue !== null) this.deps.clearTimeout(this.replyDue);
+    this.replyDue = null;
   }
 }
