@@ -176,15 +176,6 @@ export function MessageList({ room, me }: { room: string; me: string }) {
         {earlierMissing ? (
           <p className="feed-notice">Earlier messages are no longer available.</p>
         ) : null}
-        {messages.length === 0 && typists.length === 0 ? (
-          <div className="feed-empty">
-            <BadgeIcon name="chat" size="md" />
-            {/* Under "Earlier messages are no longer available", "No messages yet" would deny them. */}
-            <p className="mb-0">
-              {earlierMissing ? 'No new messages yet. Say hello!' : 'No messages yet. Say hello!'}
-            </p>
-          </div>
-        ) : null}
         <div role="log" aria-live="polite" aria-label="Messages">
           <FeedScrollContext.Provider value={scrollContext}>
             <ol className="message-list" ref={list}>
@@ -194,6 +185,16 @@ export function MessageList({ room, me }: { room: string; me: string }) {
             </ol>
           </FeedScrollContext.Provider>
         </div>
+        {/* After the feed's own lines (who joined, who cleared it), not above them. */}
+        {messages.length === 0 && typists.length === 0 ? (
+          <div className="feed-empty">
+            <BadgeIcon name="chat" size="md" />
+            {/* Under "Earlier messages are no longer available", "No messages yet" would deny them. */}
+            <p className="mb-0">
+              {earlierMissing ? 'No new messages yet. Say hello!' : 'No messages yet. Say hello!'}
+            </p>
+          </div>
+        ) : null}
         {typists.length > 0 ? (
           <div className="message message-other typing-bubble">
             <div className="message-sender">
