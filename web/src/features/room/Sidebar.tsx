@@ -55,7 +55,7 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
               className={`participant-name ${participant.active ? '' : 'text-body-secondary'}`}
               title={participant.name}
             >
-              {participant.name}
+              <span className="participant-name-text">{participant.name}</span>
               {isSameUserName(participant.name, me) ? (
                 <span className="participant-you"> (you)</span>
               ) : null}
