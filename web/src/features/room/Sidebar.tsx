@@ -55,11 +55,12 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
               className={`participant-name ${participant.active ? '' : 'text-body-secondary'}`}
               title={participant.name}
             >
-              <span className="participant-name-text">{participant.name}</span>
-              {isSameUserName(participant.name, me) ? (
-                <span className="participant-you"> (you)</span>
-              ) : null}
+              {participant.name}
             </span>
+            {/* Beside the name, not in it: a long name is cut, never the marker. */}
+            {isSameUserName(participant.name, me) ? (
+              <span className="participant-you"> (you)</span>
+            ) : null}
             <PresenceDot
               active={connected && participant.active}
               typing={connected && participant.typing}
