@@ -3,7 +3,7 @@ import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { type DynamicModule, type LoggerService, Module } from '@nestjs/common';
 import { type RequestHandler } from 'express';
-import { LoggerModule } from 'nestjs-pino';
+import { LoggerModule, Logger as NestPinoLogger, PinoLogger } from 'nestjs-pino';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import pretty from 'pino-pretty';
 import { type AppConfig } from '../config/app-config';
@@ -97,29 +97,14 @@ export function httpLogging(logger: Logger): RequestHandler {
 }
 
 /**
- * Nest's logger while the application is being made, before nestjs-pino's takes over: the same
- * pino logger, so even a failed start (Redis unreachable, say) is logged as JSON lines at the
- * configured level, never in Nest's coloured default format. The last of Nest's optional
- * parameters is the context; an error's stack comes before it.
+ * Nest's logger while the application is being made, before `app.useLogger` hands Nest the one
+ * `loggingModule` provides: nestjs-pino's own, over the same pino logger, so even a failed start
+ * (Redis unreachable, say) is logged as the same JSON lines at the configured level, never in
+ * Nest's coloured default format.
  */
 export function bootLogger(logger: Logger): LoggerService {
-  const write =
-    (level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace') =>
-    (message: unknown, ...params: unknown[]) => {
-      const context = typeof params.at(-1) === 'string' ? (params.at(-1) as string) : undefined;
-      if (message instanceof Error) logger[level]({ context, err: message }, message.message);
-      else if (level === 'error' && typeof params[0] === 'string' && params.length > 1) {
-        logger.error({ context, stack: params[0] }, String(message));
-      } else logger[level]({ context }, String(message));
-    };
-  return {
-    fatal: write('fatal'),
-    error: write('error'),
-    warn: write('warn'),
-    log: write('info'),
-    debug: write('debug'),
-    verbose: write('trace'),
-  };
+  const params = { pinoHttp: { logger } };
+  return new NestPinoLogger(new PinoLogger(params), params);
 }
 
 /** The process's pino logger, for `app.get(PINO_LOGGER)` and injection. */
