@@ -1,7 +1,6 @@
 import { type IncomingMessage } from 'node:http';
 import { BadRequestException, ConflictException, Injectable } from '@nestjs/common';
 import {
-  API_PREFIX,
   BODY_NOT_OBJECT_MESSAGE,
   NAME_TAKEN_MESSAGE,
   normalizeUserName,
@@ -11,11 +10,10 @@ import {
 } from '@taco/protocol';
 import { parseJsonBody } from '../common/json-body';
 import { hasPlainBody, type PlainAnswer, type PlainRoute, pathParam } from '../common/plain-route';
+import { ROOM_PATH } from './room-id.pipe';
 import { credentialsNameField } from './dto/room-credentials.dto';
 import { CredentialsThrottleGuard } from './ip-throttle.guard';
 import { RoomsService } from './rooms.service';
-
-const PATH_PREFIX = `${API_PREFIX}/room/`;
 
 /**
  * `POST /api/room/:room_id` answered ahead of Express (`PlainRoutes`), the connect path's costliest
@@ -33,7 +31,7 @@ export class CredentialsRoute implements PlainRoute {
   ) {}
 
   match(request: IncomingMessage): string | null {
-    const room = pathParam(request, PATH_PREFIX);
+    const room = pathParam(request, ROOM_PATH);
     return room !== null && hasPlainBody(request) ? room : null;
   }
 

@@ -12,7 +12,8 @@ export class RoomIdPipe implements PipeTransform<string, string> {
   }
 }
 
-const ROOM_PATH = `${API_PREFIX}/room/`;
+/** What every room route's path starts with; the room id follows. */
+export const ROOM_PATH = `${API_PREFIX}/room/`;
 
 /**
  * Answers a room path whose id is not valid percent-encoding (`%ED%A0%80`, a cut-off `%E0%A4%A`)

@@ -1,19 +1,18 @@
 import { type IncomingMessage } from 'node:http';
 import { BadRequestException, HttpStatus, Injectable, UnauthorizedException } from '@nestjs/common';
 import {
-  API_PREFIX,
   type RoomTicketResponse,
   TICKET_UNAUTHORIZED_MESSAGE,
   validateRoomName,
 } from '@taco/protocol';
 import { parseJsonBody } from '../common/json-body';
 import { hasPlainBody, type PlainAnswer, type PlainRoute, pathParam } from '../common/plain-route';
+import { ROOM_PATH } from './room-id.pipe';
 import { LookupThrottleGuard } from './ip-throttle.guard';
 import { RoomTokenService } from './room-token.service';
 import { bearerToken } from './tickets.controller';
 import { TicketStore } from './tickets';
 
-const PATH_PREFIX = `${API_PREFIX}/room/`;
 const PATH_SUFFIX = '/ticket';
 
 /**
@@ -31,7 +30,7 @@ export class TicketRoute implements PlainRoute {
   ) {}
 
   match(request: IncomingMessage): string | null {
-    const room = pathParam(request, PATH_PREFIX, PATH_SUFFIX);
+    const room = pathParam(request, ROOM_PATH, PATH_SUFFIX);
     return room !== null && hasPlainBody(request) ? room : null;
   }
 
