@@ -25,13 +25,16 @@ const FORBIDDEN = new Set(FORBIDDEN_NAME_CHARACTERS);
  * variation selectors). The emoji variation selectors stay allowed (a phone types "❤️" with one);
  * `userNameKey` ignores them instead.
  */
-const INVISIBLE =
-  /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0\u2800]|\u034F|[\u17B4\u17B5]|[\u180B-\u180F]/u;
+const INVISIBLE_CLASS = '\\p{Cc}\\p{Cf}\\p{Cs}\\p{Zl}\\p{Zp}\\u115F\\u1160\\u3164\\uFFA0\\u2800';
+const INVISIBLE = new RegExp(
+  `[${INVISIBLE_CLASS}]|\\u034F|[\\u17B4\\u17B5]|[\\u180B-\\u180F]`,
+  'u',
+);
 /**
  * A character that shows something by itself: not whitespace, not one of the characters above,
  * and not a combining mark (which only changes the character before it).
  */
-const SHOWS_SOMETHING = /[^\s\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{M}\u115F\u1160\u3164\uFFA0\u2800]/u;
+const SHOWS_SOMETHING = new RegExp(`[^\\s\\p{M}${INVISIBLE_CLASS}]`, 'u');
 /** Variation selectors (emoji or text presentation of the character before), seen as nothing. */
 const VARIATION_SELECTORS = /[\uFE00-\uFE0F]|\uDB40[\uDD00-\uDDEF]/g;
 const SPACE_RUN = / {2,}/g;
