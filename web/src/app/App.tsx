@@ -1,4 +1,3 @@
-import { Suspense } from 'react';
 import { Route, Routes } from 'react-router-dom';
 import { AccountPage } from '../features/account/AccountPage';
 import { NotFoundPage } from './NotFoundPage';
@@ -7,16 +6,15 @@ import { CreateRoomPage, RoomPage } from './pages';
 
 /** Routes: `/` (exact) Create Room, `/a` My Account, `/r/:room_id` a chat room. */
 export function App() {
+  // Each lazy page suspends inside the layout (`AppLayout`), under the header.
   return (
-    <Suspense fallback={null}>
-      <Routes>
-        <Route element={<AppLayout />}>
-          <Route index element={<CreateRoomPage />} />
-          <Route path="a" element={<AccountPage />} />
-          <Route path="r/:room_id" element={<RoomPage />} />
-          <Route path="*" element={<NotFoundPage />} />
-        </Route>
-      </Routes>
-    </Suspense>
+    <Routes>
+      <Route element={<AppLayout />}>
+        <Route index element={<CreateRoomPage />} />
+        <Route path="a" element={<AccountPage />} />
+        <Route path="r/:room_id" element={<RoomPage />} />
+        <Route path="*" element={<NotFoundPage />} />
+      </Route>
+    </Routes>
   );
 }

@@ -273,7 +273,6 @@ export class RedisChatBus extends ChatBus {
     const [storedHead, payloadHead, tail] = appendTexts(room, message, draft.clientId);
     // The sender's connection whose copy is held back until the message is durable.
     const heldFor = this.durable === null ? undefined : draft.connectionId;
-    const held = heldFor !== undefined;
     const scriptKeys = [keys.seq, keys.log, keys.epoch, keys.channel];
     const args = [
       storedHead,
@@ -302,7 +301,7 @@ export class RedisChatBus extends ChatBus {
     const waited = performance.now();
     await this.durable.confirm(room, stored, node, deadline);
     this.roundTrip('wait', waited);
-    return held ? { ...stored, held } : stored;
+    return heldFor === undefined ? stored : { ...stored, held: true };
   }
 
   async clear(room: string, sender: string): Promise<void> {
