@@ -24,6 +24,13 @@ import { isError, isHistory, isPresence, isSingleMessage } from './support/frame
 import { startTestApp, type TestApp } from './support/test-app';
 import { until } from './support/until';
 
+/** How many connections the app has closed with `code` (its `taco_closes_total` metric). */
+async function closesWith(app: TestApp, code: number): Promise<number> {
+  const closes = app.app.get(MetricsService).registry.getSingleMetric('taco_closes_total');
+  const sample = (await closes?.get())?.values.find((value) => value.labels.code === code);
+  return sample?.value ?? 0;
+}
+
 async function say(
   client: TestClient,
   body: string,
@@ -705,11 +712,7 @@ describe('Chat socket', () => {
     const app = await startTestApp({ messageBurst: 100_000, messagesPerSecond: 100_000 });
     try {
       const metrics = app.app.get(MetricsService);
-      const closes = metrics.registry.getSingleMetric('taco_closes_total');
-      const cutOff = async () =>
-        (await closes?.get())?.values.find(
-          (sample) => sample.labels.code === CloseCode.TryAgainLater,
-        )?.value ?? 0;
+      const cutOff = () => closesWith(app, CloseCode.TryAgainLater);
       const open = async () => (await metrics.connections.get()).values[0]?.value ?? 0;
       const reader = await app.join('paused-room', 'Reader');
       const paused = await app.join('paused-room', 'Paused');
@@ -748,11 +751,7 @@ describe('Chat socket', () => {
       backlogGraceMs: 300,
     });
     try {
-      const closes = app.app.get(MetricsService).registry.getSingleMetric('taco_closes_total');
-      const cutOff = async () =>
-        (await closes?.get())?.values.find(
-          (sample) => sample.labels.code === CloseCode.TryAgainLater,
-        )?.value ?? 0;
+      const cutOff = () => closesWith(app, CloseCode.TryAgainLater);
       // 500 messages of 16 KB: one history page of about 8 MB.
       const writer = await app.join('big-room', 'Writer');
       const body = '🌮'.repeat(MESSAGE_MAX_LENGTH);
