@@ -1,5 +1,6 @@
 import { type ChatMessage } from '@taco/protocol';
 import { messagePayload } from '../room-events';
+import { decodeEnvelope, envelopeHeader } from './envelope';
 import { appendTexts } from './redis-chat-bus';
 
 describe('appendTexts', () => {
@@ -14,17 +15,21 @@ describe('appendTexts', () => {
   ];
 
   it.each(drafts)(
-    'joined with a seq and epoch, gives exactly the stored entry and the live frame (%s)',
+    'joined with a seq and epoch, gives exactly the stored entry and the live envelope (%s)',
     (room, draft, clientId) => {
-      const [storedHead, payloadHead, tail] = appendTexts(room, { ...draft, seq: -1 }, clientId);
+      const header = envelopeHeader({ exceptConnection: 'conn-7' });
+      const [message, frameHead, tail] = appendTexts(room, { ...draft, seq: -1 }, clientId, header);
       const stored: ChatMessage = { ...draft, seq: 42 };
-      // What the append script writes between the parts. The entry keeps the client_id.
-      expect(JSON.parse(`${storedHead}42${tail}`)).toStrictEqual(
+      // What the append script writes around the parts. The entry keeps the client_id.
+      expect(JSON.parse(`{${message}42${tail}`)).toStrictEqual(
         clientId === undefined ? stored : { ...stored, client_id: clientId },
       );
-      expect(`${payloadHead}42,"epoch":"Ep0ch"${tail}`).toBe(
-        messagePayload(room, stored, 'Ep0ch', clientId),
-      );
+      expect(
+        decodeEnvelope(Buffer.from(`${frameHead}${message}42,"epoch":"Ep0ch"${tail}`)),
+      ).toEqual({
+        exceptConnection: 'conn-7',
+        payload: Buffer.from(messagePayload(room, stored, 'Ep0ch', clientId)),
+      });
     },
   );
 });

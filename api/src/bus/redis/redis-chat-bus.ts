@@ -76,22 +76,25 @@ function splitAt(json: string, mark: string): [string, string] {
 }
 
 /**
- * The texts the append script joins: the stored message's JSON up to its `seq`, the live frame's
- * JSON up to its `seq` (the script writes `<seq>,"epoch":"<epoch>"` there), and the tail both
- * share after that: the sender's `client_id`, if it gave one, and the closing brace. The message
- * is serialized once, in `messagePayload`'s field order: the frame is the same JSON with its
- * `type` and `room` in front. The stored entry keeps the `client_id` so that a copy a gap fill
- * delivers from history carries it like the live one; history replies leave it out.
+ * The texts the append script joins (see `APPEND_SCRIPT`): the message's JSON after its opening
+ * brace and up to its `seq`, sent once for the stored entry and the live frame; the frame head,
+ * which is the envelope's first line (`header`), its newline, and the frame's JSON up to the
+ * message's fields; and the tail both texts share after the `seq` (or, in the frame, its `epoch`):
+ * the sender's `client_id`, if it gave one, and the closing brace. The message is serialized once,
+ * in `messagePayload`'s field order: the frame is the same JSON with its `type` and `room` in
+ * front. The stored entry keeps the `client_id` so that a copy a gap fill delivers from history
+ * carries it like the live one; history replies leave it out.
  */
 export function appendTexts(
   room: string,
   message: ChatMessage,
   clientId: string | undefined,
-): [storedHead: string, payloadHead: string, tail: string] {
-  const [storedHead, end] = splitAt(JSON.stringify(message), SEQ_MARK);
-  const payloadHead = `{"type":${FrameType.Message},"room":${JSON.stringify(room)},${storedHead.slice(1)}`;
+  header: string,
+): [message: string, frameHead: string, tail: string] {
+  const [head, end] = splitAt(JSON.stringify(message), SEQ_MARK);
+  const frameHead = `${header}\n{"type":${FrameType.Message},"room":${JSON.stringify(room)},`;
   const tail = clientId === undefined ? end : `,"client_id":${JSON.stringify(clientId)}${end}`;
-  return [storedHead, payloadHead, tail];
+  return [head.slice(1), frameHead, tail];
 }
 
 /** A stored message as the log keeps it: the message, and its sender's `client_id` if any. */
@@ -270,19 +273,15 @@ export class RedisChatBus extends ChatBus {
       timestamp: draft.timestamp,
       seq: PLACEHOLDER_SEQ,
     };
-    const [storedHead, payloadHead, tail] = appendTexts(room, message, draft.clientId);
     // The sender's connection whose copy is held back until the message is durable.
     const heldFor = this.durable === null ? undefined : draft.connectionId;
     const scriptKeys = [keys.seq, keys.log, keys.epoch, keys.channel];
     const args = [
-      storedHead,
-      payloadHead,
-      tail,
+      ...appendTexts(room, message, draft.clientId, envelopeHeader({ exceptConnection: heldFor })),
       this.options.historyMax,
       this.options.roomTtlSeconds,
       this.redis.publishCommand,
       newEpoch(),
-      envelopeHeader({ exceptConnection: heldFor }),
     ];
     const started = performance.now();
     if (this.durable === null) {

@@ -29,14 +29,16 @@ end
 `;
 
 /**
- * Append. KEYS: seq, log, epoch, channel. ARGV: stored head, payload head, tail, history max, TTL
- * seconds, publish command (PUBLISH, or SPUBLISH for a shard channel), epoch candidate, the
- * envelope's first line (`envelopeHeader`: who skips the live copy). The channel is declared with
- * the keys, so a Redis Cluster checks its slot. The stored head is the entry's JSON up to its
- * `seq`, the payload head the live frame's (the script writes \`<seq>,"epoch":"<epoch>"\` after
- * it), and the tail what both end with (the `client_id`, the closing brace); the frame is
- * published as the finished text. Returns `<seq> <epoch>` as one string (cheaper for Redis to
- * return, and for the replica to read, than a two-element array).
+ * Append. KEYS: seq, log, epoch, channel. ARGV: message, frame head, tail, history max, TTL
+ * seconds, publish command (PUBLISH, or SPUBLISH for a shard channel), epoch candidate. The channel
+ * is declared with the keys, so a Redis Cluster checks its slot. The message is the entry's JSON
+ * after its opening brace and up to its `seq`, sent once for both texts; the frame head is what
+ * the live frame's envelope has before it (the envelope's first line, `envelopeHeader`, its
+ * newline, and the frame's JSON up to the message's fields); the tail is what both texts end with
+ * (the `client_id`, the closing brace). The script writes the entry as \`{<message><seq><tail>\`
+ * and publishes \`<frame head><message><seq>,"epoch":"<epoch>"<tail>\`. Returns `<seq> <epoch>` as
+ * one string (cheaper for Redis to return, and for the replica to read, than a two-element array).
+ * The log is trimmed only once it holds more than the history max (`RPUSH` answers its length).
  *
  * The room's epoch as `room_epoch` keeps it (see `EPOCH_PRELUDE`), in fewer commands per message:
  * the seq key always carries the room's TTL, so an `INCR` that returns 1 on a key with no TTL made
@@ -57,11 +59,13 @@ if not epoch then
   epoch = ARGV[7]
   redis.call('SET', KEYS[3], epoch, 'EX', ARGV[5])
 end
-redis.call('RPUSH', KEYS[2], ARGV[1] .. seq .. ARGV[3])
-redis.call('LTRIM', KEYS[2], -tonumber(ARGV[4]), -1)
+local max = tonumber(ARGV[4])
+if redis.call('RPUSH', KEYS[2], '{' .. ARGV[1] .. seq .. ARGV[3]) > max then
+  redis.call('LTRIM', KEYS[2], -max, -1)
+end
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 redis.call('EXPIRE', KEYS[2], ARGV[5])
-redis.call(ARGV[6], KEYS[4], ARGV[8] .. '\\n' .. ARGV[2] .. seq .. ',"epoch":"' .. epoch .. '"' .. ARGV[3])
+redis.call(ARGV[6], KEYS[4], ARGV[2] .. ARGV[1] .. seq .. ',"epoch":"' .. epoch .. '"' .. ARGV[3])
 return seq .. ' ' .. epoch
 `;
 
