@@ -1,5 +1,9 @@
 import '@testing-library/jest-dom';
 
+// A guard against a hung test, not a speed check: typing through user-event in jsdom on a busy
+// two-core machine can take longer than Jest's default 5 s.
+jest.setTimeout(20_000);
+
 // jsdom has no layout: media queries answer as on a desktop screen (every min-width matches).
 Object.defineProperty(window, 'matchMedia', {
   configurable: true,

@@ -9,8 +9,9 @@ import {
   useRef,
   useState,
 } from 'react';
-import { useAppDispatch } from '../../app/hooks';
+import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { messageRetried } from '../chat/chatActions';
+import { selectIsConnected } from '../connection/connectionSlice';
 import { inlineNodes, type MentionMatcher, parseMessage } from '../messages/markdown';
 import type { Message } from '../messages/messagesSlice';
 import { MessageBody } from './MessageBody';
@@ -102,6 +103,15 @@ interface MessageBubbleProps {
   matcher: MentionMatcher;
 }
 
+/**
+ * Under a message not acknowledged yet: "Sending…" while the room is connected; otherwise it
+ * waits in the outbox, and says so (it goes out once the room is connected again).
+ */
+function PendingLabel({ room }: { room: string }) {
+  const connected = useAppSelector((state) => selectIsConnected(state, room));
+  return <div className="message-meta">{connected ? 'Sending…' : 'Waiting for connection…'}</div>;
+}
+
 /** One message; drawn again only when it, its place in a group or the known names change. */
 export const MessageBubble = memo(function MessageBubble({
   message,
@@ -139,7 +149,7 @@ export const MessageBubble = memo(function MessageBubble({
           <MessageBody blocks={blocks} />
         </Collapsible>
       </div>
-      {message.status === 'pending' ? <div className="message-meta">Sending…</div> : null}
+      {message.status === 'pending' ? <PendingLabel room={room} /> : null}
       {message.status === 'failed' ? (
         <div className="message-meta">
           <span className="text-danger">Not sent</span>

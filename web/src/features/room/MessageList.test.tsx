@@ -1,7 +1,7 @@
-import { type ChatMessage, ErrorCode, FrameType } from '@taco/protocol';
+import { type ChatMessage, CloseCode, ErrorCode, FrameType } from '@taco/protocol';
 import { act, screen, within } from '@testing-library/react';
 import { renderApp } from '../../../test/render';
-import { messageSent, roomJoined, typingUpdated } from '../chat/chatActions';
+import { messageSent, reconnectRequested, roomJoined, typingUpdated } from '../chat/chatActions';
 import { dayLabel } from '../feed/feedItems';
 import { MessageList } from './MessageList';
 
@@ -123,6 +123,29 @@ describe('MessageList', () => {
     fake.last().sent.length = 0;
     await user.click(within(item).getByRole('button', { name: 'Retry' }));
     expect(fake.last().sent).toEqual([{ type: FrameType.Message, body: 'hello', client_id: 'c1' }]);
+    expect(messageRows()[0]).toHaveTextContent('Sending…');
+  });
+
+  it('says a message waits for the connection while the room is not connected', () => {
+    const { store, fake } = setup();
+    act(() => fake.last().serverClose(CloseCode.Abnormal));
+    act(() => {
+      store.dispatch(
+        messageSent({
+          room: ROOM,
+          clientId: 'c1',
+          body: 'hello',
+          senderName: 'Alice',
+          timestamp: at(1),
+        }),
+      );
+    });
+    expect(messageRows()[0]).toHaveTextContent('Waiting for connection…');
+    expect(messageRows()[0]).not.toHaveTextContent('Sending…');
+    act(() => {
+      store.dispatch(reconnectRequested({ room: ROOM }));
+      fake.last().serverOpen();
+    });
     expect(messageRows()[0]).toHaveTextContent('Sending…');
   });
 
