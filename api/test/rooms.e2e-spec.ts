@@ -282,7 +282,12 @@ describe('Rooms HTTP API', () => {
 
     it('answers 409 for a look-alike of a connected name', async () => {
       const alice = await t.join('lookalike-room', 'Alice Smith');
-      for (const name of ['Alice  Smith', 'ａｌｉｃｅ smith', 'Alice Smith\uFE0F']) {
+      for (const name of [
+        'Alice  Smith',
+        'ａｌｉｃｅ smith',
+        'Alice Smith\uFE0F',
+        '\u0410lice Smith',
+      ]) {
         const response = await t.post(ApiPath.roomCredentials('lookalike-room'), {
           sender_id: name,
         });

@@ -305,7 +305,13 @@ describe('userNameKey', () => {
 
   test('lower-cases non-ASCII letters', () => {
     expect(userNameKey('ÉLODIE')).toBe(userNameKey('élodie'));
-    expect(userNameKey('ВАСЯ')).toBe('вася');
+    expect(userNameKey('ЮЛЯ')).toBe('юля');
+  });
+
+  test('keeps the letters of other scripts that are not drawn as Latin ones', () => {
+    expect(userNameKey('Юля')).toBe('юля');
+    expect(isSameUserName('Δημήτρης', 'Δήμητρα')).toBe(false);
+    expect(isSameUserName('Саша', 'Cawa')).toBe(false);
   });
 
   test('different names have different keys', () => {
@@ -320,6 +326,10 @@ describe('userNameKey', () => {
     ['an emoji variation selector', 'Ann ❤\uFE0F', 'ann ❤'],
     ['a text variation selector', 'abc\uFE0E', 'abc'],
     ['a decomposed accent', 'Zoe\u0308', 'zoë'],
+    ['a Cyrillic capital drawn as a Latin one', '\u0410lice', 'alice'],
+    ['Cyrillic small letters drawn as Latin ones', 'B\u043E\u0440', 'bop'],
+    ['Greek capitals drawn as Latin ones', '\u0391\u039D\u039D', 'ann'],
+    ['a dotless i', 'Al\u0131ce', 'alice'],
   ])('is blind to %s', (_label, name, key) => {
     expect(userNameKey(name)).toBe(key);
   });

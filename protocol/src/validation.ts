@@ -1,4 +1,5 @@
 import { NAME_MIN_LENGTH, ROOM_NAME_MAX_LENGTH, USER_NAME_MAX_LENGTH } from './limits';
+import { foldLookalikes } from './lookalikes';
 
 /** The error texts the client shows and the server returns, word for word. */
 export const ValidationMessage = {
@@ -93,11 +94,11 @@ export function normalizeUserName(name: string): string {
 /**
  * The key two user names are compared by: trimmed and case-insensitive, and blind to what does
  * not tell two names apart on screen: compatibility forms (full-width letters, ligatures: NFKC),
- * variation selectors, and runs of spaces (a browser shows "Ann  Lee" as "Ann Lee").
+ * Cyrillic, Greek and Latin letters drawn alike (`foldLookalikes`), variation selectors, and runs
+ * of spaces (a browser shows "Ann  Lee" as "Ann Lee").
  */
 export function userNameKey(name: string): string {
-  return normalizeUserName(name)
-    .normalize('NFKC')
+  return foldLookalikes(normalizeUserName(name).normalize('NFKC'))
     .replace(VARIATION_SELECTORS, '')
     .replace(SPACE_RUN, ' ')
     .trim()
