@@ -184,7 +184,36 @@ export function describeChatBusContract(driver: string, create: () => Promise<Bu
         complete: false,
       });
       expect((await bus.append(room, draft('c'))).seq).toBe(3);
-      expect(await bus.history(room, { count: 10, after: 2 })).toMatchObject({ complete: true });
+      expect(await bus.history(room, { count: 10, after: 3 })).toMatchObject({ complete: true });
+    });
+
+    it('tells a reader who resumes from where a clear left the room that its messages are gone', async () => {
+      for (const body of ['a', 'b', 'c']) await bus.append(room, draft(body));
+      const { epoch } = await bus.history(room, { count: 10 });
+      // A reader held 1–3 and was away while the room was cleared: resuming after 3 is not the
+      // whole story, so it replaces its list.
+      await bus.clear(room, 'Bob');
+      expect(await bus.history(room, { count: 10, after: 3, epoch })).toEqual({
+        epoch,
+        messages: [],
+        complete: false,
+      });
+      await bus.append(room, draft('d'));
+      const resumed = await bus.history(room, { count: 10, after: 3, epoch });
+      expect(resumed).toMatchObject({ epoch, complete: false });
+      expect(resumed.messages.map((m) => m.body)).toEqual(['d']);
+      // Past the clear, paging is as before.
+      expect(await bus.history(room, { count: 10, after: 4, epoch })).toEqual({
+        epoch,
+        messages: [],
+        complete: true,
+      });
+      // A room cleared before it had any message tells nobody anything.
+      const fresh = `${room}-fresh`;
+      await bus.history(fresh, { count: 10 });
+      await bus.clear(fresh, 'Bob');
+      await bus.append(fresh, draft('first'));
+      expect(await bus.history(fresh, { count: 10, after: 1 })).toMatchObject({ complete: true });
     });
 
     it('says complete:false for a seq the room never reached', async () => {

@@ -17,6 +17,8 @@ interface RoomLog {
   /** The last `seq` assigned; survives clears and trims so `seq` never goes back. */
   seq: number;
   messages: ChatMessage[];
+  /** The last `seq` when the room was last cleared (0: never): resuming from there is incomplete. */
+  clearedAt: number;
   touchedAt: number;
 }
 
@@ -39,7 +41,13 @@ export class MemoryChatBus extends ChatBus {
   private log(room: string): RoomLog {
     let log = this.rooms.get(room);
     if (!log) {
-      log = { epoch: newEpoch(), seq: 0, messages: [], touchedAt: this.options.now() };
+      log = {
+        epoch: newEpoch(),
+        seq: 0,
+        messages: [],
+        clearedAt: 0,
+        touchedAt: this.options.now(),
+      };
       this.rooms.set(room, log);
     }
     return log;
@@ -75,6 +83,7 @@ export class MemoryChatBus extends ChatBus {
     const log = this.rooms.get(room);
     if (log) {
       log.messages = [];
+      log.clearedAt = log.seq;
       log.touchedAt = this.options.now();
     }
     this.deliver(room, { payload: clearedPayload(room, sender) });
@@ -83,7 +92,7 @@ export class MemoryChatBus extends ChatBus {
 
   history(room: string, query: HistoryQuery): Promise<HistoryPage> {
     // Reading starts the room, so the epoch a first reader gets is the one its messages carry.
-    const { epoch, messages, seq: lastSeq } = this.log(room);
+    const { epoch, messages, seq: lastSeq, clearedAt } = this.log(room);
     const last = (complete: boolean) =>
       Promise.resolve({ epoch, messages: messages.slice(-query.count), complete });
     const after = query.after;
@@ -91,6 +100,8 @@ export class MemoryChatBus extends ChatBus {
     if (after === undefined) return last(true);
     // The client knows a `seq` this room never reached: the room was lost (restart, expiry).
     if (after > lastSeq) return last(false);
+    // The client holds messages a clear removed (it was away when the room was cleared).
+    if (after <= clearedAt && clearedAt > 0) return last(false);
     const start = messages.findIndex((message) => message.seq > after);
     const page = start === -1 ? [] : messages.slice(start, start + query.count);
     const oldestStored = messages[0]?.seq ?? lastSeq + 1;

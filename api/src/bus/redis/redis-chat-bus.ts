@@ -308,7 +308,7 @@ export class RedisChatBus extends ChatBus {
     const started = performance.now();
     await clear.run(
       this.redis.coalescedWriter(),
-      [keys.seq, keys.log, keys.epoch, keys.channel],
+      [keys.seq, keys.log, keys.epoch, keys.channel, keys.cleared],
       [clearedPayload(room, sender), this.redis.publishCommand, this.options.roomTtlSeconds],
     );
     this.roundTrip('clear', started);
@@ -328,7 +328,7 @@ export class RedisChatBus extends ChatBus {
     const started = performance.now();
     const [complete, entries, epoch] = (await history.run(
       this.redis.coalesced(),
-      [keys.seq, keys.log, keys.epoch],
+      [keys.seq, keys.log, keys.epoch, keys.cleared],
       [query.count, query.after ?? '', query.epoch ?? '', newEpoch(), this.options.roomTtlSeconds],
     )) as [number, string[], string];
     this.roundTrip('history', started);

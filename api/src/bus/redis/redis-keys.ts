@@ -7,6 +7,8 @@ export function roomKeys(room: string) {
     log: `chat:{${room}}:log`,
     seq: `chat:{${room}}:seq`,
     epoch: `chat:{${room}}:epoch`,
+    /** Where the last clear left the room: \`<epoch> <seq>\` (see `CLEAR_SCRIPT`). */
+    cleared: `chat:{${room}}:cleared`,
     presence: `chat:{${room}}:presence`,
     channel: `chat:{${room}}`,
   } as const;

@@ -70,24 +70,31 @@ return seq .. ' ' .. epoch
 `;
 
 /**
- * Clear. KEYS: seq, log, epoch, channel. ARGV: cleared payload, publish command, TTL seconds.
- * `seq` and epoch are kept.
+ * Clear. KEYS: seq, log, epoch, channel, cleared. ARGV: cleared payload, publish command, TTL
+ * seconds. `seq` and epoch are kept. The cleared key notes where the clear left the room,
+ * \`<epoch> <seq>\`, so that a reader who resumes from there learns of it (see `HISTORY_SCRIPT`).
  */
 export const CLEAR_SCRIPT = `
 redis.call('DEL', KEYS[2])
 if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('EXPIRE', KEYS[1], ARGV[3])
-  redis.call('EXPIRE', KEYS[3], ARGV[3])
+  local epoch = redis.call('GETEX', KEYS[3], 'EX', ARGV[3])
+  local seq = redis.call('GET', KEYS[1])
+  if epoch and tonumber(seq) > 0 then
+    redis.call('SET', KEYS[5], epoch .. ' ' .. seq, 'EX', ARGV[3])
+  end
 end
 redis.call(ARGV[2], KEYS[4], '\\n' .. ARGV[1])
 return 1
 `;
 
 /**
- * History. KEYS: seq, log, epoch. ARGV: count, after ('' for none), the asker's epoch ('' for
- * none), epoch candidate, TTL seconds. Returns {complete, entries, epoch}. A room with no seq
- * starts one here (at 0), so the epoch a first reader gets is the one its messages will carry.
- * The log always holds a contiguous run of seqs ending at the room's last seq.
+ * History. KEYS: seq, log, epoch, cleared. ARGV: count, after ('' for none), the asker's epoch
+ * ('' for none), epoch candidate, TTL seconds. Returns {complete, entries, epoch}. A room with no
+ * seq starts one here (at 0), so the epoch a first reader gets is the one its messages will carry.
+ * The log always holds a contiguous run of seqs ending at the room's last seq. An `after` at or
+ * before where the room was last cleared (in this epoch) is answered as incomplete: the asker
+ * holds messages the clear removed.
  */
 export const HISTORY_SCRIPT = `${EPOCH_PRELUDE}
 local count = tonumber(ARGV[1])
@@ -103,6 +110,13 @@ local last = tonumber(redis.call('GET', KEYS[1]))
 local after = tonumber(ARGV[2])
 if after > last then
   return {0, redis.call('LRANGE', KEYS[2], -count, -1), epoch}
+end
+local cleared = redis.call('GET', KEYS[4])
+if cleared then
+  local space = string.find(cleared, ' ', 1, true)
+  if string.sub(cleared, 1, space - 1) == epoch and after <= tonumber(string.sub(cleared, space + 1)) then
+    return {0, redis.call('LRANGE', KEYS[2], -count, -1), epoch}
+  end
 end
 local length = redis.call('LLEN', KEYS[2])
 if length == 0 then

@@ -312,7 +312,7 @@ describe('messages slice (spec §4 actions on chat state)', () => {
     expect(selectMessages(store.getState(), ROOM)).toEqual(before);
   });
 
-  it('clear room also drops unsent messages, and keeps where history resumes', () => {
+  it('clear room also drops unsent messages, and resumes from the latest, in the same epoch', () => {
     const store = setup();
     store.dispatch(
       messageReceived({ room: ROOM, message: msg(4), clientId: null, own: false, epoch: 'e1' }),
@@ -323,6 +323,6 @@ describe('messages slice (spec §4 actions on chat state)', () => {
     store.dispatch(roomCleared({ room: ROOM, source: 'local' }));
     expect(selectMessages(store.getState(), ROOM)).toEqual([]);
     expect(selectPendingMessages(store.getState(), ROOM)).toEqual([]);
-    expect(selectResumePoint(store.getState(), ROOM)).toEqual({ after: 4, epoch: 'e1' });
+    expect(selectResumePoint(store.getState(), ROOM)).toEqual({ after: null, epoch: 'e1' });
   });
 });

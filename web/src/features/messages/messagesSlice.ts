@@ -224,6 +224,9 @@ export const messagesSlice = createSlice({
         storedAdapter.removeAll(room.stored);
         unsentAdapter.removeAll(room.unsent);
         room.earlierMissing = false;
+        // Nothing held to resume after: a reconnect asks for the room's latest messages, and the
+        // server, which answers a resume from the clear as incomplete, has nothing to say.
+        room.lastSeq = null;
       })
       .addMatcher(
         isAnyOf(roomCreated, roomEntered, roomJoined, roomsApi.endpoints.createRoom.matchFulfilled),
