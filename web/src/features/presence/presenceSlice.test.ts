@@ -1,5 +1,10 @@
 import { makeStore } from '../../app/store';
-import { presenceUpdated, typingUpdated } from '../chat/chatActions';
+import {
+  connectionOpened,
+  historyReceived,
+  presenceUpdated,
+  typingUpdated,
+} from '../chat/chatActions';
 import { selectActiveCount, selectParticipants } from './presenceSlice';
 
 const ROOM = 'teal-otter';
@@ -55,5 +60,31 @@ describe('presence slice (spec §4 presence and typing updates)', () => {
     store.dispatch(presenceUpdated({ room: 'red-fox', sender: 'Dan', active: true }));
     expect(selectParticipants(store.getState(), ROOM)).toBe(first);
     expect(selectParticipants(store.getState(), 'blue-owl')).toEqual([]);
+  });
+
+  it('after a reconnect, marks gone whoever the new roster does not name', () => {
+    const store = makeStore();
+    const history = () =>
+      historyReceived({ room: ROOM, messages: [], complete: true, after: 3, me: 'Ann' });
+    for (const sender of ['Ann', 'Bob', 'Cy']) {
+      store.dispatch(presenceUpdated({ room: ROOM, sender, active: true }));
+    }
+    // Nothing is judged outside a socket's opening: a later page leaves presence alone.
+    store.dispatch(history());
+    expect(selectActiveCount(store.getState(), ROOM)).toBe(3);
+    // Cy left while the socket was away; the roster the server sends names Ann and Bob only.
+    store.dispatch(connectionOpened({ room: ROOM }));
+    store.dispatch(presenceUpdated({ room: ROOM, sender: 'Ann', active: true }));
+    store.dispatch(presenceUpdated({ room: ROOM, sender: 'Bob', active: true }));
+    expect(selectActiveCount(store.getState(), ROOM)).toBe(3);
+    store.dispatch(history());
+    expect(selectParticipants(store.getState(), ROOM).map((p) => [p.name, p.active])).toEqual([
+      ['Ann', true],
+      ['Bob', true],
+      ['Cy', false],
+    ]);
+    store.dispatch(presenceUpdated({ room: ROOM, sender: 'Cy', active: true }));
+    store.dispatch(history());
+    expect(selectActiveCount(store.getState(), ROOM)).toBe(3);
   });
 });

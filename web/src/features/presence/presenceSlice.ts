@@ -5,6 +5,8 @@ import {
   type EntityState,
 } from '@reduxjs/toolkit';
 import {
+  connectionOpened,
+  historyReceived,
   participantRenamed,
   participantRenamedAway,
   presenceUpdated,
@@ -29,16 +31,22 @@ export interface Presence {
 
 const presenceAdapter = createEntityAdapter<Presence, string>({ selectId: (p) => p.name });
 
+/**
+ * A room's participants, and while its socket settles (from opening until the first history
+ * answer, which the server sends after the roster every joining connection gets) the names heard
+ * present since it opened.
+ */
+export type RoomPresence = EntityState<Presence, string> & { heardSinceOpen?: string[] };
+
 /** Room id → its participants' presence. */
-export type PresenceState = Record<string, EntityState<Presence, string>>;
+export type PresenceState = Record<string, RoomPresence>;
 
 const initialState: PresenceState = {};
 
 function upsert(state: PresenceState, room: string, presence: Presence) {
-  state[room] = presenceAdapter.upsertOne(
-    state[room] ?? presenceAdapter.getInitialState(),
-    presence,
-  );
+  const current: RoomPresence = state[room] ?? presenceAdapter.getInitialState();
+  if (presence.active) current.heardSinceOpen?.push(presence.name);
+  state[room] = presenceAdapter.upsertOne(current, presence);
 }
 
 export const presenceSlice = createSlice({
@@ -47,6 +55,19 @@ export const presenceSlice = createSlice({
   reducers: {},
   extraReducers: (builder) => {
     builder
+      .addCase(connectionOpened, (state, { payload }) => {
+        (state[payload.room] ??= presenceAdapter.getInitialState()).heardSinceOpen = [];
+      })
+      .addCase(historyReceived, (state, { payload }) => {
+        // The roster is complete: whoever it did not name left while this socket was away.
+        const room = state[payload.room];
+        const heard = room?.heardSinceOpen;
+        if (!room || !heard) return;
+        delete room.heardSinceOpen;
+        for (const presence of Object.values(room.entities)) {
+          if (presence.active && !heard.includes(presence.name)) presence.active = false;
+        }
+      })
       .addCase(presenceUpdated, (state, { payload }) => {
         upsert(state, payload.room, { name: payload.sender, active: payload.active });
       })
