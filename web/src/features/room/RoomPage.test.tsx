@@ -79,6 +79,8 @@ describe('Room page: username modal', () => {
     await waitFor(() => expect(fake.sockets).toHaveLength(2));
     expect(fake.last().url).toContain('token=token-Alice');
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    // Refused sockets open first (the server accepts the upgrade, then closes it with 4401).
+    act(() => fake.last().serverOpen());
     act(() => fake.last().serverClose(CloseCode.Unauthorized));
     const dialog = await screen.findByRole('dialog');
     expect(within(dialog).getByRole('alert')).toHaveTextContent(SESSION_EXPIRED_MESSAGE);

@@ -3,7 +3,7 @@ import { http, HttpResponse } from 'msw';
 import { API, server } from '../../../test/server';
 import { roomsApi } from '../../api/roomsApi';
 import { makeStore } from '../../app/store';
-import { connectionOpened, roomLeft } from '../chat/chatActions';
+import { connectionOpened, historyReceived, roomLeft } from '../chat/chatActions';
 import { SESSION_EXPIRED_MESSAGE, selectAuthError } from './authErrorsSlice';
 import { unauthorized } from './roomAuthSlice';
 
@@ -25,15 +25,27 @@ describe('auth errors slice: why the username modal asks', () => {
     expect(selectAuthError(store.getState(), ROOM)).toBe(SESSION_EXPIRED_MESSAGE);
   });
 
-  it('counts socket rejections only since the socket last opened or the room was left', () => {
+  it('counts socket rejections since a socket last got into its room, or the room was left', () => {
     const store = makeStore();
     store.dispatch(unauthorized({ room: ROOM, source: 'socket' }));
     store.dispatch(connectionOpened({ room: ROOM }));
+    store.dispatch(
+      historyReceived({ room: ROOM, messages: [], complete: true, after: null, me: 'Alice' }),
+    );
     store.dispatch(unauthorized({ room: ROOM, source: 'socket' }));
     expect(selectAuthError(store.getState(), ROOM)).toBeUndefined();
     store.dispatch(roomLeft({ room: ROOM }));
     store.dispatch(unauthorized({ room: ROOM, source: 'socket' }));
     expect(selectAuthError(store.getState(), ROOM)).toBeUndefined();
+  });
+
+  it('counts a socket refused after it opened (the server accepts the upgrade, then closes)', () => {
+    const store = makeStore();
+    for (let i = 0; i < 2; i++) {
+      store.dispatch(connectionOpened({ room: ROOM }));
+      store.dispatch(unauthorized({ room: ROOM, source: 'socket' }));
+    }
+    expect(selectAuthError(store.getState(), ROOM)).toBe(SESSION_EXPIRED_MESSAGE);
   });
 
   it('does not count HTTP rejections as socket rejections', () => {

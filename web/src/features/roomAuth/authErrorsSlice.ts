@@ -1,7 +1,12 @@
 import { createSlice } from '@reduxjs/toolkit';
 import { errorReason, errorStatus } from '../../api/errorText';
 import { roomsApi } from '../../api/roomsApi';
-import { connectionOpened, credentialsShared, roomLeft } from '../chat/chatActions';
+import {
+  connectionOpened,
+  credentialsShared,
+  historyReceived,
+  roomLeft,
+} from '../chat/chatActions';
 import { unauthorized } from './roomAuthSlice';
 
 export const SESSION_EXPIRED_MESSAGE =
@@ -11,7 +16,10 @@ export const SESSION_EXPIRED_MESSAGE =
 export interface AuthErrorsState {
   /** Room id → why the last credential request for it failed. */
   byRoom: Record<string, string>;
-  /** Socket closes with 4401 since the socket last opened (or the room page was left). */
+  /**
+   * Socket closes with 4401 since a socket last got into its room (its first history answer), or
+   * the room page was left. A refused socket opens before it is closed, so opening is no proof.
+   */
   socketRejections: number;
 }
 
@@ -25,15 +33,17 @@ export const authErrorsSlice = createSlice({
     builder
       .addCase(unauthorized, (state, action) => {
         // The first refusal is retried silently with new credentials; a socket refused twice in
-        // a row without opening in between asks the user.
+        // a row without getting into the room in between asks the user.
         if (action.payload.source !== 'socket') return;
         state.socketRejections += 1;
         if (state.socketRejections > 1) state.byRoom[action.payload.room] = SESSION_EXPIRED_MESSAGE;
       })
       .addCase(connectionOpened, (state, action) => {
-        state.socketRejections = 0;
-        // In the room: whatever a credential request said meanwhile no longer stands.
+        // Connected: whatever a credential request said meanwhile no longer stands.
         delete state.byRoom[action.payload.room];
+      })
+      .addCase(historyReceived, (state) => {
+        state.socketRejections = 0;
       })
       .addCase(credentialsShared, (state, action) => {
         delete state.byRoom[action.payload.room];
