@@ -20,6 +20,22 @@ function participant(page: Page, name: string) {
     .filter({ hasText: name });
 }
 
+/**
+ * Sends every socket of `page` through a pass-through proxy; the function returned cuts the
+ * latest one, as a dropped network would (the page then reconnects by itself).
+ */
+async function cuttableSockets(page: Page): Promise<() => void> {
+  const cuts: Array<() => void> = [];
+  await page.routeWebSocket(/\/api\/room\/.+\/ws/, (socket) => {
+    const upstream = socket.connectToServer();
+    cuts.push(() => {
+      void socket.close({ code: 4000, reason: 'Dropped by the test' });
+      void upstream.close();
+    });
+  });
+  return () => cuts[cuts.length - 1]!();
+}
+
 // Browser flows wait on real reconnects (seconds each): a generous, bounded time per test.
 jest.setTimeout(120_000);
 
@@ -208,19 +224,11 @@ describe('Taco Chat in a real browser against the real server', () => {
 
   it('gets every message sent while it was disconnected, exactly once', async () => {
     const erin = await newPage();
-    const drops: Array<() => void> = [];
-    // Every socket of this page goes through a pass-through proxy the test can cut.
-    await erin.routeWebSocket(/\/api\/room\/.+\/ws/, (socket) => {
-      const upstream = socket.connectToServer();
-      drops.push(() => {
-        void socket.close({ code: 4000, reason: 'Dropped by the test' });
-        void upstream.close();
-      });
-    });
+    const cut = await cuttableSockets(erin);
     await joinRoom(erin, room, 'Erin');
     await send(alice, 'Before the drop');
     await messageItem(erin, 'Before the drop');
-    drops[drops.length - 1]!();
+    cut();
     await erin.getByText('Connection lost. Reconnecting…').waitFor();
     await participant(alice, 'Erin').getByRole('img', { name: 'inactive' }).waitFor();
     await send(alice, 'While you were away 1');
@@ -236,6 +244,36 @@ describe('Taco Chat in a real browser against the real server', () => {
       (text) => texts.findIndex((t) => t.includes(text)),
     );
     expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it('learns, once back, of a clear and a departure that happened while it was away', async () => {
+    const frank = await newPage();
+    const cut = await cuttableSockets(frank);
+    const gina = await newPage();
+    await joinRoom(frank, room, 'Frank');
+    await joinRoom(gina, room, 'Gina');
+    await participant(frank, 'Gina').getByRole('img', { name: 'active' }).waitFor();
+    await send(alice, 'Soon to be cleared');
+    await messageItem(frank, 'Soon to be cleared');
+    // Frank's reconnects fail (their ticket calls with them) until the outage is over.
+    const ticket = `**/api/room/${room}/ticket`;
+    await frank.route(ticket, (route) => route.abort());
+    cut();
+    await frank.getByText('Connection lost. Reconnecting…').waitFor();
+    await gina.close();
+    await participant(alice, 'Gina').getByRole('img', { name: 'inactive' }).waitFor();
+    await alice.getByRole('button', { name: 'Clear Room' }).click();
+    await alice
+      .getByRole('dialog', { name: 'Clear the room?' })
+      .getByRole('button', { name: 'Clear for everyone' })
+      .click();
+    await feed(alice).locator('li.message').first().waitFor({ state: 'detached' });
+    await frank.unroute(ticket);
+    await frank.getByText('Online', { exact: true }).waitFor({ timeout: RECOVERY_MS });
+    await feed(frank).getByText('Soon to be cleared').waitFor({ state: 'detached' });
+    await participant(frank, 'Gina').getByRole('img', { name: 'inactive' }).waitFor();
+    await participant(frank, 'Alice').getByRole('img', { name: 'active' }).waitFor();
+    await frank.close();
   });
 
   it('works on a phone-sized screen', async () => {
