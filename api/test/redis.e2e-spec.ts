@@ -1,5 +1,6 @@
 import {
   ApiPath,
+  STORAGE_UNAVAILABLE_MESSAGE,
   CloseCode,
   ErrorCode,
   type ErrorFrame,
@@ -226,6 +227,7 @@ describe('Redis outages', () => {
       const ann = await app.join('outage-room', 'Ann');
       ann.send({ type: FrameType.Message, body: 'before' });
       const before = await ann.next<ServerMessageFrame>(isSingleMessage);
+      const annToken = app.app.get(RoomTokenService).sign('outage-room', 'Ann');
 
       await redis.stop('SIGTERM');
       await until(async () => (await fetch(`${app.baseUrl}/api/health/ready`)).status === 503);
@@ -233,6 +235,18 @@ describe('Redis outages', () => {
       const error = await ann.next<ErrorFrame>((frame) => frame.type === FrameType.Error, 5000);
       expect(error.code).toBe(ErrorCode.Unavailable);
       expect((await app.post('/api/room/outage-room', { sender_id: 'Bob' })).status).toBe(503);
+      // A reconnect's ticket call, with a valid token, is told the same.
+      const ticket = await app.post(ApiPath.roomTicket('outage-room'), undefined, {
+        authorization: `Bearer ${annToken}`,
+      });
+      expect([ticket.status, await ticket.json()]).toEqual([
+        503,
+        {
+          statusCode: 503,
+          error: 'Service Unavailable',
+          message: STORAGE_UNAVAILABLE_MESSAGE,
+        },
+      ]);
 
       await redis.start();
       await until(

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { TICKET_TTL_SECONDS } from '@taco/protocol';
+import { Logger, ServiceUnavailableException } from '@nestjs/common';
+import { STORAGE_UNAVAILABLE_MESSAGE, TICKET_TTL_SECONDS } from '@taco/protocol';
 import { SHARED_KEYS } from '../bus/redis/redis-keys';
 import { type RedisConnections } from '../bus/redis/redis-connections';
 
@@ -23,7 +24,10 @@ function newTicket(): string {
  * is spent once across all of them.
  */
 export abstract class TicketStore {
-  /** A new ticket for `name` in `room`, valid for `TICKET_TTL_SECONDS`. */
+  /**
+   * A new ticket for `name` in `room`, valid for `TICKET_TTL_SECONDS`; a 503 when it cannot be
+   * stored (Redis unreachable), as every call that needs storage answers then.
+   */
   abstract issue(room: string, name: string): Promise<string>;
   /**
    * Spends `ticket`: its claims the first time within its lifetime, `null` ever after (or for a
@@ -34,6 +38,8 @@ export abstract class TicketStore {
 
 /** Redis: `SET … EX` on issue, `GETDEL` on redeem, so exactly one redeemer wins. */
 export class RedisTicketStore extends TicketStore {
+  private readonly logger = new Logger(RedisTicketStore.name);
+
   constructor(private readonly redis: RedisConnections) {
     super();
   }
@@ -41,12 +47,17 @@ export class RedisTicketStore extends TicketStore {
   async issue(room: string, name: string): Promise<string> {
     const ticket = newTicket();
     const claims: TicketClaims = { room, name };
-    await this.redis.command.set(
-      SHARED_KEYS.ticket(ticket),
-      JSON.stringify(claims),
-      'EX',
-      TICKET_TTL_SECONDS,
-    );
+    try {
+      await this.redis.command.set(
+        SHARED_KEYS.ticket(ticket),
+        JSON.stringify(claims),
+        'EX',
+        TICKET_TTL_SECONDS,
+      );
+    } catch (error) {
+      this.logger.warn(`Storing a ticket failed: ${String(error)}`);
+      throw new ServiceUnavailableException(STORAGE_UNAVAILABLE_MESSAGE);
+    }
     return ticket;
   }
 
