@@ -16,6 +16,7 @@ import {
   type ServerMessageFrame,
   type ServerTypingFrame,
 } from '@taco/protocol';
+import { JwtService } from '@nestjs/jwt';
 import { ChatGateway } from '../src/chat/chat.gateway';
 import { MetricsService } from '../src/metrics/metrics.service';
 import { RoomTokenService } from '../src/rooms/room-token.service';
@@ -488,6 +489,24 @@ describe('Chat socket', () => {
           reason: CloseReason.Unauthorized,
         });
       }
+    });
+
+    it('closes with 4401 for a well-signed token not shaped as the server makes them', async () => {
+      const room = newRoom();
+      const jwt = new JwtService({ secret: t.config.jwtSecret });
+      const inAnHour = Math.floor(Date.now() / 1000) + 3600;
+      const tokens = [
+        // An audience list that names this room among others.
+        jwt.sign({ sub: 'Ann', aud: [room, 'elsewhere'], exp: inAnHour }),
+        // No expiry.
+        jwt.sign({ sub: 'Ann', aud: room }),
+      ];
+      for (const token of tokens) {
+        expect((await t.connect(room, token).closed).code).toBe(CloseCode.Unauthorized);
+      }
+      // Shaped as the server makes them, the same claims open the room.
+      const fine = t.connect(room, jwt.sign({ sub: 'Ann', aud: room, exp: inAnHour }));
+      await fine.next(isPresence('Ann', true));
     });
 
     it('closes with 4401 for an expired token', async () => {

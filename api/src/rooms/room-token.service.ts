@@ -21,16 +21,21 @@ export class RoomTokenService {
     return this.jwt.sign({}, { subject: name, audience: room });
   }
 
-  /** The user name a token carries for this room, or `null` when it is not valid here. */
+  /**
+   * The user name a token carries for this room, or `null` when it is not valid here. Only tokens
+   * shaped as `sign` makes them pass: `aud` this one room (not a list that names it too), an
+   * `exp`, and a valid user name as `sub`.
+   */
   verify(token: string | null | undefined, room: string): string | null {
     if (!token) return null;
+    let claims: Partial<Record<keyof RoomTokenClaims, unknown>>;
     try {
-      const claims = this.jwt.verify<RoomTokenClaims>(token, { audience: room });
-      return typeof claims.sub === 'string' && validateUserName(claims.sub) === null
-        ? claims.sub
-        : null;
+      claims = this.jwt.verify<RoomTokenClaims>(token, { audience: room });
     } catch {
       return null;
     }
+    const { sub, aud, exp } = claims;
+    if (aud !== room || typeof exp !== 'number' || typeof sub !== 'string') return null;
+    return validateUserName(sub) === null ? sub : null;
   }
 }
