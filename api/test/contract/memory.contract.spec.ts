@@ -47,4 +47,17 @@ describe('MemoryChatBus room expiry', () => {
     expect((await bus.history('idle', { count: 5 })).messages).toEqual([]);
     expect((await bus.history('busy', { count: 5 })).messages).toHaveLength(1);
   });
+
+  it('forgets an expired room when it is next read, before any sweep', async () => {
+    let now = 0;
+    const bus = new MemoryChatBus({ historyMax: 5, roomTtlMs: 1000, now: () => now });
+    const first = await bus.append('idle', { sender: 'Ann', body: 'a', timestamp: 0 });
+    now = 1000;
+    expect(await bus.hasRoom('idle')).toBe(true);
+    now = 1001;
+    expect(await bus.hasRoom('idle')).toBe(false);
+    const page = await bus.history('idle', { count: 5 });
+    expect(page.messages).toEqual([]);
+    expect(page.epoch).not.toBe(first.epoch);
+  });
 });

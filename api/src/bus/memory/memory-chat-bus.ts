@@ -38,8 +38,22 @@ export class MemoryChatBus extends ChatBus {
     super();
   }
 
+  /** The room's log, unless it expired (idle past the room TTL, nobody here subscribed). */
+  private existing(room: string): RoomLog | undefined {
+    const log = this.rooms.get(room);
+    if (log && this.expired(room, log, this.options.now() - this.options.roomTtlMs)) {
+      this.rooms.delete(room);
+      return undefined;
+    }
+    return log;
+  }
+
+  private expired(room: string, log: RoomLog, cutoff: number): boolean {
+    return log.touchedAt < cutoff && !this.subscribed.has(room);
+  }
+
   private log(room: string): RoomLog {
-    let log = this.rooms.get(room);
+    let log = this.existing(room);
     if (!log) {
       log = {
         epoch: newEpoch(),
@@ -58,7 +72,7 @@ export class MemoryChatBus extends ChatBus {
   }
 
   hasRoom(room: string): Promise<boolean> {
-    return Promise.resolve(this.rooms.has(room));
+    return Promise.resolve(this.existing(room) !== undefined);
   }
 
   append(room: string, draft: MessageDraft): Promise<StoredMessage> {
@@ -80,7 +94,7 @@ export class MemoryChatBus extends ChatBus {
   }
 
   clear(room: string, sender: string): Promise<void> {
-    const log = this.rooms.get(room);
+    const log = this.existing(room);
     if (log) {
       log.messages = [];
       log.clearedAt = log.seq;
@@ -131,12 +145,15 @@ export class MemoryChatBus extends ChatBus {
     return Promise.resolve(true);
   }
 
-  /** Forgets rooms idle for longer than the room TTL that nobody here is subscribed to. */
+  /**
+   * Forgets rooms idle for longer than the room TTL that nobody here is subscribed to (each is
+   * also forgotten when next touched after that, whichever comes first).
+   */
   sweep(): number {
     const cutoff = this.options.now() - this.options.roomTtlMs;
     let removed = 0;
     for (const [room, log] of this.rooms) {
-      if (log.touchedAt < cutoff && !this.subscribed.has(room)) {
+      if (this.expired(room, log, cutoff)) {
         this.rooms.delete(room);
         removed++;
       }
