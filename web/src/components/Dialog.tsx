@@ -18,7 +18,8 @@ interface DialogProps {
 /**
  * A native modal `<dialog>` (the browser traps focus in it and makes the page behind it inert)
  * with Bootstrap's classes. It opens when rendered and closes when unrendered, handing focus back
- * to where it was. `data-autofocus` marks the element that takes focus on opening.
+ * to where it was (or to the page's `data-focus-fallback` element when that cannot take it).
+ * `data-autofocus` marks the element that takes focus on opening.
  */
 export function Dialog({ labelledBy, label, onHide, className, children }: DialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -31,7 +32,7 @@ export function Dialog({ labelledBy, label, onHide, className, children }: Dialo
     return () => {
       if (typeof dialog.close === 'function') dialog.close();
       else dialog.removeAttribute('open');
-      if (previous instanceof HTMLElement && previous.isConnected) previous.focus();
+      returnFocus(previous);
     };
   }, []);
 
@@ -66,6 +67,22 @@ export function Dialog({ labelledBy, label, onHide, className, children }: Dialo
       {children}
     </dialog>
   );
+}
+
+/**
+ * Hands focus back to `previous`, or, when the control that opened the dialog can no longer take
+ * it (gone, or disabled by what the dialog did, as Clear Room is once the room is empty), to the
+ * page's element marked `data-focus-fallback` (the message input).
+ */
+function returnFocus(previous: Element | null) {
+  if (previous instanceof HTMLElement && previous.isConnected) previous.focus();
+  // Checked once the update that closed the dialog is done: it may have disabled that control.
+  setTimeout(() => {
+    const focused = document.activeElement;
+    if (focused === null || focused === document.body || focused.matches(':disabled')) {
+      document.querySelector<HTMLElement>('[data-focus-fallback]')?.focus();
+    }
+  }, 0);
 }
 
 function openModal(dialog: HTMLDialogElement) {

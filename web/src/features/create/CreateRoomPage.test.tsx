@@ -223,6 +223,8 @@ describe('Create Room page', () => {
     await user.click(screen.getByRole('button', { name: /close/i }));
     await waitFor(() => expect(screen.queryByRole('alert')).not.toBeInTheDocument());
     expect(screen.getByTestId('location')).toHaveTextContent(/^\/$/);
+    // The focus does not fall to the page: it goes to the name that was taken.
+    expect(screen.getByLabelText('Your Name')).toHaveFocus();
   });
 
   it('sends one request however often the form is submitted while it is in progress', async () => {

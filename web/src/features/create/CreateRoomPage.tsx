@@ -16,7 +16,7 @@ import {
   useState,
 } from 'react';
 import { useNavigate } from 'react-router-dom';
-import { errorReason } from '../../api/errorText';
+import { errorReason, errorStatus } from '../../api/errorText';
 import { useCreateRoomMutation, useRoomInfoQuery, useRoomNameQuery } from '../../api/roomsApi';
 import { PRODUCT_NAME } from '../../app/brand';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
@@ -190,7 +190,15 @@ export function CreateRoomPage() {
             </p>
           </div>
           {alertVisible ? (
-            <Alert variant="danger" onClose={() => setAlertVisible(false)}>
+            <Alert
+              variant="danger"
+              onClose={() => {
+                setAlertVisible(false);
+                // Its close button goes with it: the focus goes back to the form, to the name
+                // when that was taken, else to its start.
+                (errorStatus(error) === 409 ? userInput : roomInput).current?.focus();
+              }}
+            >
               {CREATE_ERROR_MESSAGE}
               {error ? <div className="small mt-1">{errorReason(error)}</div> : null}
             </Alert>

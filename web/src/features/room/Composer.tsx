@@ -179,6 +179,8 @@ export function Composer({ room, me }: { room: string; me: string }) {
             className={`form-control composer-input ${tooLong ? 'is-invalid' : ''}`}
             placeholder="Type a message..."
             aria-label="Message"
+            // Where focus goes when a dialog closes on a control that cannot take it back.
+            data-focus-fallback=""
             aria-autocomplete="list"
             aria-controls={listOpen ? 'mention-list' : undefined}
             aria-activedescendant={listOpen ? `mention-option-${activeIndex}` : undefined}

@@ -71,6 +71,10 @@ describe('Room page: username modal', () => {
     await user.paste('Bob!');
     await user.click(within(dialog).getByRole('button', { name: 'Continue' }));
     expect(within(dialog).getByRole('alert')).toHaveTextContent('Invalid user name');
+    expect(within(dialog).getByLabelText('Username')).toHaveAttribute('aria-invalid', 'true');
+    expect(within(dialog).getByLabelText('Username')).toHaveAccessibleDescription(
+      'Invalid user name',
+    );
   });
 
   it('after a 4401 asks for new credentials silently, and asks the user if that fails again', async () => {

@@ -59,6 +59,7 @@ export function UsernameModal({
             aria-label="Username"
             value={name}
             autoComplete="nickname"
+            aria-invalid={shown ? true : undefined}
             aria-describedby={shown ? 'username-error' : undefined}
             onChange={(event) => {
               setName(event.target.value);
