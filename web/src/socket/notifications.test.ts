@@ -1,4 +1,9 @@
-import { notificationTag, requestNotificationPermission, showNotification } from './notifications';
+import {
+  notificationsBlockedReason,
+  notificationTag,
+  requestNotificationPermission,
+  showNotification,
+} from './notifications';
 
 type Permission = 'default' | 'granted' | 'denied';
 
@@ -48,5 +53,15 @@ describe('browser notifications', () => {
     Reflect.deleteProperty(window, 'Notification');
     expect(() => showNotification('Bob', 'Hi', 'tag')).not.toThrow();
     expect(() => requestNotificationPermission()).not.toThrow();
+  });
+
+  it('says why none will show: no API, or blocked for the site; nothing when they may', () => {
+    expect(notificationsBlockedReason()).toBe('Not supported by this browser');
+    installNotification('denied');
+    expect(notificationsBlockedReason()).toBe('Blocked in the browser’s site settings');
+    installNotification('default');
+    expect(notificationsBlockedReason()).toBeNull();
+    installNotification('granted');
+    expect(notificationsBlockedReason()).toBeNull();
   });
 });

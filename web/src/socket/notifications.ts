@@ -20,3 +20,15 @@ export function showNotification(sender: string, message: string, tag: string): 
     console.error('Taco Chat: could not show a notification', error);
   }
 }
+
+/**
+ * Why this browser will show no notification whatever the bell says, or `null` when it may: the
+ * Notification API is missing, or the user blocked notifications for the site.
+ */
+export function notificationsBlockedReason(): string | null {
+  if (typeof Notification === 'undefined') return 'Not supported by this browser';
+  if (Notification.permission === 'denied') {
+    return 'Blocked in the browser’s site settings';
+  }
+  return null;
+}

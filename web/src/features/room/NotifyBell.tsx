@@ -1,15 +1,21 @@
 import { useState } from 'react';
 import { MenuButton } from '../../components/MenuButton';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { notificationsBlockedReason } from '../../socket/notifications';
 import { NOTIFY_MODES, notifyModeChosen, selectNotifyMode } from '../notifyPrefs/notifyPrefsSlice';
 import { MenuItem } from './MenuItem';
 
-/** The room's bell: which messages show a browser notification, remembered by this browser. */
+/**
+ * The room's bell: which messages show a browser notification, remembered by this browser. When
+ * the browser will show none (no Notification API, or blocked for the site), its menu says so.
+ */
 export function NotifyBell({ room }: { room: string }) {
   const dispatch = useAppDispatch();
   const mode = useAppSelector((state) => selectNotifyMode(state, room));
   const [open, setOpen] = useState(false);
   const label = NOTIFY_MODES.find((m) => m.mode === mode)?.label ?? '';
+  // Read at each render, so an opened menu tells the permission as it is now.
+  const blocked = notificationsBlockedReason();
   return (
     <MenuButton
       label={`Notifications: ${label}`}
@@ -42,6 +48,11 @@ export function NotifyBell({ room }: { room: string }) {
           {option.label}
         </MenuItem>
       ))}
+      {blocked === null ? null : (
+        <MenuItem disabled onSelect={() => undefined}>
+          <span className="small">{blocked}</span>
+        </MenuItem>
+      )}
     </MenuButton>
   );
 }

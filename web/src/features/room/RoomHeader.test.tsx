@@ -43,6 +43,13 @@ describe('Room header', () => {
       screen.getByRole('button', { name: 'Notifications: Mentions only' }),
     ).toBeInTheDocument();
     expect(selectNotifyMode(store.getState(), 'red-fox')).toBe('all');
+    // This browser (jsdom) has no Notification API: the menu says none will show.
+    await user.click(screen.getByRole('button', { name: 'Notifications: Mentions only' }));
+    expect(
+      within(await screen.findByRole('menu')).getByRole('menuitem', {
+        name: 'Not supported by this browser',
+      }),
+    ).toBeDisabled();
   });
 
   it('changes the display name: new credentials, sent on the socket, adopted once confirmed', async () => {
