@@ -2,7 +2,10 @@ import { persistStore } from 'redux-persist';
 import { memoryStorage } from '../../test/memoryStorage';
 import { refuseStorage } from '../../test/refusedStorage';
 import { roomCreated } from '../features/chat/chatActions';
-import { notifyModeChosen } from '../features/notifyPrefs/notifyPrefsSlice';
+import {
+  NOTIFY_PREFS_STORAGE_KEY,
+  notifyModeChosen,
+} from '../features/notifyPrefs/notifyPrefsSlice';
 import {
   flushWhenPageHides,
   localStorageAdapter,
@@ -88,7 +91,7 @@ describe('persistence (spec §4 and §9)', () => {
       const document = Object.assign(new EventTarget(), { visibilityState });
       return { window: new EventTarget(), document };
     }
-    const bellKey = `${PERSIST_KEY_PREFIX}notifyPrefs`;
+    const bellKey = NOTIFY_PREFS_STORAGE_KEY;
     const savedBell = (data: Map<string, string>) =>
       JSON.parse(data.get(bellKey) ?? '{}') as Record<string, string>;
 
@@ -100,6 +103,8 @@ describe('persistence (spec §4 and §9)', () => {
       expect(savedBell(data)['teal-otter']).toBeUndefined();
       lifecycle.window.dispatchEvent(new Event('pagehide'));
       expect(savedBell(data)['teal-otter']).toBe('"mentions"');
+      // The spec's prefix holds the room authentication alone.
+      expect([...data.keys()].filter((key) => key.startsWith('persist:'))).toEqual([KEY]);
     });
 
     it('writes on a switch away (hidden), not while the page stays visible', async () => {

@@ -30,12 +30,16 @@ export const notifyPrefsSlice = createSlice({
 
 export const { notifyModeChosen } = notifyPrefsSlice.actions;
 
+/** Where the bell is kept: outside the spec's `persist:` prefix, like the theme (`taco:theme`). */
+export const NOTIFY_PREFS_STORAGE_KEY = 'taco:notifyPrefs';
+
 /**
- * The bell is remembered per browser under its own key (`persist:notifyPrefs`), apart from the
- * spec's `persist:root`, which holds room authentication only; a new build keeps it.
+ * The bell is remembered per browser under its own key (`taco:notifyPrefs`), apart from the
+ * spec's `persist:root`, the only `persist:` key, which holds room authentication only; a new
+ * build keeps it.
  */
 export function notifyPrefsPersistConfig(storage: Storage): PersistConfig<NotifyPrefsState> {
-  return { key: 'notifyPrefs', storage, version: 1 };
+  return { key: 'notifyPrefs', keyPrefix: 'taco:', storage, version: 1 };
 }
 
 export const selectNotifyMode = (state: { notifyPrefs: NotifyPrefsState }, room: string) =>
