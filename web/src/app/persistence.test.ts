@@ -5,6 +5,7 @@ import { roomCreated } from '../features/chat/chatActions';
 import {
   NOTIFY_PREFS_STORAGE_KEY,
   notifyModeChosen,
+  selectNotifyMode,
 } from '../features/notifyPrefs/notifyPrefsSlice';
 import {
   flushWhenPageHides,
@@ -105,6 +106,18 @@ describe('persistence (spec §4 and §9)', () => {
       expect(savedBell(data)['teal-otter']).toBe('"mentions"');
       // The spec's prefix holds the room authentication alone.
       expect([...data.keys()].filter((key) => key.startsWith('persist:'))).toEqual([KEY]);
+    });
+
+    it('takes over a bell an earlier build kept under persist:notifyPrefs, and drops that key', async () => {
+      const earlierKey = `${PERSIST_KEY_PREFIX}notifyPrefs`;
+      const { store, data } = await rehydrate({
+        [earlierKey]: JSON.stringify({
+          'teal-otter': '"off"',
+          _persist: JSON.stringify({ version: 1, rehydrated: true }),
+        }),
+      });
+      expect(selectNotifyMode(store.getState(), 'teal-otter')).toBe('off');
+      expect(data.has(earlierKey)).toBe(false);
     });
 
     it('writes on a switch away (hidden), not while the page stays visible', async () => {

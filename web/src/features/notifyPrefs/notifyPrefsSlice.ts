@@ -1,5 +1,10 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
-import type { PersistConfig, Storage } from 'redux-persist';
+import {
+  getStoredState,
+  type PersistConfig,
+  type PersistedState,
+  type Storage,
+} from 'redux-persist';
 
 /** What the room's bell lets through: every message from others, mentions of you, or nothing. */
 export type NotifyMode = 'all' | 'mentions' | 'off';
@@ -39,7 +44,21 @@ export const NOTIFY_PREFS_STORAGE_KEY = 'taco:notifyPrefs';
  * build keeps it.
  */
 export function notifyPrefsPersistConfig(storage: Storage): PersistConfig<NotifyPrefsState> {
-  return { key: 'notifyPrefs', keyPrefix: 'taco:', storage, version: 1 };
+  return {
+    key: 'notifyPrefs',
+    keyPrefix: 'taco:',
+    storage,
+    version: 1,
+    // Where earlier builds kept it: read once, then dropped (it is written under the new key).
+    getStoredState: async (config) => {
+      const stored = await getStoredState(config);
+      if (stored !== undefined) return stored as PersistedState;
+      const earlier = { ...config, keyPrefix: 'persist:' };
+      const moved = await getStoredState(earlier);
+      await storage.removeItem(`${earlier.keyPrefix}${config.key}`);
+      return moved as PersistedState;
+    },
+  };
 }
 
 export const selectNotifyMode = (state: { notifyPrefs: NotifyPrefsState }, room: string) =>
