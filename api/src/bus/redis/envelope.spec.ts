@@ -39,6 +39,7 @@ describe('room keys', () => {
       log: 'chat:{teal-otter}:log',
       seq: 'chat:{teal-otter}:seq',
       epoch: 'chat:{teal-otter}:epoch',
+      cleared: 'chat:{teal-otter}:cleared',
       presence: 'chat:{teal-otter}:presence',
       channel: 'chat:{teal-otter}',
     });
