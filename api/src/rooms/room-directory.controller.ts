@@ -12,11 +12,11 @@ import {
   NO_FREE_ROOM_NAME_MESSAGE,
   type RoomInfoResponse,
   type RoomNameResponse,
-  STORAGE_UNAVAILABLE_MESSAGE,
   userNameKey,
 } from '@taco/protocol';
 import { ChatBus } from '../bus/chat-bus.port';
 import { PresenceStore } from '../bus/presence.port';
+import { orUnavailable } from '../common/storage-unavailable';
 import { LookupThrottleGuard } from './ip-throttle.guard';
 import { RoomIdPipe } from './room-id.pipe';
 
@@ -52,24 +52,17 @@ export class RoomDirectoryController {
   @Get('room/:room_id')
   @Header('Cache-Control', 'no-store')
   async roomInfo(@Param('room_id', RoomIdPipe) room: string): Promise<RoomInfoResponse> {
-    const names = await this.storage(() => this.presence.names(room));
+    const names = await orUnavailable(this.logger, 'Reading rooms', () =>
+      this.presence.names(room),
+    );
     const distinct = new Set(names.map(userNameKey));
     return { room_id: room, participants: distinct.size };
   }
 
   private async isInUse(room: string): Promise<boolean> {
-    const [names, stored] = await this.storage(() =>
+    const [names, stored] = await orUnavailable(this.logger, 'Reading rooms', () =>
       Promise.all([this.presence.names(room), this.bus.hasRoom(room)]),
     );
     return names.length > 0 || stored;
-  }
-
-  private async storage<T>(read: () => Promise<T>): Promise<T> {
-    try {
-      return await read();
-    } catch (error) {
-      this.logger.warn(`Reading rooms failed: ${String(error)}`);
-      throw new ServiceUnavailableException(STORAGE_UNAVAILABLE_MESSAGE);
-    }
   }
 }

@@ -1,6 +1,7 @@
-import { ConflictException, Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
-import { NAME_TAKEN_MESSAGE, normalizeUserName, STORAGE_UNAVAILABLE_MESSAGE } from '@taco/protocol';
+import { ConflictException, Injectable, Logger } from '@nestjs/common';
+import { NAME_TAKEN_MESSAGE, normalizeUserName } from '@taco/protocol';
 import { PresenceStore } from '../bus/presence.port';
+import { orUnavailable } from '../common/storage-unavailable';
 import { RoomTokenService } from './room-token.service';
 
 export interface IssuedCredentials {
@@ -27,13 +28,8 @@ export class RoomsService {
   }
 
   /** Whether someone connected in `room` right now uses `name`; 503 when that cannot be told. */
-  async isTaken(room: string, name: string): Promise<boolean> {
-    try {
-      return await this.presence.isPresent(room, name);
-    } catch (error) {
-      this.logger.warn(`Presence check failed: ${String(error)}`);
-      throw new ServiceUnavailableException(STORAGE_UNAVAILABLE_MESSAGE);
-    }
+  isTaken(room: string, name: string): Promise<boolean> {
+    return orUnavailable(this.logger, 'Presence check', () => this.presence.isPresent(room, name));
   }
 
   /** Credentials for a trimmed `name` known to be free in `room`. */

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { Logger, ServiceUnavailableException } from '@nestjs/common';
-import { STORAGE_UNAVAILABLE_MESSAGE, TICKET_TTL_SECONDS } from '@taco/protocol';
+import { Logger } from '@nestjs/common';
+import { TICKET_TTL_SECONDS } from '@taco/protocol';
 import { SHARED_KEYS } from '../bus/redis/redis-keys';
 import { type RedisConnections } from '../bus/redis/redis-connections';
+import { orUnavailable } from '../common/storage-unavailable';
 
 /** What a ticket opens: one socket of `room` as `name`. */
 export interface TicketClaims {
@@ -47,17 +48,14 @@ export class RedisTicketStore extends TicketStore {
   async issue(room: string, name: string): Promise<string> {
     const ticket = newTicket();
     const claims: TicketClaims = { room, name };
-    try {
-      await this.redis.command.set(
+    await orUnavailable(this.logger, 'Storing a ticket', () =>
+      this.redis.command.set(
         SHARED_KEYS.ticket(ticket),
         JSON.stringify(claims),
         'EX',
         TICKET_TTL_SECONDS,
-      );
-    } catch (error) {
-      this.logger.warn(`Storing a ticket failed: ${String(error)}`);
-      throw new ServiceUnavailableException(STORAGE_UNAVAILABLE_MESSAGE);
-    }
+      ),
+    );
     return ticket;
   }
 
