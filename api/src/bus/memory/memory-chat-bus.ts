@@ -39,9 +39,9 @@ export class MemoryChatBus extends ChatBus {
   }
 
   /** The room's log, unless it expired (idle past the room TTL, nobody here subscribed). */
-  private existing(room: string): RoomLog | undefined {
+  private existing(room: string, now = this.options.now()): RoomLog | undefined {
     const log = this.rooms.get(room);
-    if (log && this.expired(room, log, this.options.now() - this.options.roomTtlMs)) {
+    if (log && this.expired(room, log, now - this.options.roomTtlMs)) {
       this.rooms.delete(room);
       return undefined;
     }
@@ -52,16 +52,10 @@ export class MemoryChatBus extends ChatBus {
     return log.touchedAt < cutoff && !this.subscribed.has(room);
   }
 
-  private log(room: string): RoomLog {
-    let log = this.existing(room);
+  private log(room: string, now = this.options.now()): RoomLog {
+    let log = this.existing(room, now);
     if (!log) {
-      log = {
-        epoch: newEpoch(),
-        seq: 0,
-        messages: [],
-        clearedAt: 0,
-        touchedAt: this.options.now(),
-      };
+      log = { epoch: newEpoch(), seq: 0, messages: [], clearedAt: 0, touchedAt: now };
       this.rooms.set(room, log);
     }
     return log;
@@ -76,9 +70,10 @@ export class MemoryChatBus extends ChatBus {
   }
 
   append(room: string, draft: MessageDraft): Promise<StoredMessage> {
-    const log = this.log(room);
+    const now = this.options.now();
+    const log = this.log(room, now);
     log.seq += 1;
-    log.touchedAt = this.options.now();
+    log.touchedAt = now;
     const message: ChatMessage = {
       sender: draft.sender,
       body: draft.body,
@@ -94,11 +89,12 @@ export class MemoryChatBus extends ChatBus {
   }
 
   clear(room: string, sender: string): Promise<void> {
-    const log = this.existing(room);
+    const now = this.options.now();
+    const log = this.existing(room, now);
     if (log) {
       log.messages = [];
       log.clearedAt = log.seq;
-      log.touchedAt = this.options.now();
+      log.touchedAt = now;
     }
     this.deliver(room, { payload: clearedPayload(room, sender) });
     return Promise.resolve();

@@ -76,10 +76,10 @@ return seq .. ' ' .. epoch
  */
 export const CLEAR_SCRIPT = `
 redis.call('DEL', KEYS[2])
-if redis.call('EXISTS', KEYS[1]) == 1 then
+local seq = redis.call('GET', KEYS[1])
+if seq then
   redis.call('EXPIRE', KEYS[1], ARGV[3])
   local epoch = redis.call('GETEX', KEYS[3], 'EX', ARGV[3])
-  local seq = redis.call('GET', KEYS[1])
   if epoch and tonumber(seq) > 0 then
     redis.call('SET', KEYS[5], epoch .. ' ' .. seq, 'EX', ARGV[3])
   end
@@ -100,24 +100,16 @@ export const HISTORY_SCRIPT = `${EPOCH_PRELUDE}
 local count = tonumber(ARGV[1])
 local epoch, started = room_epoch(ARGV[4], ARGV[5])
 if started then redis.call('SET', KEYS[1], 0, 'EX', ARGV[5]) end
-if ARGV[3] ~= '' and ARGV[3] ~= epoch then
-  return {0, redis.call('LRANGE', KEYS[2], -count, -1), epoch}
+local function latest(complete)
+  return {complete, redis.call('LRANGE', KEYS[2], -count, -1), epoch}
 end
-if ARGV[2] == '' then
-  return {1, redis.call('LRANGE', KEYS[2], -count, -1), epoch}
-end
+if ARGV[3] ~= '' and ARGV[3] ~= epoch then return latest(0) end
+if ARGV[2] == '' then return latest(1) end
 local last = tonumber(redis.call('GET', KEYS[1]))
 local after = tonumber(ARGV[2])
-if after > last then
-  return {0, redis.call('LRANGE', KEYS[2], -count, -1), epoch}
-end
-local cleared = redis.call('GET', KEYS[4])
-if cleared then
-  local space = string.find(cleared, ' ', 1, true)
-  if string.sub(cleared, 1, space - 1) == epoch and after <= tonumber(string.sub(cleared, space + 1)) then
-    return {0, redis.call('LRANGE', KEYS[2], -count, -1), epoch}
-  end
-end
+if after > last then return latest(0) end
+local cleared_epoch, cleared_at = string.match(redis.call('GET', KEYS[4]) or '', '^(%S+) (%d+)$')
+if cleared_epoch == epoch and after <= tonumber(cleared_at) then return latest(0) end
 local length = redis.call('LLEN', KEYS[2])
 if length == 0 then
   if after >= last then return {1, {}, epoch} end
