@@ -12,14 +12,13 @@ import {
   localStorageAdapter,
   makePersistConfig,
   PERSIST_KEY_PREFIX,
-  PERSIST_ROOT_KEY,
+  PERSIST_STORAGE_KEY,
   PERSIST_TIMEOUT_MS,
   PERSIST_VERSION,
   versionNumber,
 } from './persistence';
 import { makeStore } from './store';
 
-const KEY = `${PERSIST_KEY_PREFIX}${PERSIST_ROOT_KEY}`;
 const record = (rejectionCount: number) => ({
   roomID: 'teal-otter',
   senderName: 'Alice',
@@ -30,7 +29,7 @@ const record = (rejectionCount: number) => ({
 
 function stored(version: number, roomAuth: unknown, extra: Record<string, string> = {}) {
   return {
-    [KEY]: JSON.stringify({
+    [PERSIST_STORAGE_KEY]: JSON.stringify({
       roomAuth: JSON.stringify(roomAuth),
       ...extra,
       _persist: JSON.stringify({ version, rehydrated: true }),
@@ -82,7 +81,7 @@ describe('persistence (spec §4 and §9)', () => {
     const { store, data, flush } = await rehydrate({});
     store.dispatch(roomCreated({ room: 'teal-otter' }));
     await flush();
-    const saved = JSON.parse(data.get(KEY) ?? '{}') as Record<string, string>;
+    const saved = JSON.parse(data.get(PERSIST_STORAGE_KEY) ?? '{}') as Record<string, string>;
     expect(Object.keys(saved).sort()).toEqual(['_persist', 'roomAuth']);
     expect(JSON.parse(saved.roomAuth ?? '{}')).toHaveProperty('teal-otter');
   });
@@ -105,7 +104,9 @@ describe('persistence (spec §4 and §9)', () => {
       lifecycle.window.dispatchEvent(new Event('pagehide'));
       expect(savedBell(data)['teal-otter']).toBe('"mentions"');
       // The spec's prefix holds the room authentication alone.
-      expect([...data.keys()].filter((key) => key.startsWith('persist:'))).toEqual([KEY]);
+      expect([...data.keys()].filter((key) => key.startsWith('persist:'))).toEqual([
+        PERSIST_STORAGE_KEY,
+      ]);
     });
 
     it('takes over a bell an earlier build kept under persist:notifyPrefs, and drops that key', async () => {
@@ -126,11 +127,11 @@ describe('persistence (spec §4 and §9)', () => {
       const stop = flushWhenPageHides({ flush }, lifecycle);
       store.dispatch(roomCreated({ room: 'teal-otter' }));
       lifecycle.document.dispatchEvent(new Event('visibilitychange'));
-      expect(data.get(KEY) ?? '').not.toContain('teal-otter');
+      expect(data.get(PERSIST_STORAGE_KEY) ?? '').not.toContain('teal-otter');
       lifecycle.document.visibilityState = 'hidden';
       lifecycle.document.dispatchEvent(new Event('visibilitychange'));
-      expect(JSON.parse(data.get(KEY) ?? '{}')).toHaveProperty('roomAuth');
-      expect(data.get(KEY)).toContain('teal-otter');
+      expect(JSON.parse(data.get(PERSIST_STORAGE_KEY) ?? '{}')).toHaveProperty('roomAuth');
+      expect(data.get(PERSIST_STORAGE_KEY)).toContain('teal-otter');
       stop();
       store.dispatch(notifyModeChosen({ room: 'teal-otter', mode: 'off' }));
       lifecycle.window.dispatchEvent(new Event('pagehide'));
@@ -145,9 +146,9 @@ describe('when the browser refuses storage (site data blocked, quota full)', () 
   afterEach(() => restore());
 
   it('reads nothing stored and writes nowhere, without throwing', async () => {
-    await expect(localStorageAdapter.getItem(KEY)).resolves.toBeNull();
-    await expect(localStorageAdapter.setItem(KEY, '{}')).resolves.toBeUndefined();
-    await expect(localStorageAdapter.removeItem(KEY)).resolves.toBeUndefined();
+    await expect(localStorageAdapter.getItem(PERSIST_STORAGE_KEY)).resolves.toBeNull();
+    await expect(localStorageAdapter.setItem(PERSIST_STORAGE_KEY, '{}')).resolves.toBeUndefined();
+    await expect(localStorageAdapter.removeItem(PERSIST_STORAGE_KEY)).resolves.toBeUndefined();
   });
 
   it('still starts the app: the store rehydrates empty and room choices work for this page', async () => {

@@ -6,6 +6,8 @@ import { withStorage } from './browserStorage';
 /** Persisted client state: redux-persist's key prefix, the root key and the restore time-out. */
 export const PERSIST_KEY_PREFIX = 'persist:';
 export const PERSIST_ROOT_KEY = 'root';
+/** The `localStorage` key of the persisted state: `persist:root`. */
+export const PERSIST_STORAGE_KEY = `${PERSIST_KEY_PREFIX}${PERSIST_ROOT_KEY}`;
 export const PERSIST_TIMEOUT_MS = 5000;
 
 /** redux-persist versions are numbers: the build version, hashed. */

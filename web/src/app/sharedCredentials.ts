@@ -1,9 +1,7 @@
 import { isSameUserName } from '@taco/protocol';
 import { credentialsShared } from '../features/chat/chatActions';
 import { type RoomAuthState } from '../features/roomAuth/roomAuthSlice';
-import { PERSIST_KEY_PREFIX, PERSIST_ROOT_KEY } from './persistence';
-
-const PERSIST_KEY = `${PERSIST_KEY_PREFIX}${PERSIST_ROOT_KEY}`;
+import { PERSIST_STORAGE_KEY } from './persistence';
 
 interface Store {
   getState(): { roomAuth: RoomAuthState };
@@ -62,7 +60,7 @@ export function shareCredentialsAcrossTabs(
   };
 
   const onStorage = (event: StorageEvent) => {
-    if (event.key !== PERSIST_KEY) return;
+    if (event.key !== PERSIST_STORAGE_KEY) return;
     for (const [room, record] of Object.entries(storedCredentials(event.newValue))) {
       if (record?.authenticated && typeof record.token === 'string' && record.token !== '') {
         offered.set(room, { name: record.senderName, token: record.token });

@@ -1,6 +1,7 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
 import {
   getStoredState,
+  KEY_PREFIX,
   type PersistConfig,
   type PersistedState,
   type Storage,
@@ -35,8 +36,10 @@ export const notifyPrefsSlice = createSlice({
 
 export const { notifyModeChosen } = notifyPrefsSlice.actions;
 
+const KEY = 'notifyPrefs';
+const KEY_PREFIX_OF_OURS = 'taco:';
 /** Where the bell is kept: outside the spec's `persist:` prefix, like the theme (`taco:theme`). */
-export const NOTIFY_PREFS_STORAGE_KEY = 'taco:notifyPrefs';
+export const NOTIFY_PREFS_STORAGE_KEY = `${KEY_PREFIX_OF_OURS}${KEY}`;
 
 /**
  * The bell is remembered per browser under its own key (`taco:notifyPrefs`), apart from the
@@ -45,17 +48,17 @@ export const NOTIFY_PREFS_STORAGE_KEY = 'taco:notifyPrefs';
  */
 export function notifyPrefsPersistConfig(storage: Storage): PersistConfig<NotifyPrefsState> {
   return {
-    key: 'notifyPrefs',
-    keyPrefix: 'taco:',
+    key: KEY,
+    keyPrefix: KEY_PREFIX_OF_OURS,
     storage,
     version: 1,
-    // Where earlier builds kept it: read once, then dropped (it is written under the new key).
+    // Earlier builds kept it under redux-persist's own prefix: read once, then dropped (it is
+    // written under the new key).
     getStoredState: async (config) => {
       const stored = await getStoredState(config);
       if (stored !== undefined) return stored as PersistedState;
-      const earlier = { ...config, keyPrefix: 'persist:' };
-      const moved = await getStoredState(earlier);
-      await storage.removeItem(`${earlier.keyPrefix}${config.key}`);
+      const moved = await getStoredState({ ...config, keyPrefix: KEY_PREFIX });
+      await storage.removeItem(`${KEY_PREFIX}${KEY}`);
       return moved as PersistedState;
     },
   };
