@@ -93,11 +93,14 @@ export class RoomSocket {
     }, HEARTBEAT_REPLY_TIMEOUT_MS);
   }
 
+  /** Something came back, or the socket is gone: no reply is awaited any more. */
+  private stopAwaitingReply() {
+    if (this.replyDue !== null) this.deps.clearTimeout(this.replyDue);
+    this.replyDue = null;
+  }
+
   private onMessage(text: string) {
-    if (this.replyDue !== null) {
-      this.deps.clearTimeout(this.replyDue);
-      this.replyDue = null;
-    }
+    this.stopAwaitingReply();
     const decoded = decodeServerFrame(text);
     if (decoded.ok) this.events.frame(decoded.frame);
     else console.error('Taco Chat: ignored a frame', decoded.error.message);
@@ -114,7 +117,6 @@ export class RoomSocket {
     this.connection = null;
     if (this.heartbeat !== null) this.deps.clearInterval(this.heartbeat);
     this.heartbeat = null;
-    if (this.replyDue !== null) this.deps.clearTimeout(this.replyDue);
-    this.replyDue = null;
+    this.stopAwaitingReply();
   }
 }
