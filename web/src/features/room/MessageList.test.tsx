@@ -24,6 +24,15 @@ const chat = (seq: number, sender: string, body: string, timestamp = at(1)): Cha
   timestamp,
 });
 
+/** Alice's own "hello" (client_id c1), as the composer sends it. */
+const aliceSaysHello = messageSent({
+  room: ROOM,
+  clientId: 'c1',
+  body: 'hello',
+  senderName: 'Alice',
+  timestamp: at(1),
+});
+
 interface SetupOptions {
   history?: ChatMessage[];
   /** Names in the roster the server sends on joining, before the history answer. */
@@ -102,15 +111,7 @@ describe('MessageList', () => {
   it('marks a message the server could not store, and sends it again on Retry', async () => {
     const { store, fake, user } = setup();
     act(() => {
-      store.dispatch(
-        messageSent({
-          room: ROOM,
-          clientId: 'c1',
-          body: 'hello',
-          senderName: 'Alice',
-          timestamp: at(1),
-        }),
-      );
+      store.dispatch(aliceSaysHello);
       fake.last().serverSend({
         type: FrameType.Error,
         code: ErrorCode.Unavailable,
@@ -130,15 +131,7 @@ describe('MessageList', () => {
     const { store, fake } = setup();
     act(() => fake.last().serverClose(CloseCode.Abnormal));
     act(() => {
-      store.dispatch(
-        messageSent({
-          room: ROOM,
-          clientId: 'c1',
-          body: 'hello',
-          senderName: 'Alice',
-          timestamp: at(1),
-        }),
-      );
+      store.dispatch(aliceSaysHello);
     });
     expect(messageRows()[0]).toHaveTextContent('Waiting for connection…');
     expect(messageRows()[0]).not.toHaveTextContent('Sending…');
