@@ -14,7 +14,13 @@ import { newEpoch } from '../epoch';
 import { clearedPayload, messagePayload } from '../room-events';
 import { decodeEnvelope, encodeEnvelope, envelopeHeader } from './envelope';
 import { LuaScript } from './lua-script';
-import { type RedisConnections, SUBSCRIBE_TIMEOUT_MS, withTimeout } from './redis-connections';
+import {
+  type RedisClient,
+  type RedisConnections,
+  SUBSCRIBE_TIMEOUT_MS,
+  withTimeout,
+} from './redis-connections';
+import { AppendBatch, type AppendEntry, appendCall } from './append-batch';
 import { DurableWrites } from './durable-writes';
 import { messageNumber, RoomFeed } from './room-feed';
 import { roomKeys, roomOfChannel } from './redis-keys';
@@ -109,9 +115,13 @@ function messageOf(entry: StoredEntry): ChatMessage {
   return { sender, body, timestamp, seq };
 }
 
-/** The `seq` and epoch the append script gave a message (it answers `<seq> <epoch>`). */
-function appended(reply: unknown): [seq: number, epoch: string] {
-  const text = String(reply);
+/**
+ * The `seq` and epoch the append script gave a message: its line of the script's answer,
+ * `<seq> <epoch>`, or `!` and why Redis did not store it.
+ */
+function appended(line: unknown): [seq: number, epoch: string] {
+  const text = String(line);
+  if (text.startsWith('!')) throw new Error(text.slice(1));
   const space = text.indexOf(' ');
   return [Number(text.slice(0, space)), text.slice(space + 1)];
 }
@@ -129,6 +139,11 @@ export class RedisChatBus extends ChatBus {
   private listener: DeliveryListener = () => undefined;
   /** Set when messages are acknowledged only once Redis replicas hold them. */
   private readonly durable: DurableWrites | null;
+  /**
+   * A turn's messages, stored in one script call. Not on a Redis Cluster, where each room's keys
+   * live in their own slot and one call can only touch one.
+   */
+  private readonly batch: AppendBatch | null;
   /** The rooms this replica subscribes to, and what their subscriptions delivered. */
   private readonly feeds = new Map<string, RoomFeed>();
   private readonly renewing = new Set<RoomFeed>();
@@ -147,6 +162,9 @@ export class RedisChatBus extends ChatBus {
             onUnconfirmed: options.onUnconfirmed,
           })
         : null;
+    this.batch = redis.sharded
+      ? null
+      : new AppendBatch((entries) => this.runAppend(redis.writer, entries));
     redis.onMessage((channel, envelope) => this.received(channel, envelope));
     redis.onSubscriberRenewed(() => {
       for (const [room, feed] of this.feeds) void this.renew(room, feed, 'renewed');
@@ -275,23 +293,28 @@ export class RedisChatBus extends ChatBus {
     };
     // The sender's connection whose copy is held back until the message is durable.
     const heldFor = this.durable === null ? undefined : draft.connectionId;
-    const scriptKeys = [keys.seq, keys.log, keys.epoch, keys.channel];
-    const args = [
-      ...appendTexts(room, message, draft.clientId, envelopeHeader({ exceptConnection: heldFor })),
-      this.options.historyMax,
-      this.options.roomTtlSeconds,
-      this.redis.publishCommand,
-      newEpoch(),
-    ];
+    const [text, frameHead, tail] = appendTexts(
+      room,
+      message,
+      draft.clientId,
+      envelopeHeader({ exceptConnection: heldFor }),
+    );
+    const entry: AppendEntry = {
+      keys: [keys.seq, keys.log, keys.epoch, keys.channel],
+      args: [text, frameHead, tail, newEpoch()],
+    };
     const started = performance.now();
     if (this.durable === null) {
       const [seq, epoch] = appended(
-        await append.run(this.redis.coalescedWriter(), scriptKeys, args),
+        await (this.batch
+          ? this.batch.add(entry)
+          : this.runAppend(this.redis.coalescedWriter(), [entry])),
       );
       this.roundTrip('append', started);
       return { ...message, seq, epoch };
     }
     const deadline = started + (this.options.waitTimeoutMs ?? 0);
+    const { keys: scriptKeys, args } = this.appendCall([entry]);
     const { node, reply } = await this.durable.store(append, keys.seq, scriptKeys, args);
     const [seq, epoch] = appended(reply);
     this.roundTrip('append', started);
@@ -303,8 +326,24 @@ export class RedisChatBus extends ChatBus {
     return heldFor === undefined ? stored : { ...stored, held: true };
   }
 
+  /** Runs the append script on `client` for `entries`; it answers a line per entry. */
+  private runAppend(client: RedisClient, entries: readonly AppendEntry[]): Promise<unknown> {
+    const { keys, args } = this.appendCall(entries);
+    return append.run(client, keys, args);
+  }
+
+  private appendCall(entries: readonly AppendEntry[]) {
+    return appendCall(entries, [
+      this.options.historyMax,
+      this.options.roomTtlSeconds,
+      this.redis.publishCommand,
+    ]);
+  }
+
   async clear(room: string, sender: string): Promise<void> {
     const keys = roomKeys(room);
+    // Messages sent before the clear are stored before it.
+    this.batch?.flush();
     const started = performance.now();
     await clear.run(
       this.redis.coalescedWriter(),

@@ -29,16 +29,21 @@ end
 `;
 
 /**
- * Append. KEYS: seq, log, epoch, channel. ARGV: message, frame head, tail, history max, TTL
- * seconds, publish command (PUBLISH, or SPUBLISH for a shard channel), epoch candidate. The channel
- * is declared with the keys, so a Redis Cluster checks its slot. The message is the entry's JSON
- * after its opening brace and up to its `seq`, sent once for both texts; the frame head is what
- * the live frame's envelope has before it (the envelope's first line, `envelopeHeader`, its
- * newline, and the frame's JSON up to the message's fields); the tail is what both texts end with
- * (the `client_id`, the closing brace). The script writes the entry as \`{<message><seq><tail>\`
- * and publishes \`<frame head><message><seq>,"epoch":"<epoch>"<tail>\`. Returns `<seq> <epoch>` as
- * one string (cheaper for Redis to return, and for the replica to read, than a two-element array).
- * The log is trimmed only once it holds more than the history max (`RPUSH` answers its length).
+ * Append, for one message or several (a turn's messages, see `AppendBatch`). KEYS: four per
+ * message: seq, log, epoch, channel. ARGV: history max, TTL seconds, publish command (PUBLISH, or
+ * SPUBLISH for a shard channel), then four per message: message, frame head, tail, epoch
+ * candidate. The channel is declared with the keys, so a Redis Cluster checks its slot. The
+ * message is the entry's JSON after its opening brace and up to its `seq`, sent once for both
+ * texts; the frame head is what the live frame's envelope has before it (the envelope's first
+ * line, `envelopeHeader`, its newline, and the frame's JSON up to the message's fields); the tail
+ * is what both texts end with (the `client_id`, the closing brace). For each message the script
+ * writes the entry as \`{<message><seq><tail>\` and publishes
+ * \`<frame head><message><seq>,"epoch":"<epoch>"<tail>\`. The log is trimmed only once it holds
+ * more than the history max (`RPUSH` answers its length).
+ *
+ * Returns one line per message, in order: `<seq> <epoch>`, or `!` and the error that stopped that
+ * message alone (a key of the wrong type, say; the others are stored). One string is cheaper for
+ * Redis to return, and for the replica to read, than an array.
  *
  * The room's epoch as `room_epoch` keeps it (see `EPOCH_PRELUDE`), in fewer commands per message:
  * the seq key always carries the room's TTL, so an `INCR` that returns 1 on a key with no TTL made
@@ -48,25 +53,36 @@ end
  * TTL (Redis ≥ 6.2).
  */
 export const APPEND_SCRIPT = `
-local seq = redis.call('INCR', KEYS[1])
-local epoch = false
-if seq ~= 1 or redis.call('TTL', KEYS[1]) ~= -1 then
-  epoch = redis.call('GETEX', KEYS[3], 'EX', ARGV[5])
-else
-  redis.call('DEL', KEYS[2])
+local max, ttl, publish = tonumber(ARGV[1]), ARGV[2], ARGV[3]
+local function append(k, a)
+  local seq = redis.call('INCR', KEYS[k + 1])
+  local epoch = false
+  if seq ~= 1 or redis.call('TTL', KEYS[k + 1]) ~= -1 then
+    epoch = redis.call('GETEX', KEYS[k + 3], 'EX', ttl)
+  else
+    redis.call('DEL', KEYS[k + 2])
+  end
+  if not epoch then
+    epoch = ARGV[a + 4]
+    redis.call('SET', KEYS[k + 3], epoch, 'EX', ttl)
+  end
+  if redis.call('RPUSH', KEYS[k + 2], '{' .. ARGV[a + 1] .. seq .. ARGV[a + 3]) > max then
+    redis.call('LTRIM', KEYS[k + 2], -max, -1)
+  end
+  redis.call('EXPIRE', KEYS[k + 1], ttl)
+  redis.call('EXPIRE', KEYS[k + 2], ttl)
+  redis.call(publish, KEYS[k + 4], ARGV[a + 2] .. ARGV[a + 1] .. seq .. ',"epoch":"' .. epoch .. '"' .. ARGV[a + 3])
+  return seq .. ' ' .. epoch
 end
-if not epoch then
-  epoch = ARGV[7]
-  redis.call('SET', KEYS[3], epoch, 'EX', ARGV[5])
+local replies = {}
+for i = 0, #KEYS / 4 - 1 do
+  local ok, reply = pcall(append, i * 4, 3 + i * 4)
+  if not ok then
+    reply = '!' .. string.gsub(type(reply) == 'table' and tostring(reply.err) or tostring(reply), '\\n', ' ')
+  end
+  replies[i + 1] = reply
 end
-local max = tonumber(ARGV[4])
-if redis.call('RPUSH', KEYS[2], '{' .. ARGV[1] .. seq .. ARGV[3]) > max then
-  redis.call('LTRIM', KEYS[2], -max, -1)
-end
-redis.call('EXPIRE', KEYS[1], ARGV[5])
-redis.call('EXPIRE', KEYS[2], ARGV[5])
-redis.call(ARGV[6], KEYS[4], ARGV[2] .. ARGV[1] .. seq .. ',"epoch":"' .. epoch .. '"' .. ARGV[3])
-return seq .. ' ' .. epoch
+return table.concat(replies, '\\n')
 `;
 
 /**
