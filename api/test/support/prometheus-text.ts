@@ -29,11 +29,15 @@ function fail(line: number, why: string, text: string): never {
   throw new Error(`Prometheus text, line ${line}: ${why}: ${JSON.stringify(text)}`);
 }
 
-/** A sample value, or `undefined` when the text is not one. */
+/**
+ * A sample value, or `undefined` when the text is not one. Prometheus reads values with Go's
+ * `ParseFloat`, which takes NaN in any case: prom-client writes `Nan`, as the text format's
+ * documentation once spelled it.
+ */
 function parseValue(text: string): number | undefined {
   if (text === '+Inf') return Infinity;
   if (text === '-Inf') return -Infinity;
-  if (text === 'NaN') return NaN;
+  if (text.toLowerCase() === 'nan') return NaN;
   return /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? Number(text) : undefined;
 }
 
