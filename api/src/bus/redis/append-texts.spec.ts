@@ -1,7 +1,7 @@
 import { type ChatMessage } from '@taco/protocol';
 import { messagePayload } from '../room-events';
 import { decodeEnvelope, envelopeHeader } from './envelope';
-import { appendTexts } from './redis-chat-bus';
+import { appendTexts } from './append-texts';
 
 describe('appendTexts', () => {
   const drafts: [string, Omit<ChatMessage, 'seq'>, string | undefined][] = [
