@@ -777,7 +777,8 @@ describe('Chat socket', () => {
       for (let i = 0; i < HISTORY_COUNT_MAX; i++) writer.send({ type: FrameType.Message, body });
       await until(async () => {
         writer.send({ type: FrameType.History, count: 1 });
-        const page = await writer.next<ServerHistoryFrame>(isHistory);
+        // The answer comes after the writer's own 8 MB of copies: no short wait here.
+        const page = await writer.next<ServerHistoryFrame>(isHistory, 20_000);
         return page.messages[0]?.seq === HISTORY_COUNT_MAX;
       }, 20_000);
       // A healthy reader gets the whole page and stays.
