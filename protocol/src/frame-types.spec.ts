@@ -42,7 +42,6 @@ describe('ErrorCode', () => {
       RateLimited: 'rate_limited',
       Unavailable: 'unavailable',
       Unauthorized: 'unauthorized',
-      NameTaken: 'name_taken',
     });
   });
 });

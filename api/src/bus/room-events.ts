@@ -66,35 +66,18 @@ export function presenceEvent(
 }
 
 /**
- * A participant renamed: the new name is present, carrying `renamed_from`; then, when the old
- * name has no connection left, the old name is gone, carrying `renamed_to`. Everyone gets both,
- * the renamer's own connections included.
+ * A participant renamed: the new name is present, carrying `renamed_from`, and the old name is
+ * gone, carrying `renamed_to` (sent only when the old name has no connection left).
  */
-export function renameEvents(
+export function renameFrames(
   room: string,
   from: string,
   to: string,
-  fromGone: boolean,
-): RoomEvent[] {
-  const present: ServerPresenceFrame = {
-    type: FrameType.Presence,
-    room,
-    sender: to,
-    connecting: true,
-    renamed_from: from,
+): { present: ServerPresenceFrame; gone: ServerPresenceFrame } {
+  return {
+    present: { type: FrameType.Presence, room, sender: to, connecting: true, renamed_from: from },
+    gone: { type: FrameType.Presence, room, sender: from, connecting: false, renamed_to: to },
   };
-  const events: RoomEvent[] = [{ payload: encodeFrame(present) }];
-  if (fromGone) {
-    const gone: ServerPresenceFrame = {
-      type: FrameType.Presence,
-      room,
-      sender: from,
-      connecting: false,
-      renamed_to: to,
-    };
-    events.push({ payload: encodeFrame(gone) });
-  }
-  return events;
 }
 
 /** Someone is typing, or stopped: for the others in the room. */

@@ -10,12 +10,11 @@ import {
   type ClientFrame,
   CloseCode,
   CloseReason,
+  encodeFrame,
   errorFrame,
   type ErrorFrame,
   FrameType,
   type HeartbeatFrame,
-  isSameUserName,
-  NAME_TAKEN_ERROR,
   RATE_LIMITED_ERROR,
   RENAME_REFUSED_ERROR,
   UNAVAILABLE_ERROR,
@@ -23,7 +22,7 @@ import {
 import { type WebSocket } from 'ws';
 import { ChatBus } from '../bus/chat-bus.port';
 import { PresenceStore } from '../bus/presence.port';
-import { messageFrame, presenceEvent, renameEvents, typingEvent } from '../bus/room-events';
+import { messageFrame, presenceEvent, renameFrames, typingEvent } from '../bus/room-events';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
 import { HealthService } from '../health/health.service';
@@ -206,10 +205,12 @@ export class ChatGateway
 
   /**
    * Frame 8: the connection takes the name its new token carries. Only the holder of the old
-   * name's connection can do this, and the token must be for this room; a name someone else is
-   * connected with is refused. Presence moves to the new name, and the room hears of it: the new
-   * name present with `renamed_from`, then (if the old name has no connection left) the old one
-   * gone with `renamed_to`.
+   * name's connection can do this, and the token must be for this room. A valid token for a
+   * name is what lets a socket in under that name, so a name already connected is taken as a
+   * new socket with that token would be: that is how a second tab of the same browser follows
+   * its first one's rename. The room hears of it: the new name present with `renamed_from`
+   * (only this connection, when the name was present already), then the old one gone with
+   * `renamed_to` once it has no connection left.
    */
   private async rename(
     connection: ChatConnection,
@@ -221,14 +222,13 @@ export class ChatGateway
     if (name === null) return errorFrame(RENAME_REFUSED_ERROR, clientId);
     const old = connection.name;
     if (name === old) return undefined;
-    if (!isSameUserName(name, old) && (await this.presence.isPresent(room, name))) {
-      return errorFrame(NAME_TAKEN_ERROR, clientId);
-    }
     connection.name = name;
-    await this.presence.join(room, name, connection.id);
+    const { first } = await this.presence.join(room, name, connection.id);
     const { last } = await this.presence.leave(room, old, connection.id);
-    for (const event of renameEvents(room, old, name, last)) await this.bus.publish(room, event);
-    return undefined;
+    const { present, gone } = renameFrames(room, old, name);
+    if (first) await this.bus.publish(room, { payload: encodeFrame(present) });
+    if (last) await this.bus.publish(room, { payload: encodeFrame(gone) });
+    return first ? undefined : present;
   }
 
   async handleDisconnect(socket: WebSocket): Promise<void> {
