@@ -236,6 +236,32 @@ describe('A room on a laptop and a phone', () => {
     expect(await bob.getByRole('dialog').count()).toBe(0);
   });
 
+  it("follows a rename in the browser's other tab: one participant under one name", async () => {
+    const tab = await bob.context().newPage();
+    await tab.goto(`/r/${room}`);
+    await tab.getByRole('heading', { name: 'Welcome Bobby' }).waitFor();
+    await tab.locator('.connection-pill-open').waitFor();
+    // A tab in the background gets no animation frames: the dialog's entrance would wait.
+    await bob.bringToFront();
+    const dialog = await openRenameDialog(bob);
+    await dialog.getByLabel('New display name').fill('Bobbie');
+    await dialog.getByRole('button', { name: 'Change name' }).click();
+    await bob.getByRole('heading', { name: 'Welcome Bobbie' }).waitFor();
+    // The other tab takes the new name on its open socket (no reconnect), as the room sees.
+    await tab.getByRole('heading', { name: 'Welcome Bobbie' }).waitFor();
+    await tab.locator('.connection-pill-open').waitFor();
+    await participants(alice).getByText('Bobby', { exact: true }).waitFor({ state: 'detached' });
+    expect(await participantNames(alice)).toContain('Bobbie');
+    await composer(tab).fill('from the other tab');
+    await tab.getByRole('button', { name: 'Send' }).click();
+    expect(await (await messageItem(alice, 'from the other tab')).innerText()).toContain('Bobbie');
+    for (const page of [alice, tab]) {
+      expect(await feed(page).getByText('Bobby is now Bobbie').count()).toBe(1);
+      expect(await feed(page).getByText('Bobby left').count()).toBe(0);
+    }
+    await tab.close();
+  });
+
   it('asks before clearing the room for everyone', async () => {
     await alice.getByRole('button', { name: 'Clear Room' }).click();
     const dialog = alice.getByRole('dialog', { name: 'Clear the room?' });

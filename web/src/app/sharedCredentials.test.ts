@@ -4,14 +4,29 @@ import { unauthorized } from '../features/roomAuth/roomAuthSlice';
 import { shareCredentialsAcrossTabs } from './sharedCredentials';
 import { makeStore } from './store';
 
-/** What another tab's redux-persist writes under `persist:root`, as this tab hears of it. */
-function otherTabWrote(page: EventTarget, name: string, token: string, authenticated = true) {
+/** A `persist:root` value holding one record for the room. */
+function persisted(name: string, token: string, authenticated = true) {
   const record = { roomID: ROOM, senderName: name, token, authenticated, rejectionCount: 0 };
-  const newValue = JSON.stringify({
+  return JSON.stringify({
     roomAuth: JSON.stringify({ [ROOM]: record }),
     _persist: JSON.stringify({ version: 1, rehydrated: true }),
   });
-  page.dispatchEvent(new StorageEvent('storage', { key: 'persist:root', newValue }));
+}
+
+/**
+ * What another tab's redux-persist writes under `persist:root`, as this tab hears of it; `was`:
+ * the name the value it replaced held.
+ */
+function otherTabWrote(
+  page: EventTarget,
+  name: string,
+  token: string,
+  authenticated = true,
+  was?: string,
+) {
+  const newValue = persisted(name, token, authenticated);
+  const oldValue = was === undefined ? null : persisted(was, 'theirs');
+  page.dispatchEvent(new StorageEvent('storage', { key: 'persist:root', newValue, oldValue }));
 }
 
 /** A tab holding Alice's token `old` for the room, listening to the other tabs. */
@@ -47,6 +62,19 @@ describe('credentials shared across tabs', () => {
     otherTabWrote(page, 'Bob', 'bobs');
     otherTabWrote(page, 'Alice', '', false);
     expect(auth()).toMatchObject({ authenticated: false, token: '' });
+  });
+
+  it('follows a rename made in another tab, with its token', () => {
+    const { page, auth } = tab();
+    otherTabWrote(page, 'Ali', 'alis', true, 'Alice');
+    expect(auth()).toMatchObject({ authenticated: true, token: 'alis', senderName: 'Ali' });
+  });
+
+  it('follows no change of another name, nor of a record it had no say in', () => {
+    const { page, auth } = tab();
+    otherTabWrote(page, 'Carl', 'carls', true, 'Bob');
+    otherTabWrote(page, 'Dee', 'dees', false, 'Alice');
+    expect(auth()).toMatchObject({ authenticated: true, token: 'old', senderName: 'Alice' });
   });
 
   it('stops listening when told to', () => {

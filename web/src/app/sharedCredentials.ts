@@ -1,11 +1,11 @@
 import { isSameUserName } from '@taco/protocol';
-import { credentialsShared } from '../features/chat/chatActions';
+import { credentialsShared, renameRequested } from '../features/chat/chatActions';
 import { type RoomAuthState } from '../features/roomAuth/roomAuthSlice';
 import { PERSIST_STORAGE_KEY } from './persistence';
 
 interface Store {
   getState(): { roomAuth: RoomAuthState };
-  dispatch(action: ReturnType<typeof credentialsShared>): unknown;
+  dispatch(action: ReturnType<typeof credentialsShared | typeof renameRequested>): unknown;
   subscribe(listener: () => void): () => void;
 }
 
@@ -26,7 +26,11 @@ function storedCredentials(value: string | null): RoomAuthState {
  * under the name this tab holds there, and this tab has none that works (the server restarted
  * and refused every token, say), this tab takes it over (`credentialsShared`), instead of asking
  * for its own and being told that its own name is taken: the other tab is already connected with
- * it. A token this tab has used itself is never taken back. Returns the function that stops.
+ * it. A token this tab has used itself is never taken back.
+ *
+ * When another tab changes the name this tab holds in a room (a rename, or a new name chosen
+ * after the old one was refused), this tab follows with that tab's token (`renameRequested`), so
+ * one browser is one participant under one name. Returns the function that stops.
  */
 export function shareCredentialsAcrossTabs(
   store: Store,
@@ -61,8 +65,23 @@ export function shareCredentialsAcrossTabs(
 
   const onStorage = (event: StorageEvent) => {
     if (event.key !== PERSIST_STORAGE_KEY) return;
+    const before = storedCredentials(event.oldValue);
+    const { roomAuth } = store.getState();
     for (const [room, record] of Object.entries(storedCredentials(event.newValue))) {
-      if (record?.authenticated && typeof record.token === 'string' && record.token !== '') {
+      if (!record?.authenticated || typeof record.token !== 'string' || record.token === '') {
+        continue;
+      }
+      const mine = roomAuth[room]?.senderName ?? '';
+      const was = before[room]?.senderName;
+      if (
+        mine !== '' &&
+        typeof was === 'string' &&
+        typeof record.senderName === 'string' &&
+        isSameUserName(was, mine) &&
+        !isSameUserName(record.senderName, mine)
+      ) {
+        store.dispatch(renameRequested({ room, name: record.senderName, token: record.token }));
+      } else {
         offered.set(room, { name: record.senderName, token: record.token });
       }
     }

@@ -25,6 +25,7 @@ import {
 import { selectMessages, selectResumePoint } from '../features/messages/messagesSlice';
 import { selectParticipants } from '../features/presence/presenceSlice';
 import { selectConnection } from '../features/connection/connectionSlice';
+import { selectFeedEvents } from '../features/feed/feedSlice';
 import { selectNotices } from '../features/notices/noticesSlice';
 import { notifyModeChosen } from '../features/notifyPrefs/notifyPrefsSlice';
 import { notificationTag } from './notifications';
@@ -723,6 +724,47 @@ describe('socket middleware: rename', () => {
       ['m2', false],
       ['a newcomer', false],
     ]);
+  });
+
+  it('takes the new name for the next connection when none is open to carry it', () => {
+    const fake = setup();
+    const socket = openAndSync(fake, [chatMessage(1, ME, 'before')]);
+    socket.serverClose(CloseCode.Abnormal);
+    fake.store.dispatch(renameRequested({ room: ROOM, name: 'Alicia', token: 'new-token' }));
+    expect(socket.sent).toEqual([]);
+    expect(fake.store.getState().roomAuth[ROOM]).toMatchObject({
+      senderName: 'Alicia',
+      token: 'new-token',
+      formerNames: [{ name: ME, epoch: EPOCH, upToSeq: 1 }],
+    });
+  });
+
+  it('confirms a rename into the name another tab of the user holds already, with no new line', () => {
+    const fake = setup();
+    const socket = openAndSync(fake);
+    // The other tab renamed first: the room heard of it, this tab among them.
+    const renamedFrame = {
+      type: FrameType.Presence,
+      room: ROOM,
+      sender: 'Alicia',
+      connecting: true,
+      renamed_from: ME,
+    } as const;
+    socket.serverSend(renamedFrame);
+    fake.store.dispatch(renameRequested({ room: ROOM, name: 'Alicia', token: 'new-token' }));
+    // Only this connection hears that it moved.
+    socket.serverSend(renamedFrame);
+    socket.serverSend({
+      type: FrameType.Presence,
+      room: ROOM,
+      sender: ME,
+      connecting: false,
+      renamed_to: 'Alicia',
+    });
+    expect(fake.store.getState().roomAuth[ROOM]?.senderName).toBe('Alicia');
+    expect(selectParticipants(fake.store.getState(), ROOM).map((p) => p.name)).toEqual(['Alicia']);
+    const lines = selectFeedEvents(fake.store.getState(), ROOM).map((e) => [e.kind, e.name]);
+    expect(lines).toEqual([['renamed', 'Alicia']]);
   });
 
   it("shows someone else's rename without touching the user's credential", () => {

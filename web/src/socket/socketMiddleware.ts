@@ -190,15 +190,19 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
           pendingRename = null;
           // The connection is the new name's already: joining with its token changes nothing.
           target = { room, token: mine.token };
-          const { after, epoch } = selectResumePoint(api.getState(), room);
-          const former =
-            after !== null && epoch ? { name: from, epoch, upToSeq: after } : undefined;
-          api.dispatch(renamed({ room, name: to, token: mine.token, former }));
+          api.dispatch(renamedFrom(room, from, to, mine.token));
         }
       } else if (typingUpdated.match(action) && action.payload.typing) {
         const expire = () => api.dispatch(typingExpired({ room, now: deps.now() }));
         deps.setTimeout(expire, TYPING_STALE_MS);
       }
+    }
+
+    /** The user is `name` in `room` now, and was `from` up to the newest message held there. */
+    function renamedFrom(room: string, from: string, name: string, token: string) {
+      const { after, epoch } = selectResumePoint(api.getState(), room);
+      const former = after !== null && epoch ? { name: from, epoch, upToSeq: after } : undefined;
+      return renamed({ room, name, token, former });
     }
 
     /** A browser notification for someone else's message, as the room's bell allows. */
@@ -246,11 +250,14 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
           if (send({ type: FrameType.Clear })) outbox.spend();
         }
       } else if (renameRequested.match(action)) {
-        if (room !== action.payload.room) return result;
-        const { name, token } = action.payload;
-        if (send({ type: FrameType.Rename, token })) {
+        const { room: renaming, name, token } = action.payload;
+        if (room === renaming && send({ type: FrameType.Rename, token })) {
           outbox.spend();
           pendingRename = { name, token };
+        } else {
+          // No open connection in that room to carry it: the next one joins under the new name.
+          const from = selectRoomAuth(api.getState(), renaming)?.senderName;
+          if (from) api.dispatch(renamedFrom(renaming, from, name, token));
         }
       } else if (draftEdited.match(action)) {
         if (room === action.payload.room) typing.edited(action.payload.text === '');

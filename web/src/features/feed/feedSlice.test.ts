@@ -74,6 +74,15 @@ describe('feedSlice', () => {
     expect(selectFeedEvents({ feed: state }, ROOM)).toEqual([]);
   });
 
+  it("adds no second line when another tab's rename is followed into a name already here", () => {
+    let state = settled();
+    // The first tab renamed Alice to Ali; this tab follows and is told it moved.
+    state = reduce(state, participantRenamed({ room: ROOM, from: 'Alice', to: 'Ali', time: 5 }));
+    state = reduce(state, participantRenamed({ room: ROOM, from: 'Alice', to: 'Ali', time: 6 }));
+    state = reduce(state, participantRenamedAway({ room: ROOM, name: 'Alice', to: 'Ali' }));
+    expect(events(state)).toEqual([{ kind: 'renamed', name: 'Ali', epoch: 'e1', afterSeq: 7 }]);
+  });
+
   it('ignores a presence that changes nothing, and the roster after (re)connecting', () => {
     let state = settled();
     state = reduce(state, presenceUpdated({ room: ROOM, sender: 'Alice', active: true }));

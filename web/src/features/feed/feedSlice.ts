@@ -144,7 +144,10 @@ export const feedSlice = createSlice({
       })
       .addCase(participantRenamed, (state, { payload }) => {
         const feed = ensureRoom(state, payload.room);
-        feed.present[userNameKey(payload.to)] = true;
+        const key = userNameKey(payload.to);
+        // Into a name already here: another tab of this browser renamed first, and said so.
+        if (feed.present[key] === true) return;
+        feed.present[key] = true;
         add(feed, 'renamed', payload.to, payload.time, payload.from);
       })
       .addCase(participantRenamedAway, (state, { payload }) => {
