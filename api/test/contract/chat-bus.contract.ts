@@ -283,6 +283,11 @@ export function describeChatBusContract(driver: string, create: () => Promise<Bu
           complete: false,
           messages: [{ seq: 3 }],
         });
+        // An empty epoch is one given, and never the room's.
+        expect(await bus.history(room, { count: 2, after: 1, epoch: '' })).toMatchObject({
+          complete: false,
+          messages: [{ seq: 2 }, { seq: 3 }],
+        });
       });
     });
 

@@ -321,7 +321,13 @@ export class RedisChatBus extends ChatBus {
     const [complete, entries, epoch] = (await history.run(
       this.redis.coalesced(),
       [keys.seq, keys.log, keys.epoch, keys.cleared],
-      [query.count, query.after ?? '', query.epoch ?? '', newEpoch(), this.options.roomTtlSeconds],
+      [
+        query.count,
+        query.after ?? '',
+        query.epoch === undefined ? '' : `=${query.epoch}`,
+        newEpoch(),
+        this.options.roomTtlSeconds,
+      ],
     )) as [number, string[], string];
     this.roundTrip('history', started);
     return {

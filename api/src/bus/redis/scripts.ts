@@ -106,7 +106,7 @@ return 1
 
 /**
  * History. KEYS: seq, log, epoch, cleared. ARGV: count, after ('' for none), the asker's epoch
- * ('' for none), epoch candidate, TTL seconds. Returns {complete, entries, epoch}. A room with no
+ * after a `=` ('' for none, so that an empty epoch is one given), epoch candidate, TTL seconds. Returns {complete, entries, epoch}. A room with no
  * seq starts one here (at 0), so the epoch a first reader gets is the one its messages will carry.
  * The log always holds a contiguous run of seqs ending at the room's last seq. An `after` at or
  * before where the room was last cleared (in this epoch) is answered as incomplete: the asker
@@ -119,7 +119,7 @@ if started then redis.call('SET', KEYS[1], 0, 'EX', ARGV[5]) end
 local function latest(complete)
   return {complete, redis.call('LRANGE', KEYS[2], -count, -1), epoch}
 end
-if ARGV[3] ~= '' and ARGV[3] ~= epoch then return latest(0) end
+if ARGV[3] ~= '' and ARGV[3] ~= '=' .. epoch then return latest(0) end
 if ARGV[2] == '' then return latest(1) end
 local last = tonumber(redis.call('GET', KEYS[1]))
 local after = tonumber(ARGV[2])
