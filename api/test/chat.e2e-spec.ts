@@ -9,6 +9,7 @@ import {
   FrameErrorMessage,
   FrameType,
   MESSAGE_MAX_LENGTH,
+  NAME_TAKEN_MESSAGE,
   type ServerFrame,
   type ServerClearedFrame,
   type ServerHistoryFrame,
@@ -228,6 +229,9 @@ describe('Chat socket', () => {
       expect(await bob.next(isPresence('Annie', true))).toMatchObject({ renamed_from: 'Ann' });
       expect(presenceFrames(await bob.drain())).toEqual([]);
       expect((await t.post(ApiPath.roomCredentials(room), { sender_id: 'Ann' })).status).toBe(409);
+      // Another token for that name is someone else's: Bob cannot follow.
+      bob.send({ type: FrameType.Rename, token: signed(room, 'Annie') });
+      expect(await bob.nextOfType(FrameType.Error)).toMatchObject({ code: ErrorCode.NameTaken });
       await tab2.next(isPresence('Annie', true));
       // The second tab takes the name its first one holds now: only it hears that it moved.
       tab2.send({ type: FrameType.Rename, token: annieToken, client_id: 'f-1' });
@@ -265,7 +269,7 @@ describe('Chat socket', () => {
       expect(roster).toEqual(['Bob']);
     });
 
-    it('refuses a token of another room and a forged token', async () => {
+    it('refuses a token of another room, a forged token and a name someone holds', async () => {
       const room = newRoom();
       const ann = await t.join(room, 'Ann');
       const bob = await t.join(room, 'Bob');
@@ -281,6 +285,14 @@ describe('Chat socket', () => {
       // Each refusal carries the client_id of the frame it answers.
       ann.send({ type: FrameType.Rename, token: 'not-a-token', client_id: 'r-1' });
       expect(await ann.nextOfType(FrameType.Error)).toEqual({ ...refused, client_id: 'r-1' });
+      // A valid token for a name someone is connected with.
+      ann.send({ type: FrameType.Rename, token: signed(room, 'BOB'), client_id: 'r-2' });
+      expect(await ann.nextOfType(FrameType.Error)).toEqual({
+        type: FrameType.Error,
+        code: ErrorCode.NameTaken,
+        message: NAME_TAKEN_MESSAGE,
+        client_id: 'r-2',
+      });
       // Its own current name: nothing happens.
       ann.send({ type: FrameType.Rename, token: signed(room, 'Ann') });
       expect(presenceFrames(await bob.drain())).toEqual([]);

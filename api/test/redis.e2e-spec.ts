@@ -128,6 +128,11 @@ describe('Two replicas sharing Redis', () => {
     expect((await two.post(ApiPath.roomCredentials(room), { sender_id: 'Annie' })).status).toBe(
       409,
     );
+    // The renamed name cannot be taken over by a rename on the other replica either.
+    bob.send({ type: FrameType.Rename, token: one.app.get(RoomTokenService).sign(room, 'ANNIE') });
+    expect(await bob.next((f) => f.type === FrameType.Error)).toMatchObject({
+      code: ErrorCode.NameTaken,
+    });
     ann.send({ type: FrameType.Message, body: 'renamed' });
     expect(await bob.next<ServerMessageFrame>(isSingleMessage)).toMatchObject({
       sender: 'Annie',

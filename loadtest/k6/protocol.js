@@ -24,6 +24,7 @@ export const ErrorCode = Object.freeze({
   RateLimited: 'rate_limited',
   Unavailable: 'unavailable',
   Unauthorized: 'unauthorized',
+  NameTaken: 'name_taken',
 });
 
 /** Close codes (protocol/src/close-codes.ts). */

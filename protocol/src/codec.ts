@@ -14,6 +14,7 @@ import {
   MESSAGE_MAX_LENGTH,
   TOKEN_MAX_LENGTH,
 } from './limits';
+import { NAME_TAKEN_MESSAGE } from './http';
 import { codePointLength, isBlankText } from './validation';
 
 /** An error frame without its type: what to answer a frame with. */
@@ -182,6 +183,12 @@ export const RATE_LIMITED_ERROR: FrameError = {
 export const RENAME_REFUSED_ERROR: FrameError = {
   code: ErrorCode.Unauthorized,
   message: FrameErrorMessage.renameRefused,
+};
+
+/** The error to answer a rename frame with when the new name is connected in the room. */
+export const NAME_TAKEN_ERROR: FrameError = {
+  code: ErrorCode.NameTaken,
+  message: NAME_TAKEN_MESSAGE,
 };
 
 /** The error to answer a frame with when the server could not do what it asked (storage down). */

@@ -42,6 +42,7 @@ describe('ErrorCode', () => {
       RateLimited: 'rate_limited',
       Unavailable: 'unavailable',
       Unauthorized: 'unauthorized',
+      NameTaken: 'name_taken',
     });
   });
 });

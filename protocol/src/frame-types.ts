@@ -39,6 +39,8 @@ export const ErrorCode = {
   Unavailable: 'unavailable',
   /** A rename frame's token is not a valid token for the connection's room. */
   Unauthorized: 'unauthorized',
+  /** A rename frame names someone connected in the room right now. */
+  NameTaken: 'name_taken',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -12,6 +12,7 @@ describe('@taco/protocol public surface', () => {
     'RATE_LIMITED_ERROR',
     'UNAVAILABLE_ERROR',
     'RENAME_REFUSED_ERROR',
+    'NAME_TAKEN_ERROR',
     'TOKEN_MAX_LENGTH',
     'TYPING_STALE_MS',
     'TYPING_IDLE_MS',

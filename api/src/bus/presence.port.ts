@@ -1,4 +1,13 @@
+import { createHash } from 'node:crypto';
 import { type RoomEvent } from './chat-bus.port';
+
+/** How long the other connections of a renamed name may follow it (`PresenceStore.noteRename`). */
+export const RENAME_FOLLOW_MS = 60 * 60 * 1000;
+
+/** What the stores keep of a rename's token: a digest, never the token. */
+export function renameTokenDigest(token: string): string {
+  return createHash('sha256').update(token).digest('base64url').slice(0, 22);
+}
 
 export interface PresenceJoin {
   /** True when this is the name's first connection in the room. */
@@ -57,6 +66,14 @@ export abstract class PresenceStore {
   abstract isPresent(room: string, name: string): Promise<boolean>;
   /** Every name connected in the room now. */
   abstract names(room: string): Promise<string[]>;
+  /**
+   * Notes the token a connection renamed with while its old name kept other connections (the
+   * browser's other tabs), so that those may follow it into the new name with the same token for
+   * a while (`RENAME_FOLLOW_MS`), although that name is present by then.
+   */
+  abstract noteRename(room: string, token: string): Promise<void>;
+  /** Whether a rename with this token was noted in the room (and not long ago). */
+  abstract mayFollowRename(room: string, token: string): Promise<boolean>;
   /**
    * One pass over a room: keeps this replica's connections there alive, then removes those of
    * replicas that stopped keeping theirs (in that order, in one step).

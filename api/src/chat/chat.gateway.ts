@@ -15,6 +15,8 @@ import {
   type ErrorFrame,
   FrameType,
   type HeartbeatFrame,
+  isSameUserName,
+  NAME_TAKEN_ERROR,
   RATE_LIMITED_ERROR,
   RENAME_REFUSED_ERROR,
   UNAVAILABLE_ERROR,
@@ -205,12 +207,13 @@ export class ChatGateway
 
   /**
    * Frame 8: the connection takes the name its new token carries. Only the holder of the old
-   * name's connection can do this, and the token must be for this room. A valid token for a
-   * name is what lets a socket in under that name, so a name already connected is taken as a
-   * new socket with that token would be: that is how a second tab of the same browser follows
-   * its first one's rename. The room hears of it: the new name present with `renamed_from`
-   * (only this connection, when the name was present already), then the old one gone with
-   * `renamed_to` once it has no connection left.
+   * name's connection can do this, and the token must be for this room; a name someone else is
+   * connected with is refused. The room hears of it: the new name present with `renamed_from`,
+   * then the old one gone with `renamed_to` once it has no connection left.
+   *
+   * While the old name keeps other connections (the browser's other tabs), they may follow into
+   * the new name with the same token, although it is present by then: a follower alone hears
+   * `renamed_from`, since the room knows that name already.
    */
   private async rename(
     connection: ChatConnection,
@@ -222,9 +225,17 @@ export class ChatGateway
     if (name === null) return errorFrame(RENAME_REFUSED_ERROR, clientId);
     const old = connection.name;
     if (name === old) return undefined;
+    if (
+      !isSameUserName(name, old) &&
+      (await this.presence.isPresent(room, name)) &&
+      !(await this.presence.mayFollowRename(room, token))
+    ) {
+      return errorFrame(NAME_TAKEN_ERROR, clientId);
+    }
     connection.name = name;
     const { first } = await this.presence.join(room, name, connection.id);
     const { last } = await this.presence.leave(room, old, connection.id);
+    if (!last) await this.presence.noteRename(room, token);
     const { present, gone } = renameFrames(room, old, name);
     if (first) await this.bus.publish(room, { payload: encodeFrame(present) });
     if (last) await this.bus.publish(room, { payload: encodeFrame(gone) });

@@ -87,6 +87,14 @@ export function describePresenceContract(
       expect(seen).toEqual(['Ann came', 'Ann left', 'end']);
     });
 
+    it("lets a rename's token be followed with, in its room only", async () => {
+      expect(await store.mayFollowRename(room, 'token-a')).toBe(false);
+      await store.noteRename(room, 'token-a');
+      expect(await store.mayFollowRename(room, 'token-a')).toBe(true);
+      expect(await store.mayFollowRename(room, 'token-b')).toBe(false);
+      expect(await store.mayFollowRename(`${room}-other`, 'token-a')).toBe(false);
+    });
+
     it('compares names trimmed and case-insensitively, per room', async () => {
       await store.join(room, 'Ann Lee', 'c1');
       expect(await store.isPresent(room, ' ann lee ')).toBe(true);

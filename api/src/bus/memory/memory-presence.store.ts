@@ -5,6 +5,8 @@ import {
   type PresenceKept,
   type PresenceLeave,
   PresenceStore,
+  RENAME_FOLLOW_MS,
+  renameTokenDigest,
 } from '../presence.port';
 
 /** The embedded driver: presence of this process's own connections. */
@@ -12,8 +14,14 @@ export class MemoryPresenceStore extends PresenceStore {
   /** room → name → connection ids */
   private readonly rooms = new Map<string, Map<string, Set<string>>>();
 
+  /** room → digest of a rename's token → when its followers' time runs out */
+  private readonly renames = new Map<string, Map<string, number>>();
+
   /** `bus`: where `announce` events go (the embedded server's own bus). */
-  constructor(private readonly bus?: Pick<ChatBus, 'publish'>) {
+  constructor(
+    private readonly bus?: Pick<ChatBus, 'publish'>,
+    private readonly now: () => number = Date.now,
+  ) {
     super();
   }
 
@@ -66,7 +74,11 @@ export class MemoryPresenceStore extends PresenceStore {
     if (!names || !connections?.delete(connectionId)) return { last: false };
     if (connections.size > 0) return { last: false };
     names.delete(name);
-    if (names.size === 0) this.rooms.delete(room);
+    if (names.size === 0) {
+      this.rooms.delete(room);
+      // No one is left to follow a rename.
+      this.renames.delete(room);
+    }
     return { last: true };
   }
 
@@ -81,6 +93,20 @@ export class MemoryPresenceStore extends PresenceStore {
 
   names(room: string): Promise<string[]> {
     return Promise.resolve([...(this.rooms.get(room)?.keys() ?? [])]);
+  }
+
+  noteRename(room: string, token: string): Promise<void> {
+    const now = this.now();
+    let renames = this.renames.get(room);
+    if (!renames) this.renames.set(room, (renames = new Map()));
+    for (const [digest, until] of renames) if (until <= now) renames.delete(digest);
+    renames.set(renameTokenDigest(token), now + RENAME_FOLLOW_MS);
+    return Promise.resolve();
+  }
+
+  mayFollowRename(room: string, token: string): Promise<boolean> {
+    const until = this.renames.get(room)?.get(renameTokenDigest(token));
+    return Promise.resolve(until !== undefined && until > this.now());
   }
 
   /** This process's own connections never go stale: they leave when they close. */

@@ -5,12 +5,14 @@ import {
   type PresenceKept,
   type PresenceLeave,
   PresenceStore,
+  RENAME_FOLLOW_MS,
+  renameTokenDigest,
 } from '../presence.port';
 import { type RoomEvent } from '../chat-bus.port';
 import { encodeEnvelope } from './envelope';
 import { LuaScript } from './lua-script';
 import { type RedisConnections } from './redis-connections';
-import { roomKeys } from './redis-keys';
+import { renameKey, roomKeys } from './redis-keys';
 import {
   PRESENCE_JOIN_SCRIPT,
   PRESENCE_KEEP_SCRIPT,
@@ -79,6 +81,16 @@ export class RedisPresenceStore extends PresenceStore {
 
   async names(room: string): Promise<string[]> {
     return (await names.run(this.redis.coalesced(), [roomKeys(room).presence], [])) as string[];
+  }
+
+  async noteRename(room: string, token: string): Promise<void> {
+    const key = renameKey(room, renameTokenDigest(token));
+    await this.redis.coalesced().set(key, '1', 'PX', RENAME_FOLLOW_MS);
+  }
+
+  async mayFollowRename(room: string, token: string): Promise<boolean> {
+    const key = renameKey(room, renameTokenDigest(token));
+    return (await this.redis.coalesced().exists(key)) === 1;
   }
 
   async keep(room: string, entries: PresenceEntry[]): Promise<PresenceKept> {
