@@ -98,7 +98,7 @@ export class MemoryPresenceStore extends PresenceStore {
   noteRename(room: string, token: string): Promise<void> {
     const now = this.now();
     let renames = this.renames.get(room);
-    if (!renames) this.renames.set(room, (renames = new Map()));
+    if (!renames) this.renames.set(room, (renames = new Map<string, number>()));
     for (const [digest, until] of renames) if (until <= now) renames.delete(digest);
     renames.set(renameTokenDigest(token), now + RENAME_FOLLOW_MS);
     return Promise.resolve();
