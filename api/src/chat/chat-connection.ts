@@ -51,6 +51,8 @@ export class ChatConnection {
   missedPongs = 0;
   /** Settles once a rename under way has moved the connection's presence. */
   renaming: Promise<void> = Promise.resolve();
+  /** Settles once the history pages asked for so far have been written (see `drained`). */
+  paging: Promise<void> = Promise.resolve();
   /** The close code, once the socket has closed (for the connection's log line). */
   closeCode: number | undefined;
   /** When the connection was accepted (ms). */
@@ -176,6 +178,27 @@ export class ChatConnection {
       }
     }, this.limits.backlogGraceMs);
     this.backlogTimer.unref();
+  }
+
+  /**
+   * Resolves once what waits to be sent to this connection is back under the buffer limit (at
+   * once when it is): true, or false when the connection closed first (a reader that does not
+   * drain within the grace period is closed, see `watchBacklog`). A history page waits for this,
+   * so a client that reads at full speed may ask for large pages back to back.
+   */
+  async drained(): Promise<boolean> {
+    while (this.isOpen && this.socket.bufferedAmount > SEND_BUFFER_MAX_BYTES) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.transport.off('drain', done);
+          this.socket.off('close', done);
+          resolve();
+        };
+        this.transport.on('drain', done);
+        this.socket.on('close', done);
+      });
+    }
+    return this.isOpen;
   }
 
   /** Sends one frame to this connection alone; returns whether it went out. */

@@ -109,14 +109,21 @@ export class ChatGateway
     },
     [FrameType.History]: {
       allow: (connection, now) => connection.allowHistory(now),
-      act: async (connection, frame) => {
-        const { room } = connection;
-        const page = await this.bus.history(room, {
-          count: frame.count,
-          after: frame.after,
-          epoch: frame.epoch,
+      act: (connection, frame) => {
+        // One page at a time per connection, each read and written once the one before has
+        // left the server: a page can be megabytes, and the buffer limit is for slow readers.
+        const answered = connection.paging.then(async () => {
+          if (!(await connection.drained())) return;
+          const { room } = connection;
+          const page = await this.bus.history(room, {
+            count: frame.count,
+            after: frame.after,
+            epoch: frame.epoch,
+          });
+          connection.send({ type: FrameType.Message, room, ...page });
         });
-        return { type: FrameType.Message, room, ...page };
+        connection.paging = answered.catch(() => undefined);
+        return answered;
       },
       failure: 'Reading history failed',
     },
