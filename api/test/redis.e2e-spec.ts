@@ -243,9 +243,11 @@ describe('Redis outages', () => {
 
       await redis.stop('SIGTERM');
       await until(async () => (await fetch(`${app.baseUrl}/api/health/ready`)).status === 503);
-      ann.send({ type: FrameType.Message, body: 'during' });
+      // Typing is never stored: one lost meanwhile is not answered with an error.
+      ann.send({ type: FrameType.Typing, typing: true });
+      ann.send({ type: FrameType.Message, body: 'during', client_id: 'during' });
       const error = await ann.next<ErrorFrame>((frame) => frame.type === FrameType.Error, 5000);
-      expect(error.code).toBe(ErrorCode.Unavailable);
+      expect(error).toMatchObject({ code: ErrorCode.Unavailable, client_id: 'during' });
       expect((await app.post('/api/room/outage-room', { sender_id: 'Bob' })).status).toBe(503);
       // A reconnect's ticket call, with a valid token, is told the same.
       const ticket = await app.post(ApiPath.roomTicket('outage-room'), undefined, {

@@ -95,10 +95,12 @@ export class ChatGateway
     [FrameType.Typing]: {
       allow: (connection, now) => connection.allowTyping(now),
       act: (connection, frame) =>
-        this.bus.publish(
-          connection.room,
-          typingEvent(connection.room, connection.name, frame.typing),
-        ),
+        this.bus
+          .publish(connection.room, typingEvent(connection.room, connection.name, frame.typing))
+          .catch((error: unknown) => {
+            // A hint that is never stored: one lost while Redis is away is not the sender's error.
+            this.logger.debug(`Relaying typing failed: ${String(error)}`);
+          }),
       failure: 'Relaying typing failed',
     },
     [FrameType.Clear]: {
