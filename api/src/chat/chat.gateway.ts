@@ -158,7 +158,7 @@ export class ChatGateway
     private readonly metrics: MetricsService,
     private readonly tokens: RoomTokenService,
   ) {
-    this.log = new ConnectionLog(config.replicaId);
+    this.log = new ConnectionLog();
   }
 
   handleConnection(socket: WebSocket, request: IncomingMessage): void {

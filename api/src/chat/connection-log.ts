@@ -3,19 +3,17 @@ import { type ChatConnection } from './chat-connection';
 import { type Refused } from './connection-admission';
 
 /**
- * One line per connection opened, refused or closed (`msg`), with the room, replica, connection,
- * close code and duration (`durationMs`) as fields. Never a token, never a message.
+ * One line per connection opened, refused or closed (`msg`), with the room, connection, close code
+ * and duration (`durationMs`) as fields (every line names its replica already). Never a token,
+ * never a message.
  */
 export class ConnectionLog {
   private readonly logger = new Logger('Connection');
-
-  constructor(private readonly replica: string) {}
 
   opened(connection: ChatConnection): void {
     this.logger.log({
       msg: 'opened',
       room: connection.room,
-      replica: this.replica,
       connection: connection.id,
     });
   }
@@ -24,7 +22,6 @@ export class ConnectionLog {
     this.logger.log({
       msg: 'refused',
       room: refusal.room,
-      replica: this.replica,
       code: refusal.code,
       reason: refusal.reason,
     });
@@ -34,7 +31,6 @@ export class ConnectionLog {
     this.logger.log({
       msg: 'closed',
       room: connection.room,
-      replica: this.replica,
       connection: connection.id,
       code: connection.closeCode ?? null,
       durationMs,
