@@ -21,7 +21,7 @@ class DurationConstraint implements ValidatorConstraintInterface {
     return typeof value === 'string' && parseDuration(value) !== null;
   }
   defaultMessage(): string {
-    return '$property must be a duration such as 90s, 15m, 24h or 7d (got "$value")';
+    return '$property must be a duration such as 90s, 15m, 24h or 7d, at most 3650d (got "$value")';
   }
 }
 
