@@ -154,7 +154,11 @@ export class RedisChatBus extends ChatBus {
     if (feed) {
       feed.heardAt = performance.now();
       const number = messageNumber(event.payload as Buffer);
-      if (number !== null && !feed.take(number.epoch, number.seq)) return;
+      if (number !== null) {
+        const taken = feed.takeLive(number.epoch, number.seq);
+        if (taken === 'late') this.refill(room, feed);
+        if (taken !== 'deliver') return;
+      }
     }
     this.listener(room, event);
   }
@@ -207,6 +211,19 @@ export class RedisChatBus extends ChatBus {
       feed.heardAt = performance.now();
       this.renewing.delete(feed);
     }
+  }
+
+  /**
+   * Fills a feed's gap from history at once, when a message came through a subscription being
+   * replaced (see `RoomFeed.takeLive`); a renewal under way fills it anyway. If Redis does not
+   * answer for the room now, the next renewal does it.
+   */
+  private refill(room: string, feed: RoomFeed): void {
+    if (this.renewing.has(feed)) return;
+    this.renewing.add(feed);
+    this.fill(room, feed)
+      .catch(() => undefined)
+      .finally(() => this.renewing.delete(feed));
   }
 
   /** Delivers the stored messages after the feed's resume point that it has not delivered. */

@@ -16,6 +16,23 @@ describe('RoomFeed', () => {
     expect(feed.resumePoint).toEqual({ epoch: 'e1', after: 14 });
   });
 
+  it('leaves a gap below a live message to history, whatever else comes live to fill it', () => {
+    const feed = new RoomFeed('e1', 10, 0);
+    expect(feed.takeLive('e1', 11)).toBe('deliver');
+    // 12 and 13 went out while the subscription moved to a promoted master; 14 came through it.
+    expect(feed.takeLive('e1', 14)).toBe('deliver');
+    // The old master wakes and publishes what the cluster is about to discard.
+    expect(feed.takeLive('e1', 12)).toBe('late');
+    expect(feed.takeLive('e1', 14)).toBe('drop');
+    expect(feed.resumePoint).toEqual({ epoch: 'e1', after: 11 });
+    // History fills the gap.
+    expect([12, 13, 14].map((seq) => feed.take('e1', seq))).toEqual([true, true, false]);
+    expect(feed.takeLive('e1', 15)).toBe('deliver');
+    // A new epoch is a new sequence: nothing in it is late yet.
+    expect(feed.takeLive('e2', 3)).toBe('deliver');
+    expect(feed.takeLive('e2', 1)).toBe('late');
+  });
+
   it('starts again with a new epoch, and from nothing for a room that had no sequence', () => {
     const feed = new RoomFeed(null, 0, 0);
     expect(feed.take('e1', 1)).toBe(true);

@@ -17,9 +17,14 @@ interface HeldMessage {
   connectionId: string;
 }
 
+/** What to do with a message that came live (`RoomFeed.takeLive`). */
+export type LiveTake = 'deliver' | 'drop' | 'late';
+
 export class RoomFeed {
   /** Messages above `base` delivered out of order (after a gap); empty in the usual flow. */
   private readonly above = new Set<number>();
+  /** The highest `seq` delivered in `epoch` (`base` when nothing came out of order). */
+  private top: number;
   /**
    * Recent messages sent through this replica whose sender's copy is held back as its
    * acknowledgement (durable writes), a ring of the last `HELD_MESSAGES_KEPT`: a gap fill must not
@@ -40,6 +45,7 @@ export class RoomFeed {
     now: number,
   ) {
     this.heardAt = now;
+    this.top = base;
   }
 
   /** Notes a stored message whose sender's copy `connectionId` is held back. */
@@ -63,13 +69,10 @@ export class RoomFeed {
    * resumes after `seq` of `epoch`.
    */
   skipTo(epoch: string, seq: number): void {
-    if (epoch !== this.epoch) {
-      this.epoch = epoch;
-      this.base = 0;
-      this.above.clear();
-    }
+    if (epoch !== this.epoch) this.restart(epoch);
     if (seq <= this.base) return;
     this.base = seq;
+    this.top = Math.max(this.top, seq);
     for (const above of this.above) if (above <= seq) this.above.delete(above);
     while (this.above.delete(this.base + 1)) this.base += 1;
   }
@@ -79,12 +82,9 @@ export class RoomFeed {
    * epoch means the room's sequence started again: everything before it is forgotten.
    */
   take(epoch: string, seq: number): boolean {
-    if (epoch !== this.epoch) {
-      this.epoch = epoch;
-      this.base = 0;
-      this.above.clear();
-    }
+    if (epoch !== this.epoch) this.restart(epoch);
     if (seq <= this.base || this.above.has(seq)) return false;
+    if (seq > this.top) this.top = seq;
     if (seq !== this.base + 1) {
       this.above.add(seq);
       return true;
@@ -92,6 +92,28 @@ export class RoomFeed {
     this.base = seq;
     while (this.above.delete(this.base + 1)) this.base += 1;
     return true;
+  }
+
+  /**
+   * Takes a message that came through the subscription, as `take` does, except one that would
+   * fill a gap below a message delivered already (`late`). Pub/sub keeps one connection's order
+   * and a room's messages are published in `seq` order, so such a message came through another
+   * connection: a subscription being replaced after a failover, whose master may have stored it
+   * only for the cluster to discard it. History decides what fills the gap.
+   */
+  takeLive(epoch: string, seq: number): LiveTake {
+    if (epoch === this.epoch && seq > this.base && seq < this.top && !this.above.has(seq)) {
+      return 'late';
+    }
+    return this.take(epoch, seq) ? 'deliver' : 'drop';
+  }
+
+  /** A new epoch: the room's sequence started again, everything before it is forgotten. */
+  private restart(epoch: string): void {
+    this.epoch = epoch;
+    this.base = 0;
+    this.top = 0;
+    this.above.clear();
   }
 }
 
