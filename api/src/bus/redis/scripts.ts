@@ -106,8 +106,9 @@ return 1
 
 /**
  * History. KEYS: seq, log, epoch, cleared. ARGV: count, after ('' for none), the asker's epoch
- * after a `=` ('' for none, so that an empty epoch is one given), epoch candidate, TTL seconds. Returns {complete, entries, epoch}. A room with no
- * seq starts one here (at 0), so the epoch a first reader gets is the one its messages will carry.
+ * after a `=` ('' for none, so that an empty epoch is one given), epoch candidate, TTL seconds.
+ * Returns {complete, entries, epoch}. A room with no seq starts one here (at 0), so the epoch a
+ * first reader gets is the one its messages will carry.
  * The log always holds a contiguous run of seqs ending at the room's last seq. An `after` at or
  * before where the room was last cleared (in this epoch) is answered as incomplete: the asker
  * holds messages the clear removed.
