@@ -162,8 +162,9 @@ async function launch(
 ): Promise<Cluster> {
   const output = options.output ?? 'quiet';
   const startTimeoutMs = options.startTimeoutMs ?? 30_000;
-  const [nginxPort = 0, redisPort = 0, ...replicaPorts] = await freePorts(replicaCount + 2);
-  const port = options.port ?? nginxPort;
+  const [redisPort = 0, ...replicaPorts] = await freePorts(replicaCount + 1);
+  /** nginx's port: picked just before nginx starts (below), not while the replicas boot. */
+  let port = options.port ?? 0;
 
   // Everything nginx's workers touch must be readable by them (they run as nobody under root).
   chmodSync(workDir, 0o755);
@@ -252,20 +253,25 @@ async function launch(
   const configPath = join(nginxDir, 'nginx.conf');
   const accessLog = join(nginxDir, 'access.log');
   const errorLog = join(nginxDir, 'error.log');
-  writeFileSync(
-    configPath,
-    renderNginxConfig({
-      listen: `127.0.0.1:${port}`,
-      upstreams: replicas.map((replica) => `127.0.0.1:${replica.port}`),
-      webRoot: wwwDir,
-      pidFile: join(nginxDir, 'nginx.pid'),
-      tempDir: join(nginxDir, 'temp'),
-      accessLog,
-      errorLog,
-      user: nginxUser(),
-      foreground: true,
-    }),
-  );
+  // A port picked seconds earlier may be taken meanwhile (a free port is also what the kernel
+  // hands out for outgoing connections, and the replicas make many while they boot).
+  const writeNginxConfig = async () => {
+    if (options.port === undefined) [port = 0] = await freePorts(1);
+    writeFileSync(
+      configPath,
+      renderNginxConfig({
+        listen: `127.0.0.1:${port}`,
+        upstreams: replicas.map((replica) => `127.0.0.1:${replica.port}`),
+        webRoot: wwwDir,
+        pidFile: join(nginxDir, 'nginx.pid'),
+        tempDir: join(nginxDir, 'temp'),
+        accessLog,
+        errorLog,
+        user: nginxUser(),
+        foreground: true,
+      }),
+    );
+  };
   const nginx = new ManagedProcess({
     name: 'nginx',
     command: findExecutable('nginx'),
@@ -298,6 +304,7 @@ async function launch(
   try {
     await startRedis();
     await Promise.all(replicas.map(startReplica));
+    await writeNginxConfig();
     nginx.start();
     await waitFor(
       `nginx on port ${port}`,
