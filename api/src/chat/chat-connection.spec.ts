@@ -4,7 +4,7 @@ import { FrameType, type ServerFrame } from '@taco/protocol';
 import { WebSocket } from 'ws';
 import { loadConfig } from '../config/load-config';
 import { type MetricsService } from '../metrics/metrics.service';
-import { ChatConnection } from './chat-connection';
+import { ChatConnection, InTurn } from './chat-connection';
 
 function setup() {
   const writes: Buffer[][] = [];
@@ -69,5 +69,29 @@ describe('ChatConnection', () => {
       roster,
     );
     expect(counted()).toBe(3);
+  });
+});
+
+describe('InTurn', () => {
+  it('runs tasks one after the other, and goes on after one that fails', async () => {
+    const turn = new InTurn();
+    const order: string[] = [];
+    let release = () => {};
+    const first = turn.run(async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      order.push('first');
+      throw new Error('boom');
+    });
+    const second = turn.run(() => {
+      order.push('second');
+      return Promise.resolve(2);
+    });
+    await Promise.resolve();
+    expect(order).toEqual([]);
+    release();
+    await expect(first).rejects.toThrow('boom');
+    expect(await second).toBe(2);
+    await turn.idle;
+    expect(order).toEqual(['first', 'second']);
   });
 });

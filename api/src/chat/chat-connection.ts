@@ -27,6 +27,21 @@ export type ConnectionLimits = Pick<
   | 'backlogGraceMs'
 >;
 
+/** Tasks run one after the other, each once the one before has settled (failed or not). */
+export class InTurn {
+  /** Settles once every task given so far has settled. */
+  idle: Promise<void> = Promise.resolve();
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.idle.then(task);
+    this.idle = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+}
+
 /** The connection of each open socket, for the listeners every socket shares. */
 const bySocket = new WeakMap<WebSocket, ChatConnection>();
 
@@ -49,10 +64,10 @@ export class ChatConnection {
   /** True once `joined` has resolved: frames need not wait any more. */
   inRoom = false;
   missedPongs = 0;
-  /** Settles once a rename under way has moved the connection's presence. */
-  renaming: Promise<void> = Promise.resolve();
-  /** Settles once the history pages asked for so far have been written (see `drained`). */
-  paging: Promise<void> = Promise.resolve();
+  /** Renames, one at a time, each from the name the last one left. */
+  readonly renames = new InTurn();
+  /** History pages, one at a time, each once the one before has drained (see `drained`). */
+  readonly pages = new InTurn();
   /** The close code, once the socket has closed (for the connection's log line). */
   closeCode: number | undefined;
   /** When the connection was accepted (ms). */

@@ -111,10 +111,10 @@ export class ChatGateway
     },
     [FrameType.History]: {
       allow: (connection, now) => connection.allowHistory(now),
-      act: (connection, frame) => {
-        // One page at a time per connection, each read and written once the one before has
-        // left the server: a page can be megabytes, and the buffer limit is for slow readers.
-        const answered = connection.paging.then(async () => {
+      // Each page read and written once the one before has left the server: a page can be
+      // megabytes, and the buffer limit is for slow readers.
+      act: (connection, frame) =>
+        connection.pages.run(async () => {
           if (!(await connection.drained())) return;
           const { room } = connection;
           const page = await this.bus.history(room, {
@@ -123,26 +123,14 @@ export class ChatGateway
             epoch: frame.epoch,
           });
           connection.send({ type: FrameType.Message, room, ...page });
-        });
-        connection.paging = answered.catch(() => undefined);
-        return answered;
-      },
+        }),
       failure: 'Reading history failed',
     },
     [FrameType.Rename]: {
       // A rename counts as a message.
       allow: (connection, now) => connection.allowMessage(now),
-      act: (connection, frame) => {
-        // One rename at a time per connection, each from the name the last one left.
-        const renamed = connection.renaming.then(() =>
-          this.rename(connection, frame.token, frame.client_id),
-        );
-        connection.renaming = renamed.then(
-          () => undefined,
-          () => undefined,
-        );
-        return renamed;
-      },
+      act: (connection, frame) =>
+        connection.renames.run(() => this.rename(connection, frame.token, frame.client_id)),
       failure: 'Renaming failed',
     },
   };
@@ -262,7 +250,7 @@ export class ChatGateway
     this.carried.keep(connection.room, connection.name, connection.owed, now);
     // A join that failed was reported; leaving still cleans up what it did.
     await connection.waitUntilInRoom();
-    await connection.renaming;
+    await connection.renames.idle;
     const { room, name } = connection;
     try {
       await this.hub.remove(connection);
