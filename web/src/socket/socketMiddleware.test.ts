@@ -655,26 +655,34 @@ describe('socket middleware: notifications', () => {
 });
 
 describe('socket middleware: rename', () => {
+  /** What the server says of a rename: the new name present, and the old one gone. */
+  const renamedFrames = (from: string, to: string) =>
+    ({
+      present: {
+        type: FrameType.Presence,
+        room: ROOM,
+        sender: to,
+        connecting: true,
+        renamed_from: from,
+      },
+      gone: {
+        type: FrameType.Presence,
+        room: ROOM,
+        sender: from,
+        connecting: false,
+        renamed_to: to,
+      },
+    }) as const;
+
   it('sends the new token on the open socket and adopts it once the server confirms', () => {
     const fake = setup();
     const socket = openAndSync(fake);
     fake.store.dispatch(renameRequested({ room: ROOM, name: 'Alicia', token: 'new-token' }));
     expect(socket.sent).toEqual([{ type: FrameType.Rename, token: 'new-token' }]);
     expect(fake.store.getState().roomAuth[ROOM]?.senderName).toBe(ME);
-    socket.serverSend({
-      type: FrameType.Presence,
-      room: ROOM,
-      sender: 'Alicia',
-      connecting: true,
-      renamed_from: ME,
-    });
-    socket.serverSend({
-      type: FrameType.Presence,
-      room: ROOM,
-      sender: ME,
-      connecting: false,
-      renamed_to: 'Alicia',
-    });
+    const { present, gone } = renamedFrames(ME, 'Alicia');
+    socket.serverSend(present);
+    socket.serverSend(gone);
     expect(fake.store.getState().roomAuth[ROOM]).toMatchObject({
       senderName: 'Alicia',
       token: 'new-token',
@@ -691,17 +699,9 @@ describe('socket middleware: rename', () => {
     const fake = setup();
     const socket = openAndSync(fake, [chatMessage(1, ME, 'before'), chatMessage(2)]);
     fake.store.dispatch(renameRequested({ room: ROOM, name: 'Alicia', token: 'new-token' }));
-    const renamedFrames = [
-      {
-        type: FrameType.Presence,
-        room: ROOM,
-        sender: 'Alicia',
-        connecting: true,
-        renamed_from: ME,
-      },
-      { type: FrameType.Presence, room: ROOM, sender: ME, connecting: false, renamed_to: 'Alicia' },
-    ] as const;
-    for (const frame of renamedFrames) socket.serverSend(frame);
+    const { present, gone } = renamedFrames(ME, 'Alicia');
+    socket.serverSend(present);
+    socket.serverSend(gone);
     expect(fake.store.getState().roomAuth[ROOM]?.formerNames).toEqual([
       { name: ME, epoch: EPOCH, upToSeq: 2 },
     ]);
@@ -743,24 +743,12 @@ describe('socket middleware: rename', () => {
     const fake = setup();
     const socket = openAndSync(fake);
     // The other tab renamed first: the room heard of it, this tab among them.
-    const renamedFrame = {
-      type: FrameType.Presence,
-      room: ROOM,
-      sender: 'Alicia',
-      connecting: true,
-      renamed_from: ME,
-    } as const;
-    socket.serverSend(renamedFrame);
+    const { present, gone } = renamedFrames(ME, 'Alicia');
+    socket.serverSend(present);
     fake.store.dispatch(renameRequested({ room: ROOM, name: 'Alicia', token: 'new-token' }));
     // Only this connection hears that it moved.
-    socket.serverSend(renamedFrame);
-    socket.serverSend({
-      type: FrameType.Presence,
-      room: ROOM,
-      sender: ME,
-      connecting: false,
-      renamed_to: 'Alicia',
-    });
+    socket.serverSend(present);
+    socket.serverSend(gone);
     expect(fake.store.getState().roomAuth[ROOM]?.senderName).toBe('Alicia');
     expect(selectParticipants(fake.store.getState(), ROOM).map((p) => p.name)).toEqual(['Alicia']);
     const lines = selectFeedEvents(fake.store.getState(), ROOM).map((e) => [e.kind, e.name]);
