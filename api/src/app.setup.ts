@@ -7,7 +7,7 @@ import { BODY_LIMIT_BYTES, BodyValidationPipe } from './common/body-validation.p
 import { HttpExceptionFilter } from './common/http-exception.filter';
 import { jsonParseErrors, readsJsonBody, unsupportedBodies } from './common/json-body';
 import { httpLogging, PINO_LOGGER } from './common/logging';
-import { securityHeadersMiddleware } from './common/security-headers';
+import { apiCacheControl, securityHeadersMiddleware } from './common/security-headers';
 import { type AppConfig } from './config/app-config';
 import { PlainRoutes } from './common/plain-route';
 import { CredentialsRoute } from './rooms/credentials.route';
@@ -40,7 +40,7 @@ export function configureApp(
     ]);
   app.use(httpLogging(app.get<PinoInstance>(PINO_LOGGER)));
   app.disable('x-powered-by');
-  app.use(...securityHeadersMiddleware());
+  app.use(...securityHeadersMiddleware(), apiCacheControl());
   app.use(undecodableRoomIds());
   app.useBodyParser('json', { limit: BODY_LIMIT_BYTES, type: readsJsonBody });
   app.use(jsonParseErrors(), unsupportedBodies());

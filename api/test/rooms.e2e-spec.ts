@@ -1,5 +1,6 @@
 import {
   BODY_NOT_JSON_MESSAGE,
+  BODY_NOT_JSON_TYPE_MESSAGE,
   BODY_NOT_OBJECT_MESSAGE,
   ApiPath,
   type CreateRoomResponse,
@@ -206,13 +207,12 @@ describe('Rooms HTTP API', () => {
     });
 
     it.each([
-      ['no Content-Type', undefined],
-      ['a form Content-Type (curl -d, k6)', 'application/x-www-form-urlencoded'],
-      ['text/plain (fetch with a string)', 'text/plain;charset=UTF-8'],
+      ['application/json', 'application/json'],
+      ['a charset', 'application/json; charset=utf-8'],
       ['a +json type', 'application/vnd.api+json'],
-    ])('reads a JSON body sent with %s', async (_label, type) => {
+    ])('reads a JSON body sent as %s', async (_label, type) => {
       const body = JSON.stringify({ room_id: 'plain-heron', sender: 'Ann', sender_id: 'Ann' });
-      const headers: Record<string, string> = type === undefined ? {} : { 'content-type': type };
+      const headers = { 'content-type': type };
       const created = await fetch(`${t.baseUrl}${ApiPath.createRoom}`, {
         method: 'POST',
         headers,
@@ -229,18 +229,32 @@ describe('Rooms HTTP API', () => {
       expect(await credentials.json()).toMatchObject({ sender_id: 'Ann', room_id: 'plain-heron' });
     });
 
-    it('answers a body of another type with a 415 saying the API reads JSON', async () => {
-      for (const path of [ApiPath.createRoom, ApiPath.roomCredentials('teal-otter')]) {
+    // A foreign page may send these without a CORS preflight (a form, `fetch` with a string
+    // body, `navigator.sendBeacon`): none of them may reach a route and spend the budget.
+    it.each([
+      ['no Content-Type', undefined, '{"room_id":"plain-heron","sender":"Ann"}'],
+      ['text/plain (fetch with a string)', 'text/plain;charset=UTF-8', '{"sender":"Ann"}'],
+      ['a form type (curl -d)', 'application/x-www-form-urlencoded', '{"sender":"Ann"}'],
+      ['a form', 'application/x-www-form-urlencoded', 'room_id=plain-heron&sender=Ann'],
+      ['multipart', 'multipart/form-data; boundary=x', '--x\r\n\r\nAnn\r\n--x--'],
+      ['XML', 'application/xml', '<room_id>teal-otter</room_id>'],
+    ])('answers a body sent with %s with a 415 saying to send JSON', async (_label, type, raw) => {
+      const headers: Record<string, string> = type === undefined ? {} : { 'content-type': type };
+      for (const path of [
+        ApiPath.createRoom,
+        ApiPath.roomCredentials('plain-heron'),
+        ApiPath.roomTicket('plain-heron'),
+      ]) {
         const response = await fetch(`${t.baseUrl}${path}`, {
           method: 'POST',
-          headers: { 'content-type': 'application/xml' },
-          body: '<room_id>teal-otter</room_id>',
+          headers,
+          body: Buffer.from(raw),
         });
         expect(response.status).toBe(415);
         expect(await response.json()).toEqual({
           statusCode: 415,
           error: 'Unsupported Media Type',
-          message: [BODY_NOT_JSON_MESSAGE],
+          message: [BODY_NOT_JSON_TYPE_MESSAGE],
         });
       }
     });
@@ -304,6 +318,24 @@ describe('Rooms HTTP API', () => {
       expect(await response.json()).toMatchObject({ statusCode: 404, error: 'Not Found' });
     });
 
+    it('forbids storing the answers that carry a token or a ticket', async () => {
+      const created = await t.post(ApiPath.createRoom, { room_id: 'store-heron', sender: 'Ann' });
+      expect(created.status).toBe(201);
+      expect(created.headers.get('cache-control')).toBe('no-store');
+      const credentials = await t.post(ApiPath.roomCredentials('store-heron'), {
+        sender_id: 'Bob',
+      });
+      expect(credentials.status).toBe(200);
+      expect(credentials.headers.get('cache-control')).toBe('no-store');
+      const { token } = (await credentials.json()) as RoomCredentialsResponse;
+      const ticket = await fetch(`${t.baseUrl}${ApiPath.roomTicket('store-heron')}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(ticket.status).toBe(201);
+      expect(ticket.headers.get('cache-control')).toBe('no-store');
+    });
+
     it('sends exactly the security headers of the policy nginx is rendered from', async () => {
       const response = await fetch(`${t.baseUrl}/api/health/live`);
       const policy = new Map(securityHeaders().map(([name, value]) => [name.toLowerCase(), value]));
@@ -349,6 +381,25 @@ describe('Credential rate limit', () => {
       t.clock.advance(20_000);
       expect(
         (await t.post(ApiPath.roomCredentials('teal-otter'), { sender_id: 'Zed' })).status,
+      ).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('spends none of the budget on bodies a foreign page could send without a preflight', async () => {
+    const t = await startTestApp({ credentialsPerMinute: 1 });
+    try {
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+        const refused = await fetch(`${t.baseUrl}${ApiPath.roomCredentials('teal-otter')}`, {
+          method: 'POST',
+          headers: { 'content-type': type },
+          body: JSON.stringify({ sender_id: 'Ann' }),
+        });
+        expect(refused.status).toBe(415);
+      }
+      expect(
+        (await t.post(ApiPath.roomCredentials('teal-otter'), { sender_id: 'Ann' })).status,
       ).toBe(200);
     } finally {
       await t.close();

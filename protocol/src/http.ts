@@ -107,6 +107,9 @@ export const TICKET_UNAUTHORIZED_MESSAGE = 'A valid token for this room is requi
 export const BODY_NOT_OBJECT_MESSAGE = 'The request body must be a JSON object';
 /** 400: a body that is not JSON at all (malformed, cut short, only whitespace). */
 export const BODY_NOT_JSON_MESSAGE = 'The request body is not valid JSON';
+/** 415: a request body not sent as JSON (`Content-Type: application/json`). */
+export const BODY_NOT_JSON_TYPE_MESSAGE =
+  'Request bodies must be JSON, sent with Content-Type: application/json';
 /** 500: anything unexpected; never a detail. */
 export const SERVER_ERROR_MESSAGE = 'Something went wrong on our side';
 /** 503 from `GET /api/health/ready`: the replica is draining, or cannot reach its storage. */

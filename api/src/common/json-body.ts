@@ -1,24 +1,28 @@
 import { type IncomingMessage } from 'node:http';
 import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
-import { API_PREFIX, BODY_NOT_JSON_MESSAGE, BODY_NOT_OBJECT_MESSAGE } from '@taco/protocol';
+import {
+  API_PREFIX,
+  BODY_NOT_JSON_MESSAGE,
+  BODY_NOT_JSON_TYPE_MESSAGE,
+  BODY_NOT_OBJECT_MESSAGE,
+} from '@taco/protocol';
 import { type ErrorRequestHandler, type RequestHandler } from 'express';
 
 const BYTE_ORDER_MARK = '\uFEFF';
 
 /**
- * The media types a body is read as JSON under: JSON's own (`application/json`, any `+json`),
- * and the ones tools send JSON as when not told otherwise (`curl -d` and k6 label a string body
- * `application/x-www-form-urlencoded`, `fetch` labels one `text/plain`). A body with no type at
- * all is read as JSON too. The API speaks JSON only, so reading these costs nothing and spares
- * such a client a 400 that blames its (unread) fields.
+ * The media types a body is read as JSON under: JSON's own, `application/json` and any
+ * `application/*+json`. Every other body, an untyped one included, is refused with a 415
+ * (`unsupportedBodies`): the types a foreign page may send without a CORS preflight
+ * (`text/plain`, `application/x-www-form-urlencoded`, `multipart/form-data`) never reach a
+ * route, so another site cannot spend a visitor's credential budget.
  */
-export const JSON_BODY_MEDIA =
-  '(?:application/(?:json|[\\w.+-]*\\+json|x-www-form-urlencoded)|text/plain)';
+export const JSON_BODY_MEDIA = 'application/(?:json|[\\w.+-]*\\+json)';
 const JSON_BODY_TYPE = new RegExp(`^${JSON_BODY_MEDIA}\\s*(?:;|$)`, 'i');
 
 /** Whether a body of this `Content-Type` (`undefined`: none given) is read as JSON. */
 export function isJsonBodyType(type: string | undefined): boolean {
-  return type === undefined || JSON_BODY_TYPE.test(type);
+  return type !== undefined && JSON_BODY_TYPE.test(type);
 }
 
 /** The JSON body parser's `type` test: the request's body is read as JSON (`isJsonBodyType`). */
@@ -34,14 +38,14 @@ function hasBody(request: IncomingMessage): boolean {
 }
 
 /**
- * Refuses an API request whose body is of a type not read as JSON (`multipart/form-data`, XML)
- * with a 415, instead of letting its fields be taken for missing.
+ * Refuses an API request whose body is not typed as JSON (`isJsonBodyType`) with a 415 saying
+ * what to send, instead of reading it or letting its fields be taken for missing.
  */
 export function unsupportedBodies(): RequestHandler {
   return (request, _response, next) => {
     const refused =
       request.path.startsWith(`${API_PREFIX}/`) && hasBody(request) && !readsJsonBody(request);
-    next(refused ? new UnsupportedMediaTypeException([BODY_NOT_JSON_MESSAGE]) : undefined);
+    next(refused ? new UnsupportedMediaTypeException([BODY_NOT_JSON_TYPE_MESSAGE]) : undefined);
   };
 }
 

@@ -12,7 +12,7 @@ import { BODY_LIMIT_BYTES } from './body-validation.pipe';
 import { httpErrorAnswer } from './http-exception.filter';
 import { JSON_BODY_MEDIA } from './json-body';
 import { type IdentifiedRequest, PINO_LOGGER, requestLogging } from './logging';
-import { securityHeadersOfMiddleware } from './security-headers';
+import { API_CACHE_CONTROL, securityHeadersOfMiddleware } from './security-headers';
 
 /** The JSON bodies Express's parser reads as they are: no other charset, no content coding. */
 const PLAIN_JSON = new RegExp(
@@ -61,20 +61,20 @@ export function pathParam(request: IncomingMessage, prefix: string, suffix = '')
 
 /**
  * Whether Express's JSON parser reads `request`'s body as it is: none at all, or one declared by
- * a `Content-Length` within the limit, not chunked, with no content coding, untyped or of a type
- * read as JSON (`isJsonBodyType`) in UTF-8. Any other body is left to Express, whose body parser
- * answers each such case its own way.
+ * a `Content-Length` within the limit, not chunked, with no content coding, of a type read as
+ * JSON (`isJsonBodyType`) in UTF-8. Any other body is left to Express, whose body parser and
+ * `unsupportedBodies` answer each such case their own way.
  */
 export function hasPlainBody(request: IncomingMessage): boolean {
   const { headers } = request;
   if (headers['transfer-encoding'] !== undefined) return false;
   const length = headers['content-length'];
-  if (length === undefined) return true;
+  if (length === undefined || length === '0') return true;
   if (!DIGITS.test(length) || Number(length) > BODY_LIMIT_BYTES) return false;
   const coding = headers['content-encoding'];
   if (coding !== undefined && coding.toLowerCase() !== 'identity') return false;
   const type = headers['content-type'];
-  return type === undefined || PLAIN_JSON.test(type);
+  return type !== undefined && PLAIN_JSON.test(type);
 }
 
 /**
@@ -142,7 +142,7 @@ export class PlainRoutes {
   /** Writes a JSON answer as Express's `res.json` does, with the security headers. */
   private send(response: ServerResponse, status: number, body: object, retryAfter?: string): void {
     const json = JSON.stringify(body);
-    const headers = [...this.securityHeaders];
+    const headers = [...this.securityHeaders, 'Cache-Control', API_CACHE_CONTROL];
     if (retryAfter !== undefined) headers.push('Retry-After', retryAfter);
     headers.push('Content-Type', 'application/json; charset=utf-8');
     headers.push('Content-Length', String(Buffer.byteLength(json)));

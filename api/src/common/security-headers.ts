@@ -1,3 +1,4 @@
+import { API_PREFIX } from '@taco/protocol';
 import { type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import { CONTENT_SECURITY_POLICY, HSTS, PERMISSIONS_POLICY } from './security-policy';
@@ -49,4 +50,21 @@ export function securityHeadersOfMiddleware(): [string, string][] {
     middleware({} as Request, recorder as unknown as Response, () => undefined);
   }
   return [...headers.values()];
+}
+
+/**
+ * `Cache-Control` of every API answer: live state (presence, health, metrics, a free room name)
+ * or a credential (a token, a ticket), never to be kept by a browser, a proxy or the back/forward
+ * cache. Static files are the web server's to cache.
+ */
+export const API_CACHE_CONTROL = 'no-store';
+
+/** Marks every answer under `/api` as not to be stored (`API_CACHE_CONTROL`), errors included. */
+export function apiCacheControl(): RequestHandler {
+  return (request, response, next) => {
+    if (request.path.startsWith(`${API_PREFIX}/`)) {
+      response.setHeader('Cache-Control', API_CACHE_CONTROL);
+    }
+    next();
+  };
 }

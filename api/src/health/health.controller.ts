@@ -1,4 +1,4 @@
-import { Controller, Get, Header, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { DRAINING_MESSAGE, STORAGE_UNREACHABLE_MESSAGE } from '@taco/protocol';
 import { HealthService } from './health.service';
 
@@ -8,14 +8,12 @@ export class HealthController {
 
   /** The process is up. */
   @Get('live')
-  @Header('Cache-Control', 'no-store')
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   /** The replica can take traffic: not draining, storage reachable. */
   @Get('ready')
-  @Header('Cache-Control', 'no-store')
   async ready(): Promise<{ status: 'ready' }> {
     if (!(await this.health.isReady())) {
       throw new ServiceUnavailableException(

@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Res } from '@nestjs/common';
+import { Controller, Get, Res } from '@nestjs/common';
 import { type Response } from 'express';
 import { MetricsService } from './metrics.service';
 
@@ -7,7 +7,6 @@ export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 
   @Get()
-  @Header('Cache-Control', 'no-store')
   render(@Res({ passthrough: true }) response: Response): Promise<string> {
     response.setHeader('Content-Type', this.metrics.contentType);
     return this.metrics.render();

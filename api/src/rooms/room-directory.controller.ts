@@ -1,7 +1,6 @@
 import {
   Controller,
   Get,
-  Header,
   Logger,
   Param,
   ServiceUnavailableException,
@@ -39,7 +38,6 @@ export class RoomDirectoryController {
 
   /** A generated `colour-animal` name of a room that does not exist: no one in it, no history. */
   @Get('room-name')
-  @Header('Cache-Control', 'no-store')
   async roomName(): Promise<RoomNameResponse> {
     for (let draw = 0; draw < NAME_DRAWS; draw++) {
       const room = generateRoomName();
@@ -50,7 +48,6 @@ export class RoomDirectoryController {
 
   /** How many distinct names are in the room now; never who. */
   @Get('room/:room_id')
-  @Header('Cache-Control', 'no-store')
   async roomInfo(@Param('room_id', RoomIdPipe) room: string): Promise<RoomInfoResponse> {
     const names = await orUnavailable(this.logger, 'Reading rooms', () =>
       this.presence.names(room),
