@@ -11,6 +11,7 @@ describe('CloseCode', () => {
       Restart: 1012,
       TryAgainLater: 1013,
       Unauthorized: 4401,
+      NameTaken: 4409,
       RateLimited: 4429,
     });
   });
@@ -18,6 +19,8 @@ describe('CloseCode', () => {
   test('application codes are in the private range a browser may receive', () => {
     expect(CloseCode.Unauthorized).toBeGreaterThanOrEqual(4000);
     expect(CloseCode.Unauthorized).toBeLessThanOrEqual(4999);
+    expect(CloseCode.NameTaken).toBeGreaterThanOrEqual(4000);
+    expect(CloseCode.NameTaken).toBeLessThanOrEqual(4999);
     expect(CloseCode.RateLimited).toBeGreaterThanOrEqual(4000);
     expect(CloseCode.RateLimited).toBeLessThanOrEqual(4999);
   });
@@ -26,6 +29,7 @@ describe('CloseCode', () => {
 describe('closeAction', () => {
   test.each<[string, number, CloseAction]>([
     ['4401 unauthorized', 4401, 'reauthenticate'],
+    ['4409 name taken', 4409, 'reauthenticate'],
     ['1000 normal', 1000, 'stop'],
     ['1008 policy', 1008, 'stop'],
     ['1012 restart', 1012, 'reconnect-now'],
@@ -49,6 +53,7 @@ describe('closeAction', () => {
       Restart: 'reconnect-now',
       TryAgainLater: 'reconnect',
       Unauthorized: 'reauthenticate',
+      NameTaken: 'reauthenticate',
       RateLimited: 'reconnect',
     };
     for (const [name, code] of Object.entries(CloseCode)) {

@@ -16,6 +16,11 @@ export const CloseCode = {
   TryAgainLater: 1013,
   /** The token is missing, bad, expired or for another room. */
   Unauthorized: 4401,
+  /**
+   * The token's name (or one that looks the same) is held in the room by someone else: another
+   * credential's connections are present with it. Choose another name; never retry the token.
+   */
+  NameTaken: 4409,
   /** Repeated rate-limit abuse. */
   RateLimited: 4429,
 } as const;
@@ -26,6 +31,8 @@ export type CloseCode = (typeof CloseCode)[keyof typeof CloseCode];
 export const CloseReason = {
   /** 4401: the token or ticket is missing, bad, expired or for another room. */
   Unauthorized: 'Unauthorized',
+  /** 4409: the name is held in the room by someone else. */
+  NameTaken: 'Name taken',
   /** 1008: a browser `Origin` that is not allowed. */
   OriginNotAllowed: 'Origin not allowed',
   /** 1008: an upgrade on a path that is not a room socket. */
@@ -60,6 +67,7 @@ export type CloseAction = 'reauthenticate' | 'stop' | 'reconnect-now' | 'reconne
 export function closeAction(code: number): CloseAction {
   switch (code) {
     case CloseCode.Unauthorized:
+    case CloseCode.NameTaken:
       return 'reauthenticate';
     case CloseCode.Normal:
     case CloseCode.Policy:

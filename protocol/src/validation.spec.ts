@@ -75,6 +75,31 @@ const BLANK_LETTERS: Array<[string, string]> = [
   ['Mongolian free variation selector U+180B', '\u180B'],
 ];
 
+/**
+ * Code points that are unassigned or that Unicode says to render as nothing
+ * (Default_Ignorable_Code_Point): "Alice" with one of them looks exactly like "Alice".
+ */
+const UNSEEN_CODE_POINTS: Array<[string, string]> = [
+  ['unassigned default-ignorable U+2065', '\u2065'],
+  ['unassigned default-ignorable U+FFF0', '\uFFF0'],
+  ['unassigned default-ignorable U+FFF8', '\uFFF8'],
+  ['unassigned U+0378', '\u0378'],
+  ['unassigned U+05FF', '\u05FF'],
+  ['noncharacter U+FDD0', '\uFDD0'],
+  ['noncharacter U+FFFF', '\uFFFF'],
+  ['noncharacter U+1FFFE', '\u{1FFFE}'],
+  ['unassigned plane 3 U+3FFFD', '\u{3FFFD}'],
+  ['language tag U+E0001', '\u{E0001}'],
+  ['reserved tag U+E0000', '\u{E0000}'],
+  ['tag letter U+E0041', '\u{E0041}'],
+  ['unassigned default-ignorable U+E0080', '\u{E0080}'],
+  ['unassigned default-ignorable U+E0FFF', '\u{E0FFF}'],
+  ['a variation selector after a letter', '\uFE0F'],
+  ['a text variation selector after a letter', '\uFE0E'],
+  ['an ideographic variation selector after a letter', '\u{E0100}'],
+  ['Hangul filler U+3164', '\u3164'],
+];
+
 describe('ValidationMessage', () => {
   test('carries the exact texts users see', () => {
     expect(ValidationMessage).toEqual({
@@ -128,6 +153,12 @@ describe('validateRoomName', () => {
     'x'.repeat(40),
   ])('accepts %j', (name) => {
     expect(validateRoomName(name)).toBeNull();
+  });
+
+  test.each(UNSEEN_CODE_POINTS)('refuses %s anywhere in the room id', (_label, char) => {
+    for (const room of [`teal-otter${char}`, `${char}teal-otter`, `teal${char}-otter`]) {
+      expect([room, validateRoomName(room)]).toEqual([room, ValidationMessage.RoomNameInvalid]);
+    }
   });
 
   describe('length, counted in code points', () => {
@@ -461,6 +492,19 @@ describe('validateUserName', () => {
 
   test('refuses a right-to-left override used to spoof a name', () => {
     expect(validateUserName('admin\u202Enimda')).toBe(ValidationMessage.UserNameInvalid);
+  });
+
+  test.each(UNSEEN_CODE_POINTS)('refuses %s anywhere in the name', (_label, char) => {
+    for (const name of [`Alice${char}`, `${char}Alice`, `Al${char}ice`]) {
+      expect([name, validateUserName(name)]).toEqual([name, ValidationMessage.UserNameInvalid]);
+    }
+  });
+
+  test('accepts variation selectors where they choose a glyph: after an emoji or an ideograph', () => {
+    expect(validateUserName('Ann ❤\uFE0F')).toBeNull();
+    expect(validateUserName('1\uFE0F\u20E3 one')).toBeNull();
+    expect(validateUserName('葛\u{E0100}飾北斎')).toBeNull();
+    expect(validateUserName('☺\uFE0E Sam')).toBeNull();
   });
 
   describe('non-string values', () => {

@@ -31,6 +31,20 @@ const INVISIBLE = new RegExp(
   `[${INVISIBLE_CLASS}]|\\u034F|[\\u17B4\\u17B5]|[\\u180B-\\u180F]`,
   'u',
 );
+/** Variation selectors: the standardized and emoji ones, and the ideographic supplement. */
+const VARIATION_SELECTOR = '[\\uFE00-\\uFE0F\\u{E0100}-\\u{E01EF}]';
+/**
+ * Code points a name or room id must not hold because no one can see them or what they are:
+ * unassigned ones (Cn, noncharacters included: a future font may draw anything, today's draw
+ * nothing), and those Unicode says to render as nothing (Default_Ignorable_Code_Point: U+2065,
+ * U+FFF0, the tags U+E0000–U+E0FFF …), so that "Alice" and "Alice" plus one of them never stand
+ * side by side. A variation selector is allowed only where Unicode defines one to choose a glyph:
+ * right after an emoji ("❤️") or an ideograph.
+ */
+const UNSEEN = new RegExp(
+  `\\p{Cn}|(?<![\\p{Emoji}\\p{Ideographic}])${VARIATION_SELECTOR}|(?!${VARIATION_SELECTOR})\\p{Default_Ignorable_Code_Point}`,
+  'u',
+);
 /**
  * A character that shows something by itself: not whitespace, not one of the characters above,
  * and not a combining mark (which only changes the character before it).
@@ -78,6 +92,7 @@ export function validateRoomName(value: unknown): ValidationMessage | null {
   if (
     WHITESPACE.test(value) ||
     INVISIBLE.test(value) ||
+    UNSEEN.test(value) ||
     hasForbiddenCharacter(value) ||
     !LETTER_OR_DIGIT.test(value)
   ) {
@@ -121,6 +136,7 @@ export function validateUserName(value: unknown): ValidationMessage | null {
   if (
     WHITESPACE_OTHER_THAN_SPACE.test(name) ||
     INVISIBLE.test(name) ||
+    UNSEEN.test(name) ||
     hasForbiddenCharacter(name) ||
     isBlankText(name)
   ) {
