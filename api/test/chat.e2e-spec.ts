@@ -178,6 +178,68 @@ describe('Chat socket', () => {
     expect(await say(ann, 'three')).toMatchObject({ seq: 3, epoch });
   });
 
+  describe('one holder per name', () => {
+    const signed = (room: string, name: string) => t.app.get(RoomTokenService).sign(room, name);
+
+    it("refuses a second holder's socket for a present name with name_taken and 4409", async () => {
+      const room = newRoom();
+      // Mallory took "Alice" while Alice was away; Alice came back with her own token.
+      const early = signed(room, 'Alice');
+      const alice = t.connect(room, signed(room, 'Alice'));
+      await alice.next(isPresence('Alice', true));
+      const bob = await t.join(room, 'Bob');
+      await bob.drain();
+      const mallory = t.connect(room, early);
+      expect(await mallory.nextOfType(FrameType.Error)).toEqual({
+        type: FrameType.Error,
+        code: ErrorCode.NameTaken,
+        message: NAME_TAKEN_MESSAGE,
+      });
+      expect(await mallory.closed).toMatchObject({ code: CloseCode.NameTaken });
+      // The room never saw a second Alice, and hears nothing when the refused socket goes.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await bob.drain()).toEqual([]);
+      expect(await say(alice, 'still me')).toMatchObject({ sender: 'Alice' });
+      await alice.close();
+      expect(await bob.next(isPresence('Alice', false))).toMatchObject({ connecting: false });
+      // Once the holder is gone, the name is free for the other credential.
+      const later = t.connect(room, early);
+      await later.next(isPresence('Alice', true));
+      await later.close();
+    });
+
+    it.each([
+      ['another case', 'alice'],
+      ['a capital I for an l', 'AIice'],
+      ['a Cyrillic А', '\u0410lice'],
+      ['a Cherokee Ꭺ', '\u13AAlice'],
+      ['a Lisu ꓮ', '\uA4EElice'],
+    ])('refuses a look-alike (%s) of a present name at the socket', async (_label, lookalike) => {
+      const room = newRoom();
+      const alice = await t.join(room, 'Alice');
+      const twin = t.connect(room, signed(room, lookalike));
+      expect(await twin.nextOfType(FrameType.Error)).toMatchObject({ code: ErrorCode.NameTaken });
+      expect(await twin.closed).toMatchObject({ code: CloseCode.NameTaken });
+      expect(await alice.drain()).toEqual([]);
+    });
+
+    it('lets every tab of one credential in, and refuses a rename into a look-alike', async () => {
+      const room = newRoom();
+      const token = signed(room, 'Bob');
+      const tab1 = t.connect(room, token);
+      await tab1.next(isPresence('Bob', true));
+      const tab2 = t.connect(room, token);
+      await tab2.next(isPresence('Bob', true));
+      const eve = await t.join(room, 'Eve');
+      eve.send({ type: FrameType.Rename, token: signed(room, 'B\u0585b'), client_id: 'r-1' });
+      expect(await eve.nextOfType(FrameType.Error)).toMatchObject({
+        code: ErrorCode.NameTaken,
+        client_id: 'r-1',
+      });
+      expect(await say(eve, 'still Eve')).toMatchObject({ sender: 'Eve' });
+    });
+  });
+
   describe('rename (frame 8)', () => {
     const signed = (room: string, name: string) => t.app.get(RoomTokenService).sign(room, name);
     const presenceFrames = (frames: ServerFrame[]) =>
@@ -574,7 +636,8 @@ describe('Chat socket', () => {
       const app = await startTestApp({ connectionsPerIp: 2 });
       try {
         const token = await app.token('teal-otter', 'Ann');
-        const first = await app.join('teal-otter', 'Ann');
+        const first = app.connect('teal-otter', token);
+        await first.next(isPresence('Ann', true));
         const second = app.connect('teal-otter', token);
         await second.next(isPresence('Ann', true));
         const third = app.connect('teal-otter', token);

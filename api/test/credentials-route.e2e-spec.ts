@@ -263,7 +263,7 @@ describe('POST /api/room/:room_id answered ahead of Express', () => {
   it('answers 503 when presence cannot be read, as the Nest route does', async () => {
     for (const t of [plain, nest]) {
       jest
-        .spyOn(t.app.get(PresenceStore), 'isPresent')
+        .spyOn(t.app.get(PresenceStore), 'isTaken')
         .mockRejectedValueOnce(new Error('storage away'));
     }
     const raw = { path, body: json({ sender_id: 'Otto' }) };

@@ -17,7 +17,9 @@ import { parsePrometheusText } from './support/prometheus-text';
 import { RedisServer } from './support/redis-server';
 import { isHistory, isPresence, isSingleMessage } from './support/frames';
 import { startTestApp, TEST_SECRET, type TestApp } from './support/test-app';
+import { type TestClient } from './support/test-client';
 import { until } from './support/until';
+import { nameClaim } from '../src/bus/name-claim';
 
 describe('Two replicas sharing Redis', () => {
   let redis: RedisServer;
@@ -203,7 +205,9 @@ describe('Two replicas sharing Redis', () => {
     const dead = new RedisConnections(redis.url, 'dead');
     await dead.waitUntilReady(5000);
     const deadPresence = new RedisPresenceStore(dead, 300);
-    expect((await deadPresence.join(room, 'Ghost', 'dead:1')).first).toBe(true);
+    expect(await deadPresence.join(room, nameClaim('Ghost', 'ghost'), 'dead:1')).toMatchObject({
+      first: true,
+    });
     await dead.close();
     expect(await bob.next(isPresence('Ghost', false), 5000)).toEqual({
       type: FrameType.Presence,
@@ -215,6 +219,70 @@ describe('Two replicas sharing Redis', () => {
       200,
     );
     await bob.close();
+  });
+
+  it('gives a name to one holder across replicas, and never to two racing for it', async () => {
+    const room = 'holder-room';
+    const sign = (name: string) => one.app.get(RoomTokenService).sign(room, name);
+    const alice = one.connect(room, sign('Alice'));
+    await alice.next(isPresence('Alice', true));
+    // Another credential for Alice, or for a look-alike, on the other replica.
+    for (const name of ['Alice', 'AIice', '\u13AAlice']) {
+      const other = two.connect(room, sign(name));
+      expect(await other.nextOfType(FrameType.Error)).toMatchObject({ code: ErrorCode.NameTaken });
+      expect(await other.closed).toMatchObject({ code: CloseCode.NameTaken });
+    }
+    // Alice never heard of a second Alice, or of a look-alike.
+    const heard = (await alice.drain()).filter((f) => f.type === FrameType.Presence);
+    expect(heard.every((f) => f.sender === 'Alice' && f.connecting)).toBe(true);
+    await alice.close();
+    // Two people take a free name at once through the two replicas: one of them gets it.
+    for (let round = 0; round < 4; round++) {
+      const name = `Racer ${round}`;
+      const a = one.connect(room, sign(name));
+      const b = two.connect(room, sign(name));
+      // One is closed with 4409; the other stays in.
+      const outcomes = await Promise.all(
+        [a, b].map((client) =>
+          Promise.race([
+            client.closed.then(({ code }) => code),
+            new Promise((resolve) => setTimeout(() => resolve('open'), 700)),
+          ]),
+        ),
+      );
+      expect(outcomes.map(String).sort()).toEqual([String(CloseCode.NameTaken), 'open']);
+      await Promise.all([a.close(), b.close()]);
+    }
+  }, 20_000);
+
+  it('closes a connection whose lapsed name someone else took meanwhile', async () => {
+    const room = 'lapsed-room';
+    const sign = (name: string) => one.app.get(RoomTokenService).sign(room, name);
+    const first = two.connect(room, sign('Dana'));
+    await first.next(isPresence('Dana', true));
+    // Dana's entry is lost (as after a Redis restart without data) and another Dana joins:
+    // whichever of the two is in the room first keeps the name (a refresh of the first may
+    // come before the second's join); the other is told and closed, never both in.
+    await plain.del(`chat:{${room}}:presence`);
+    const second = one.connect(room, sign('Dana'));
+    const outcome = (client: TestClient) => {
+      let code: number | null = null;
+      void client.closed.then((closed) => (code = closed.code));
+      return () => code;
+    };
+    const [firstClosed, secondClosed] = [outcome(first), outcome(second)];
+    await until(async () => {
+      await two.app.get(PresenceKeeper).tick();
+      return firstClosed() !== null || secondClosed() !== null;
+    }, 5000);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await two.app.get(PresenceKeeper).tick();
+    expect([firstClosed(), secondClosed()].sort()).toEqual([CloseCode.NameTaken, null].sort());
+    const refused = firstClosed() === null ? second : first;
+    expect(await refused.nextOfType(FrameType.Error)).toMatchObject({
+      code: ErrorCode.NameTaken,
+    });
+    await Promise.all([first.close(), second.close()]);
   });
 
   it('announces a participant again when its entry had been reaped', async () => {

@@ -299,8 +299,11 @@ describe('Rooms HTTP API', () => {
       for (const name of [
         'Alice  Smith',
         'ａｌｉｃｅ smith',
-        'Alice Smith\uFE0F',
         '\u0410lice Smith',
+        'AIice Smith',
+        '\u13AAlice Smith',
+        '\uA4EElice Smith',
+        'Alice Srnith',
       ]) {
         const response = await t.post(ApiPath.roomCredentials('lookalike-room'), {
           sender_id: name,

@@ -5,6 +5,7 @@ import { WebSocket } from 'ws';
 import { loadConfig } from '../config/load-config';
 import { type MetricsService } from '../metrics/metrics.service';
 import { ChatConnection, InTurn } from './chat-connection';
+import { nameClaim } from '../bus/name-claim';
 
 function setup() {
   const writes: Buffer[][] = [];
@@ -31,7 +32,7 @@ function setup() {
   const connection = new ChatConnection(
     'c1',
     'teal-otter',
-    'Ann',
+    nameClaim('Ann', 'ann-credential'),
     '203.0.113.9',
     socket,
     transport,

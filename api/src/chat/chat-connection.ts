@@ -3,10 +3,13 @@ import {
   CloseCode,
   CloseReason,
   encodeFrame,
+  errorFrame,
+  NAME_TAKEN_ERROR,
   SEND_BUFFER_MAX_BYTES,
   type ServerFrame,
 } from '@taco/protocol';
 import { WebSocket } from 'ws';
+import { type NameClaim } from '../bus/name-claim';
 import { TokenBucket } from '../common/token-bucket';
 import { type AppConfig } from '../config/app-config';
 import { type MetricsService } from '../metrics/metrics.service';
@@ -83,8 +86,8 @@ export class ChatConnection {
   constructor(
     readonly id: string,
     readonly room: string,
-    /** The user name the connection speaks as; a rename (frame 8) changes it. */
-    public name: string,
+    /** The name the connection speaks as, and who holds it; a rename (frame 8) changes it. */
+    public claim: NameClaim,
     readonly ip: string,
     private readonly socket: WebSocket,
     /** The TCP socket under `socket`, for frames already framed (see `writeFrame`). */
@@ -102,6 +105,11 @@ export class ChatConnection {
     bySocket.set(socket, this);
     socket.on('pong', onPong);
     socket.on('close', onClose);
+  }
+
+  /** The user name the connection speaks as. */
+  get name(): string {
+    return this.claim.name;
   }
 
   /** The connection a socket was admitted as, if it was. */
@@ -248,6 +256,15 @@ export class ChatConnection {
     }
     this.metrics.closes.inc({ code });
     this.socket.close(code, reason);
+  }
+
+  /**
+   * Refuses the connection its name, which someone else holds: an error frame saying so (for any
+   * client), then `CloseCode.NameTaken` (for a browser, which decides by the code).
+   */
+  refuseName(): void {
+    this.send(errorFrame(NAME_TAKEN_ERROR));
+    this.close(CloseCode.NameTaken, CloseReason.NameTaken);
   }
 
   terminate(): void {

@@ -15,7 +15,6 @@ import {
   type ErrorFrame,
   FrameType,
   type HeartbeatFrame,
-  isSameUserName,
   NAME_TAKEN_ERROR,
   RATE_LIMITED_ERROR,
   RENAME_REFUSED_ERROR,
@@ -23,6 +22,7 @@ import {
 } from '@taco/protocol';
 import { type WebSocket } from 'ws';
 import { ChatBus } from '../bus/chat-bus.port';
+import { nameClaim } from '../bus/name-claim';
 import { PresenceStore } from '../bus/presence.port';
 import { messageFrame, presenceEvent, renameFrames, typingEvent } from '../bus/room-events';
 import { Clock } from '../common/clock';
@@ -38,6 +38,9 @@ import { type FrameReply, RoomFrameHandler } from './room-frame-handler';
 import { RoomHub } from './room-hub.service';
 
 const DRAIN_TIMEOUT_MS = 3000;
+
+/** A socket's join refused: someone else holds its name, or one that passes for it. */
+class NameTakenError extends Error {}
 const HEARTBEAT: HeartbeatFrame = { type: FrameType.Heartbeat };
 
 /** What an action resolved with, as the frame's answer (made once: every frame passes here). */
@@ -161,7 +164,7 @@ export class ChatGateway
     const connection = new ChatConnection(
       `${this.config.replicaId}:${++this.nextId}`,
       admission.room,
-      admission.name,
+      nameClaim(admission.name, admission.holder),
       admission.ip,
       socket,
       request.socket,
@@ -176,6 +179,7 @@ export class ChatGateway
     connection.joined.then(
       () => (connection.inRoom = true),
       (error: unknown) => {
+        if (error instanceof NameTakenError) return connection.refuseName();
         this.logger.error(`Joining a room failed: ${String(error)}`);
         connection.close(CloseCode.TryAgainLater, CloseReason.StorageUnavailable);
       },
@@ -185,32 +189,34 @@ export class ChatGateway
   /**
    * Subscribes first, then reads the roster, so no join between the two is missed: the newcomer
    * gets everyone present (itself included); the others hear of the newcomer if the name is new,
-   * announced by the presence store in the same step as the join (one Redis round trip).
+   * announced by the presence store in the same step as the join (one Redis round trip). Rejects
+   * with `NameTakenError` when someone else holds the name, or one that passes for it.
    */
   private async join(connection: ChatConnection): Promise<void> {
     const { room, name } = connection;
     await this.hub.add(connection);
-    const { roster } = await this.presence.join(
+    const joined = await this.presence.join(
       room,
-      name,
+      connection.claim,
       connection.id,
       presenceEvent(room, name, true, name),
     );
+    if (joined.taken) throw new NameTakenError(name);
     // The newcomer's roster leaves in one write, however many are present.
     connection.sendAll(
-      roster.map((sender) => ({ type: FrameType.Presence, room, sender, connecting: true })),
+      joined.roster.map((sender) => ({ type: FrameType.Presence, room, sender, connecting: true })),
     );
   }
 
   /**
    * Frame 8: the connection takes the name its new token carries. Only the holder of the old
-   * name's connection can do this, and the token must be for this room; a name someone else is
-   * connected with is refused. The room hears of it: the new name present with `renamed_from`,
-   * then the old one gone with `renamed_to` once it has no connection left.
+   * name's connection can do this, and the token must be for this room; a name that someone else
+   * holds, or one that passes for it, is refused. The room hears of it: the new name present with
+   * `renamed_from`, then the old one gone with `renamed_to` once it has no connection left.
    *
-   * While the old name keeps other connections (the browser's other tabs), they may follow into
-   * the new name with the same token, although it is present by then: a follower alone hears
-   * `renamed_from`, since the room knows that name already.
+   * The old name's other connections (the browser's other tabs) follow with the same token: they
+   * hold the new name already, so they may, and a follower alone hears `renamed_from`, since the
+   * room knows that name already.
    */
   private async rename(
     connection: ChatConnection,
@@ -218,25 +224,19 @@ export class ChatGateway
     clientId: string | undefined,
   ): Promise<FrameReply> {
     const { room } = connection;
-    const name = this.tokens.verify(token, room);
-    if (name === null) return errorFrame(RENAME_REFUSED_ERROR, clientId);
-    const old = connection.name;
-    if (name === old) return undefined;
-    if (
-      !isSameUserName(name, old) &&
-      (await this.presence.isPresent(room, name)) &&
-      !(await this.presence.mayFollowRename(room, token))
-    ) {
-      return errorFrame(NAME_TAKEN_ERROR, clientId);
-    }
-    connection.name = name;
-    const { first } = await this.presence.join(room, name, connection.id);
+    const holder = this.tokens.verify(token, room);
+    if (holder === null) return errorFrame(RENAME_REFUSED_ERROR, clientId);
+    const old = connection.claim;
+    if (holder.name === old.name) return undefined;
+    const claim = nameClaim(holder.name, holder.holder);
+    const joined = await this.presence.join(room, claim, connection.id, undefined, old.holder);
+    if (joined.taken) return errorFrame(NAME_TAKEN_ERROR, clientId);
+    connection.claim = claim;
     const { last } = await this.presence.leave(room, old, connection.id);
-    if (!last) await this.presence.noteRename(room, token);
-    const { present, gone } = renameFrames(room, old, name);
-    if (first) await this.bus.publish(room, { payload: encodeFrame(present) });
+    const { present, gone } = renameFrames(room, old.name, claim.name);
+    if (joined.first) await this.bus.publish(room, { payload: encodeFrame(present) });
     if (last) await this.bus.publish(room, { payload: encodeFrame(gone) });
-    return first ? undefined : present;
+    return joined.first ? undefined : present;
   }
 
   async handleDisconnect(socket: WebSocket): Promise<void> {
@@ -255,7 +255,12 @@ export class ChatGateway
     try {
       await this.hub.remove(connection);
       // The others hear that the name is gone if that was its last connection.
-      await this.presence.leave(room, name, connection.id, presenceEvent(room, name, false, name));
+      await this.presence.leave(
+        room,
+        connection.claim,
+        connection.id,
+        presenceEvent(room, name, false, name),
+      );
     } catch (error) {
       this.logger.error(`Leaving a room failed: ${String(error)}`);
     }

@@ -22,7 +22,8 @@ function setup(overrides: Partial<AppConfig> = {}) {
   const config = new AppConfig({ ...loadConfig({ WEB_DIST: 'off' }), ...overrides });
   const health = { isDraining: false };
   const tokens = {
-    verify: (token: string | null, room: string) => (token === `ok-${room}` ? 'Ann' : null),
+    verify: (token: string | null, room: string) =>
+      token === `ok-${room}` ? { name: 'Ann', holder: 'ann-credential' } : null,
   };
   const limiter = new MemoryConnectionLimiter(config.connectionsPerIp);
   let now = 1_000_000;
@@ -46,6 +47,7 @@ describe('ConnectionAdmission', () => {
       admitted: true,
       room: 'teal-otter',
       name: 'Ann',
+      holder: 'ann-credential',
       ip: '203.0.113.9',
     });
   });
@@ -101,16 +103,21 @@ describe('ConnectionAdmission', () => {
 
   it('admits a ticket once, for its own room, within its lifetime', async () => {
     const { admission, tickets, clock } = setup();
-    const ticket = await tickets.issue('r1', 'Ann');
+    const ticket = await tickets.issue('r1', { name: 'Ann', holder: 'ann-credential' });
     const open = (room: string, value: string) =>
       admission.admit(request(`/api/room/${room}/ws?ticket=${value}`));
-    expect(await open('r1', ticket)).toMatchObject({ admitted: true, room: 'r1', name: 'Ann' });
+    expect(await open('r1', ticket)).toMatchObject({
+      admitted: true,
+      room: 'r1',
+      name: 'Ann',
+      holder: 'ann-credential',
+    });
     expect(await open('r1', ticket)).toMatchObject({ code: CloseCode.Unauthorized });
 
-    const elsewhere = await tickets.issue('r2', 'Ann');
+    const elsewhere = await tickets.issue('r2', { name: 'Ann', holder: 'ann-credential' });
     expect(await open('r1', elsewhere)).toMatchObject({ code: CloseCode.Unauthorized });
 
-    const late = await tickets.issue('r1', 'Ann');
+    const late = await tickets.issue('r1', { name: 'Ann', holder: 'ann-credential' });
     clock.advance(30_001);
     expect(await open('r1', late)).toMatchObject({ code: CloseCode.Unauthorized });
     expect(await open('r1', 'not-a-ticket')).toMatchObject({ code: CloseCode.Unauthorized });

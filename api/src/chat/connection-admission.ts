@@ -4,15 +4,17 @@ import { CloseCode, CloseReason, parseSocketPath } from '@taco/protocol';
 import { ClientIpResolver } from '../common/client-ip';
 import { AppConfig } from '../config/app-config';
 import { HealthService } from '../health/health.service';
-import { RoomTokenService } from '../rooms/room-token.service';
+import { RoomTokenService, type TokenHolder } from '../rooms/room-token.service';
 import { type TicketClaims, TicketStore } from '../rooms/tickets';
 import { ConnectionLimiter } from './connection-limiter';
 
-/** A socket let in: its room, the user name its token carries and the client's address. */
-export interface Admitted {
+/**
+ * A socket let in: its room, the user name its token carries and who holds it (`TokenHolder`),
+ * and the client's address.
+ */
+export interface Admitted extends TokenHolder {
   admitted: true;
   room: string;
-  name: string;
   ip: string;
 }
 
@@ -92,9 +94,9 @@ export class ConnectionAdmission {
       return refuse(CloseCode.Policy, CloseReason.OriginNotAllowed);
     }
     const ticket = url.searchParams.get('ticket');
-    let name: string | null;
+    let holder: TokenHolder | null;
     if (ticket === null) {
-      name = this.tokens.verify(url.searchParams.get('token'), room);
+      holder = this.tokens.verify(url.searchParams.get('token'), room);
     } else {
       let claims: TicketClaims | null;
       try {
@@ -102,14 +104,14 @@ export class ConnectionAdmission {
       } catch {
         return refuse(CloseCode.TryAgainLater, CloseReason.StorageUnavailable);
       }
-      name = claims?.room === room ? claims.name : null;
+      holder = claims?.room === room ? { name: claims.name, holder: claims.holder } : null;
     }
-    if (name === null) return refuse(CloseCode.Unauthorized, CloseReason.Unauthorized);
+    if (holder === null) return refuse(CloseCode.Unauthorized, CloseReason.Unauthorized);
     const ip = this.clientIp.ofRequest(request);
     if (!(await this.limiter.acquire(ip))) {
       return refuse(CloseCode.TryAgainLater, CloseReason.TooManyConnections);
     }
-    return { admitted: true, room, name, ip };
+    return { admitted: true, room, name: holder.name, holder: holder.holder, ip };
   }
 
   /** Gives back the place an admitted connection held. */

@@ -84,8 +84,15 @@ export class PresenceKeeper implements OnApplicationBootstrap, OnApplicationShut
 
   /** Refreshes this replica's participants of a room, then reaps the room (one step). */
   private async keep(room: string, members: ReadonlySet<ChatConnection>): Promise<void> {
-    const entries = [...members].map((member) => ({ name: member.name, connectionId: member.id }));
-    const { back, gone } = await this.presence.keep(room, entries);
+    const entries = [...members].map((member) => ({
+      claim: member.claim,
+      connectionId: member.id,
+    }));
+    const { back, gone, taken } = await this.presence.keep(room, entries);
+    if (taken.length > 0) {
+      const refused = new Set(taken);
+      for (const member of members) if (refused.has(member.id)) member.refuseName();
+    }
     await Promise.all([
       ...back.map((name) => this.announce(room, name, true)),
       ...gone.map((name) => this.announce(room, name, false)),

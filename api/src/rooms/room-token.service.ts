@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { validateUserName } from '@taco/protocol';
@@ -15,6 +15,18 @@ export interface RoomTokenClaims {
   jti: string;
 }
 
+/** What a valid token says: who speaks, and the credential the name is held by. */
+export interface TokenHolder {
+  /** The trimmed user name (`sub`). */
+  name: string;
+  /**
+   * The credential: the token's `jti`, shared by every tab that reuses the token and by the
+   * connections that follow its rename, and by no one else (a digest of the token for one made
+   * before tokens carried a `jti`). While a name is present it belongs to one holder.
+   */
+  holder: string;
+}
+
 /** Signs and checks room tokens: HS256 only, `sub` the user name, `aud` the room id. */
 @Injectable()
 export class RoomTokenService {
@@ -28,12 +40,12 @@ export class RoomTokenService {
   }
 
   /**
-   * The user name a token carries for this room, or `null` when it is not valid here. The JWT
-   * library checks the signature, the algorithm and the expiry; the claims are checked here, so
-   * only tokens shaped as `sign` makes them pass: `aud` this one room (not a list that names it
-   * too), an `exp`, and a valid user name as `sub`.
+   * The user name a token carries for this room, and its holder (`TokenHolder`), or `null` when
+   * it is not valid here. The JWT library checks the signature, the algorithm and the expiry; the
+   * claims are checked here, so only tokens shaped as `sign` makes them pass: `aud` this one room
+   * (not a list that names it too), an `exp`, and a valid user name as `sub`.
    */
-  verify(token: string | null | undefined, room: string): string | null {
+  verify(token: string | null | undefined, room: string): TokenHolder | null {
     if (!token) return null;
     let claims: Partial<Record<keyof RoomTokenClaims, unknown>>;
     try {
@@ -41,8 +53,13 @@ export class RoomTokenService {
     } catch {
       return null;
     }
-    const { sub, aud, exp } = claims;
+    const { sub, aud, exp, jti } = claims;
     if (aud !== room || typeof exp !== 'number' || typeof sub !== 'string') return null;
-    return validateUserName(sub) === null ? sub : null;
+    if (validateUserName(sub) !== null) return null;
+    const holder =
+      typeof jti === 'string' && jti !== ''
+        ? jti
+        : createHash('sha256').update(token).digest('base64url').slice(0, 16);
+    return { name: sub, holder };
   }
 }

@@ -20,16 +20,19 @@ export class RoomsService {
     private readonly tokens: RoomTokenService,
   ) {}
 
-  /** A token for `rawName` in `room`, unless someone connected there right now uses that name. */
+  /** A token for `rawName` in `room`, unless the name is taken there right now (`isTaken`). */
   async issue(room: string, rawName: string): Promise<IssuedCredentials> {
     const name = normalizeUserName(rawName);
     if (await this.isTaken(room, name)) throw new ConflictException(NAME_TAKEN_MESSAGE);
     return this.credentials(room, name);
   }
 
-  /** Whether someone connected in `room` right now uses `name`; 503 when that cannot be told. */
+  /**
+   * Whether someone connected in `room` right now uses `name`, or a name that passes for it (the
+   * same key or skeleton); 503 when that cannot be told.
+   */
   isTaken(room: string, name: string): Promise<boolean> {
-    return orUnavailable(this.logger, 'Presence check', () => this.presence.isPresent(room, name));
+    return orUnavailable(this.logger, 'Presence check', () => this.presence.isTaken(room, name));
   }
 
   /** Credentials for a trimmed `name` known to be free in `room`. */

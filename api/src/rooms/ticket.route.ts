@@ -43,13 +43,13 @@ export class TicketRoute implements PlainRoute {
   async handle(request: IncomingMessage, room: string, raw: Buffer): Promise<PlainAnswer> {
     parseJsonBody(raw);
     const problem = validateRoomName(room);
-    const name =
+    const holder =
       problem === null
         ? this.tokens.verify(bearerToken(request.headers.authorization), room)
         : null;
     const issued = await this.throttle.takeAlongside(
       request,
-      name === null ? Promise.resolve(null) : this.tickets.issue(room, name),
+      holder === null ? Promise.resolve(null) : this.tickets.issue(room, holder),
     );
     if (problem !== null) throw new BadRequestException([problem]);
     const ticket = issued();

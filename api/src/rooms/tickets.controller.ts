@@ -36,8 +36,8 @@ export class TicketsController {
     @Param('room_id', RoomIdPipe) room: string,
     @Headers('authorization') authorization: string | undefined,
   ): Promise<RoomTicketResponse> {
-    const name = this.tokens.verify(bearerToken(authorization), room);
-    if (name === null) throw new UnauthorizedException(TICKET_UNAUTHORIZED_MESSAGE);
-    return { ticket: await this.tickets.issue(room, name) };
+    const holder = this.tokens.verify(bearerToken(authorization), room);
+    if (holder === null) throw new UnauthorizedException(TICKET_UNAUTHORIZED_MESSAGE);
+    return { ticket: await this.tickets.issue(room, holder) };
   }
 }

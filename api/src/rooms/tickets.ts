@@ -4,11 +4,12 @@ import { TICKET_TTL_SECONDS } from '@taco/protocol';
 import { SHARED_KEYS } from '../bus/redis/redis-keys';
 import { type RedisConnections } from '../bus/redis/redis-connections';
 import { orUnavailable } from '../common/storage-unavailable';
+import { type TokenHolder } from './room-token.service';
 
 /** What a ticket opens: one socket of `room` as `name`. */
-export interface TicketClaims {
+/** What a ticket stands for: a room, and the name and holder of the token it was issued for. */
+export interface TicketClaims extends TokenHolder {
   room: string;
-  name: string;
 }
 
 /** Tickets are 32 characters of base64url (24 random bytes); anything else is never looked up. */
@@ -26,10 +27,10 @@ function newTicket(): string {
  */
 export abstract class TicketStore {
   /**
-   * A new ticket for `name` in `room`, valid for `TICKET_TTL_SECONDS`; a 503 when it cannot be
-   * stored (Redis unreachable), as every call that needs storage answers then.
+   * A new ticket for `holder`'s name in `room`, valid for `TICKET_TTL_SECONDS`; a 503 when it
+   * cannot be stored (Redis unreachable), as every call that needs storage answers then.
    */
-  abstract issue(room: string, name: string): Promise<string>;
+  abstract issue(room: string, holder: TokenHolder): Promise<string>;
   /**
    * Spends `ticket`: its claims the first time within its lifetime, `null` ever after (or for a
    * string that never was a ticket). Rejects only when the store cannot be reached.
@@ -45,9 +46,9 @@ export class RedisTicketStore extends TicketStore {
     super();
   }
 
-  async issue(room: string, name: string): Promise<string> {
+  async issue(room: string, { name, holder }: TokenHolder): Promise<string> {
     const ticket = newTicket();
-    const claims: TicketClaims = { room, name };
+    const claims: TicketClaims = { room, name, holder };
     await orUnavailable(this.logger, 'Storing a ticket', () =>
       this.redis.command.set(
         SHARED_KEYS.ticket(ticket),
@@ -62,7 +63,10 @@ export class RedisTicketStore extends TicketStore {
   async redeem(ticket: string): Promise<TicketClaims | null> {
     if (!TICKET_FORMAT.test(ticket)) return null;
     const stored = await this.redis.command.getdel(SHARED_KEYS.ticket(ticket));
-    return stored === null ? null : (JSON.parse(stored) as TicketClaims);
+    if (stored === null) return null;
+    const claims = JSON.parse(stored) as Partial<TicketClaims>;
+    // A ticket issued by a replica of a build before holders: its holder is unknown.
+    return { room: String(claims.room), name: String(claims.name), holder: claims.holder ?? '' };
   }
 }
 
@@ -74,10 +78,11 @@ export class MemoryTicketStore extends TicketStore {
     super();
   }
 
-  issue(room: string, name: string): Promise<string> {
+  issue(room: string, { name, holder }: TokenHolder): Promise<string> {
     this.sweep();
     const ticket = newTicket();
-    this.tickets.set(ticket, { room, name, expiresAt: this.now() + TICKET_TTL_SECONDS * 1000 });
+    const expiresAt = this.now() + TICKET_TTL_SECONDS * 1000;
+    this.tickets.set(ticket, { room, name, holder, expiresAt });
     return Promise.resolve(ticket);
   }
 
@@ -85,7 +90,7 @@ export class MemoryTicketStore extends TicketStore {
     const entry = this.tickets.get(ticket);
     this.tickets.delete(ticket);
     if (!entry || entry.expiresAt <= this.now()) return Promise.resolve(null);
-    return Promise.resolve({ room: entry.room, name: entry.name });
+    return Promise.resolve({ room: entry.room, name: entry.name, holder: entry.holder });
   }
 
   /** Drops expired tickets. They all live as long, so the oldest come first in the map. */

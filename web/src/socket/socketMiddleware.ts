@@ -41,6 +41,7 @@ import {
   selectUnsentMessage,
 } from '../features/messages/messagesSlice';
 import {
+  nameRefused,
   type RoomAuthState,
   selectRoomAuth,
   unauthorized,
@@ -66,12 +67,14 @@ interface SocketState {
 }
 
 /** What the page learns when the socket closed and the reconnect machine decided. */
-function closeOutcome(room: string, decision: ReconnectDecision): UnknownAction {
+function closeOutcome(room: string, code: number, decision: ReconnectDecision): UnknownAction {
   switch (decision.action) {
     case 'reconnect':
       return reconnectScheduled({ room, attempt: decision.attempt, delayMs: decision.delayMs });
     case 'reauthenticate':
-      return unauthorized({ room, source: 'socket' });
+      return code === CloseCode.NameTaken
+        ? nameRefused({ room })
+        : unauthorized({ room, source: 'socket' });
     case 'stop':
       return connectionLost({ room, reason: decision.reason });
   }
@@ -152,7 +155,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
 
     function closed(room: string, code: number) {
       api.dispatch(connectionClosed({ room, code }));
-      api.dispatch(closeOutcome(room, reconnect.closed(code)));
+      api.dispatch(closeOutcome(room, code, reconnect.closed(code)));
     }
 
     function onFrame(room: string, frame: ServerFrame) {

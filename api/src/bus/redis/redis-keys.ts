@@ -14,14 +14,6 @@ export function roomKeys(room: string) {
   } as const;
 }
 
-/**
- * A rename's token (its digest) that the old name's other connections may follow with, one key
- * each so that each expires on its own (see `PresenceStore.noteRename`); in the room's hash tag.
- */
-export function renameKey(room: string, digest: string): string {
-  return `chat:{${room}}:renamed:${digest}`;
-}
-
 const CHANNEL_START = 'chat:{';
 const CHANNEL_END = '}';
 const CHANNEL_START_BYTES = Buffer.from(CHANNEL_START);

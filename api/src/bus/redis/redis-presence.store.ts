@@ -1,18 +1,16 @@
-import { isSameUserName } from '@taco/protocol';
 import {
   type PresenceEntry,
   type PresenceJoin,
   type PresenceKept,
   type PresenceLeave,
   PresenceStore,
-  RENAME_FOLLOW_MS,
-  renameTokenDigest,
 } from '../presence.port';
 import { type RoomEvent } from '../chat-bus.port';
+import { type NameClaim, nameForms, namesClash } from '../name-claim';
 import { encodeEnvelope } from './envelope';
 import { LuaScript } from './lua-script';
 import { type RedisConnections } from './redis-connections';
-import { renameKey, roomKeys } from './redis-keys';
+import { roomKeys } from './redis-keys';
 import {
   PRESENCE_JOIN_SCRIPT,
   PRESENCE_KEEP_SCRIPT,
@@ -25,12 +23,18 @@ const leave = new LuaScript(PRESENCE_LEAVE_SCRIPT);
 const keep = new LuaScript(PRESENCE_KEEP_SCRIPT);
 const names = new LuaScript(PRESENCE_NAMES_SCRIPT);
 
-const member = (name: string, connectionId: string) => `${name}\n${connectionId}`;
+/** A connection's member of the room's presence set (see `PRESENCE_PRELUDE`). */
+const member = ({ name, holder, key, skeleton }: NameClaim, connectionId: string) =>
+  `${name}\n${connectionId}\n${holder}\n${key}\n${skeleton}`;
+
+/** The join script's answer when the name is someone else's. */
+const TAKEN = -1;
 
 /**
- * Presence shared by every replica: a sorted set per room of "name\nconnection" members scored
- * by when they expire. Each replica refreshes its own; a replica that dies stops refreshing, and
- * whichever replica keeps the room next reports its participants gone.
+ * Presence shared by every replica: a sorted set per room of members naming a connection and the
+ * name it holds, scored by when they expire. Each replica refreshes its own; a replica that dies
+ * stops refreshing, and whichever replica keeps the room next reports its participants gone.
+ * Who holds a name is checked inside the join script, so it holds across replicas.
  */
 export class RedisPresenceStore extends PresenceStore {
   constructor(
@@ -42,22 +46,32 @@ export class RedisPresenceStore extends PresenceStore {
 
   async join(
     room: string,
-    name: string,
+    claim: NameClaim,
     connectionId: string,
     announce?: RoomEvent,
+    formerHolder = '',
   ): Promise<PresenceJoin> {
     const keys = roomKeys(room);
     const [first, ...roster] = (await join.run(
       this.redis.coalesced(),
       [keys.presence, keys.channel],
-      [name, member(name, connectionId), this.expiryMs, ...this.announcing(announce)],
+      [
+        claim.name,
+        member(claim, connectionId),
+        this.expiryMs,
+        claim.holder,
+        claim.key,
+        claim.skeleton,
+        formerHolder,
+        ...this.announcing(announce),
+      ],
     )) as [number, ...string[]];
-    return { first: first === 1, roster };
+    return first === TAKEN ? { taken: true } : { taken: false, first: first === 1, roster };
   }
 
   async leave(
     room: string,
-    name: string,
+    claim: NameClaim,
     connectionId: string,
     announce?: RoomEvent,
   ): Promise<PresenceLeave> {
@@ -65,7 +79,7 @@ export class RedisPresenceStore extends PresenceStore {
     const last = await leave.run(
       this.redis.coalesced(),
       [keys.presence, keys.channel],
-      [name, member(name, connectionId), ...this.announcing(announce)],
+      [claim.name, member(claim, connectionId), ...this.announcing(announce)],
     );
     return { last: last === 1 };
   }
@@ -75,31 +89,26 @@ export class RedisPresenceStore extends PresenceStore {
     return announce ? [encodeEnvelope(announce), this.redis.publishCommand] : [];
   }
 
-  async isPresent(room: string, name: string): Promise<boolean> {
-    return (await this.names(room)).some((other) => isSameUserName(other, name));
+  async isTaken(room: string, name: string): Promise<boolean> {
+    const forms = nameForms(name);
+    return (await this.names(room)).some((present) => namesClash(nameForms(present), forms));
   }
 
   async names(room: string): Promise<string[]> {
     return (await names.run(this.redis.coalesced(), [roomKeys(room).presence], [])) as string[];
   }
 
-  async noteRename(room: string, token: string): Promise<void> {
-    const key = renameKey(room, renameTokenDigest(token));
-    await this.redis.coalesced().set(key, '1', 'PX', RENAME_FOLLOW_MS);
-  }
-
-  async mayFollowRename(room: string, token: string): Promise<boolean> {
-    const key = renameKey(room, renameTokenDigest(token));
-    return (await this.redis.coalesced().exists(key)) === 1;
-  }
-
   async keep(room: string, entries: PresenceEntry[]): Promise<PresenceKept> {
-    const args = entries.flatMap((entry) => [entry.name, member(entry.name, entry.connectionId)]);
-    const [back, gone] = (await keep.run(
+    const args = entries.flatMap(({ claim, connectionId }) => [
+      claim.name,
+      member(claim, connectionId),
+      connectionId,
+    ]);
+    const [back, gone, taken] = (await keep.run(
       this.redis.coalesced(),
       [roomKeys(room).presence],
       [this.expiryMs, ...args],
-    )) as [string[], string[]];
-    return { back, gone };
+    )) as [string[], string[], string[]];
+    return { back, gone, taken };
   }
 }

@@ -142,36 +142,60 @@ end
 return {complete, redis.call('LRANGE', KEYS[2], start, start + count - 1), epoch}
 `;
 
-/** Shared by the presence scripts: Redis's own clock, so replicas never disagree on time. */
+/**
+ * Shared by the presence scripts: Redis's own clock, so replicas never disagree on time. Members
+ * are "name\nconnection\nholder\nkey\nskeleton" (`NameClaim`) scored by the time they expire.
+ */
 const PRESENCE_PRELUDE = `
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local function name_of(member)
   return string.match(member, '^(.-)\\n')
 end
+local function live_members(key)
+  return redis.call('ZRANGEBYSCORE', key, '(' .. now, '+inf')
+end
 local function live_names(key)
   local names = {}
-  for _, member in ipairs(redis.call('ZRANGEBYSCORE', key, '(' .. now, '+inf')) do
+  for _, member in ipairs(live_members(key)) do
     names[name_of(member)] = true
   end
   return names
 end
+local function claim_of(member)
+  return string.match(member, '^.-\\n.-\\n(.-)\\n(.-)\\n(.*)$')
+end
+-- Whether a live member of another holder than holder (or former) has key or skeleton.
+local function clashes(members, holder, former, key, skeleton)
+  for _, member in ipairs(members) do
+    local other, other_key, other_skeleton = claim_of(member)
+    if other and other ~= holder and other ~= former
+      and (other_key == key or other_skeleton == skeleton) then
+      return true
+    end
+  end
+  return false
+end
 `;
 
 /**
- * Join. KEYS: presence, room channel. ARGV: name, member, expiry ms, then optionally an envelope
- * and the publish command: the envelope is published on the room channel when this is the name's
- * first live connection (the newcomer announced in the same round trip). Members are
- * "name\\nconnection" scored by the time they expire. Returns {first (1/0), roster names...}.
+ * Join. KEYS: presence, room channel. ARGV: name, member, expiry ms, holder, key, skeleton, former
+ * holder ('' for none), then optionally an envelope and the publish command: the envelope is
+ * published on the room channel when this is the name's first live connection (the newcomer
+ * announced in the same round trip). Returns {-1} when a live member of another holder clashes
+ * (nothing added), else {first (1/0), roster names...}.
  */
 export const PRESENCE_JOIN_SCRIPT = `${PRESENCE_PRELUDE}
-local names = live_names(KEYS[1])
+local members = live_members(KEYS[1])
+if clashes(members, ARGV[4], ARGV[7], ARGV[5], ARGV[6]) then return {-1} end
+local names = {}
+for _, member in ipairs(members) do names[name_of(member)] = true end
 local first = 1
 if names[ARGV[1]] then first = 0 end
 names[ARGV[1]] = true
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[2])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) * 3)
-if first == 1 and ARGV[4] then redis.call(ARGV[5], KEYS[2], ARGV[4]) end
+if first == 1 and ARGV[8] then redis.call(ARGV[9], KEYS[2], ARGV[8]) end
 local result = {first}
 for name in pairs(names) do table.insert(result, name) end
 return result
@@ -190,27 +214,41 @@ return 1
 `;
 
 /**
- * Keep: one replica's pass over a room (KEYS: presence). ARGV: expiry ms, then name, member pairs
- * of the replica's connections there. First refreshes those members, noting the names that had
- * been gone (reaped) and are back; then removes every member whose replica stopped refreshing it,
- * noting the names with no live member left. One script per room and pass, not a refresh and a
- * reap. Returns `{back, gone}`.
+ * Keep: one replica's pass over a room (KEYS: presence). ARGV: expiry ms, then name, member,
+ * connection triples of the replica's connections there. First refreshes those members, noting
+ * the names that had been gone (reaped) and are back; a member that had lapsed (reaped, or expired
+ * and not yet reaped) while someone else took its name, or one that clashes with it, is not
+ * brought back but noted as taken (and reaped as expired). Then
+ * removes every member whose replica stopped refreshing it, noting the names with no live member
+ * left. One script per room and pass, not a refresh and a reap. Returns `{back, gone, taken}`.
  */
 export const PRESENCE_KEEP_SCRIPT = `${PRESENCE_PRELUDE}
 local expiry = tonumber(ARGV[1])
+local members = nil
 local names = nil
 local back = {}
+local taken = {}
 local seen = {}
-for i = 2, #ARGV, 2 do
+for i = 2, #ARGV, 3 do
   local name, member = ARGV[i], ARGV[i + 1]
-  if not redis.call('ZSCORE', KEYS[1], member) then
-    names = names or live_names(KEYS[1])
-    if not names[name] and not seen[name] then
-      table.insert(back, name)
-      seen[name] = true
+  local keep = true
+  local score = redis.call('ZSCORE', KEYS[1], member)
+  if not score or tonumber(score) <= now then
+    -- Lapsed: someone else may have taken the name meanwhile.
+    members = members or live_members(KEYS[1])
+    local holder, key, skeleton = claim_of(member)
+    if holder and clashes(members, holder, holder, key, skeleton) then
+      keep = false
+      table.insert(taken, ARGV[i + 2])
+    elseif not score then
+      names = names or live_names(KEYS[1])
+      if not names[name] and not seen[name] then
+        table.insert(back, name)
+        seen[name] = true
+      end
     end
   end
-  redis.call('ZADD', KEYS[1], now + expiry, member)
+  if keep then redis.call('ZADD', KEYS[1], now + expiry, member) end
 end
 if #ARGV > 1 then redis.call('PEXPIRE', KEYS[1], expiry * 3) end
 local gone = {}
@@ -226,7 +264,7 @@ if #expired > 0 then
     end
   end
 end
-return {back, gone}
+return {back, gone, taken}
 `;
 
 /** Live names. KEYS: presence. */

@@ -1,4 +1,5 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import { ErrorCode } from '@taco/protocol';
 import { errorFrameReceived } from '../chat/chatActions';
 
 /** A brief, non-blocking notice: the text of an error frame from the server. */
@@ -27,6 +28,8 @@ export const noticesSlice = createSlice({
   },
   extraReducers: (builder) => {
     builder.addCase(errorFrameReceived, (state, action) => {
+      // A socket refused its name: the name prompt says so (`nameRefused`), not a notice.
+      if (action.payload.code === ErrorCode.NameTaken && action.payload.clientId === null) return;
       // The same notice again (a burst refused one frame after another) stays as it is.
       if (state.items.some((n) => n.text === action.payload.message)) return;
       state.items.push({ id: state.nextId, text: action.payload.message });

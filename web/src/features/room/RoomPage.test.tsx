@@ -1,6 +1,7 @@
 import {
   ApiPath,
   CloseCode,
+  ErrorCode,
   FrameType,
   HISTORY_REQUEST_COUNT,
   NAME_TAKEN_MESSAGE,
@@ -90,6 +91,28 @@ describe('Room page: username modal', () => {
     expect(within(dialog).getByRole('alert')).toHaveTextContent(SESSION_EXPIRED_MESSAGE);
     expect(within(dialog).getByLabelText('Username')).toHaveValue('Alice');
     expect(store.getState().roomAuth[ROOM]?.rejectionCount).toBe(1);
+  });
+
+  it('after a 4409 asks the user for another name, saying why, without retrying the name', async () => {
+    const { socket, fake, store, user } = openRoom();
+    act(() => {
+      socket.serverSend({
+        type: FrameType.Error,
+        code: ErrorCode.NameTaken,
+        message: NAME_TAKEN_MESSAGE,
+      });
+      socket.serverClose(CloseCode.NameTaken);
+    });
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByRole('alert')).toHaveTextContent(NAME_TAKEN_MESSAGE);
+    expect(within(dialog).getByLabelText('Username')).toHaveValue('Alice');
+    // Said once, in the prompt: no notice beside it, and no socket or request with that token.
+    expect(screen.getAllByText(NAME_TAKEN_MESSAGE)).toHaveLength(1);
+    expect(fake.sockets).toHaveLength(1);
+    expect(store.getState().roomAuth[ROOM]?.token).toBe('');
+    await user.type(within(dialog).getByLabelText('Username'), ' Two');
+    await user.click(within(dialog).getByRole('button', { name: 'Continue' }));
+    expect(await screen.findByRole('heading', { name: 'Welcome Alice Two' })).toBeInTheDocument();
   });
 
   it('keeps the unsent text in the composer through a silent re-authentication', async () => {

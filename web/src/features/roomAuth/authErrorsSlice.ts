@@ -1,4 +1,5 @@
 import { createSlice } from '@reduxjs/toolkit';
+import { NAME_TAKEN_MESSAGE } from '@taco/protocol';
 import { errorReason, errorStatus } from '../../api/errorText';
 import { roomsApi } from '../../api/roomsApi';
 import {
@@ -7,7 +8,7 @@ import {
   historyReceived,
   roomLeft,
 } from '../chat/chatActions';
-import { unauthorized } from './roomAuthSlice';
+import { nameRefused, unauthorized } from './roomAuthSlice';
 
 export const SESSION_EXPIRED_MESSAGE =
   'Your session for this room has expired. Please choose your username again.';
@@ -37,6 +38,10 @@ export const authErrorsSlice = createSlice({
         if (action.payload.source !== 'socket') return;
         state.socketRejections += 1;
         if (state.socketRejections > 1) state.byRoom[action.payload.room] = SESSION_EXPIRED_MESSAGE;
+      })
+      .addCase(nameRefused, (state, action) => {
+        // Asking again for the same name would only be refused: the user chooses another.
+        state.byRoom[action.payload.room] = NAME_TAKEN_MESSAGE;
       })
       .addCase(connectionOpened, (state, action) => {
         // Connected: whatever a credential request said meanwhile no longer stands.

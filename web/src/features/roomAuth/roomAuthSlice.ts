@@ -74,6 +74,13 @@ export const roomAuthSlice = createSlice({
     unauthorized(state, action: PayloadAction<{ room: string; source: RejectionSource }>) {
       reject(state, action.payload.room);
     },
+    /**
+     * The server refused the socket its name (close 4409): someone else holds it, or one that
+     * passes for it, in the room right now. The token is no good there while they do.
+     */
+    nameRefused(state, action: PayloadAction<{ room: string }>) {
+      reject(state, action.payload.room);
+    },
   },
   extraReducers: (builder) => {
     builder
@@ -119,7 +126,7 @@ export const roomAuthSlice = createSlice({
   },
 });
 
-export const { unauthorized } = roomAuthSlice.actions;
+export const { nameRefused, unauthorized } = roomAuthSlice.actions;
 
 /** Every room record with its rejection count set back to 0 (applied when state is restored). */
 export function withRejectionsReset(state: RoomAuthState): RoomAuthState {
