@@ -9,11 +9,12 @@ const COMPOSE_FILE = join(REPO_ROOT, 'docker-compose.yml');
 const SECRET = 'compose-test-secret-that-is-long-enough-0123456789';
 
 /**
- * Every setting of DESIGN.md §5 that compose passes to the replicas. REDIS_CLUSTER_NODES and
- * REDIS_WAIT_REPLICAS belong to the redis-cluster profile's replicas (the plain stack's one Redis
- * has no replica to wait for); REPLICA_ID is left to each replica.
+ * Every setting of protocol/README.md §9 that compose passes to the replicas, besides the
+ * per-connection limits below. REDIS_CLUSTER_NODES and REDIS_WAIT_REPLICAS belong to the
+ * redis-cluster profile's replicas (the plain stack's one Redis has no replica to wait for);
+ * REPLICA_ID is left to each replica.
  */
-const DESIGN_SETTINGS = [
+const CONFIG_SETTINGS = [
   'PORT',
   'HOST',
   'REDIS_URL',
@@ -29,7 +30,7 @@ const DESIGN_SETTINGS = [
   'CREDENTIALS_PER_MINUTE',
   'CONNECTIONS_PER_IP',
 ];
-/** The per-connection limits the api reads too (README "Configuration"). */
+/** The per-connection limits the api reads too (protocol/README.md §7.2 and §9). */
 const LIMIT_SETTINGS = [
   'MESSAGE_BURST',
   'MESSAGES_PER_SECOND',
@@ -136,10 +137,10 @@ describe('docker-compose.yml', () => {
     );
   });
 
-  it('passes every setting of DESIGN.md §5 to the replicas, with defaults, and no secret by default', async () => {
+  it('passes every setting of protocol/README.md §9 to the replicas, with defaults, and no secret by default', async () => {
     const { stdout } = await compose(['config']);
     const environment = mapping(block(stdout, ['services', 'api', 'environment']));
-    for (const name of [...DESIGN_SETTINGS, ...LIMIT_SETTINGS]) {
+    for (const name of [...CONFIG_SETTINGS, ...LIMIT_SETTINGS]) {
       expect([name, environment.has(name)]).toEqual([name, true]);
     }
     for (const name of ['REDIS_CLUSTER_NODES', 'REDIS_WAIT_REPLICAS', 'REPLICA_ID']) {

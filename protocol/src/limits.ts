@@ -1,4 +1,4 @@
-/** Every limit and constant of the product spec and the design contract, written once. */
+/** Every limit and constant of the contract (protocol/README.md §7), written once. */
 
 /** Minimum length of a room name and of a user name, in code points. */
 export const NAME_MIN_LENGTH = 3;

@@ -35,7 +35,10 @@ const NUMERIC_KEYS = new Set<string>([
   'HISTORY_REQUESTS_PER_10S',
 ]);
 
-/** How long a message waits for `WAIT` to confirm Redis replicas hold it (DESIGN.md §5). */
+/**
+ * How long a message waits for `WAIT` to confirm Redis replicas hold it (protocol/README.md
+ * §8.6, §9).
+ */
 export const REDIS_WAIT_TIMEOUT_MS_DEFAULT = 2000;
 
 /**
