@@ -34,6 +34,7 @@ export const CloseCode = Object.freeze({
   Restart: 1012,
   TryAgainLater: 1013,
   Unauthorized: 4401,
+  NameTaken: 4409,
   RateLimited: 4429,
 });
 
@@ -77,7 +78,9 @@ export const ApiPath = Object.freeze({
  * the last successful open. `random` returns a number in [0, 1).
  */
 export function decideReconnect(code, attemptsSoFar, random) {
-  if (code === CloseCode.Unauthorized) return { action: 'reauthenticate' };
+  if (code === CloseCode.Unauthorized || code === CloseCode.NameTaken) {
+    return { action: 'reauthenticate' };
+  }
   if (code === CloseCode.Normal || code === CloseCode.Policy) {
     return { action: 'stop', reason: code === CloseCode.Normal ? 'closed' : 'policy' };
   }
