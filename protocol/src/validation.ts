@@ -1,5 +1,4 @@
 import { NAME_MIN_LENGTH, ROOM_NAME_MAX_LENGTH, USER_NAME_MAX_LENGTH } from './limits';
-import { foldLookalikes } from './lookalikes';
 
 /** The error texts the client shows and the server returns, word for word. */
 export const ValidationMessage = {
@@ -109,11 +108,14 @@ export function normalizeUserName(name: string): string {
 /**
  * The key two user names are compared by: trimmed and case-insensitive, and blind to what does
  * not tell two names apart on screen: compatibility forms (full-width letters, ligatures: NFKC),
- * Cyrillic, Greek and Latin letters drawn alike (`foldLookalikes`), variation selectors, and runs
- * of spaces (a browser shows "Ann  Lee" as "Ann Lee").
+ * variation selectors, and runs of spaces (a browser shows "Ann  Lee" as "Ann Lee"). Names of one
+ * key are one participant. Letters of other scripts drawn alike ("Аlice" with a Cyrillic А) are
+ * another matter: the server refuses them beside the name they imitate by their UTS #39 skeleton
+ * (protocol/README.md §3.4).
  */
 export function userNameKey(name: string): string {
-  return foldLookalikes(normalizeUserName(name).normalize('NFKC'))
+  return normalizeUserName(name)
+    .normalize('NFKC')
     .replace(VARIATION_SELECTORS, '')
     .replace(SPACE_RUN, ' ')
     .trim()
