@@ -5,6 +5,15 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+const NO_SKIPPED_TESTS = {
+  selector:
+    'CallExpression[callee.object.name=/^(it|test|describe)$/][callee.property.name=/^(skip|only|todo)$/]',
+  message: 'Skipped or focused tests hide gaps.',
+};
+
+const KEYED =
+  'key it by `keyOf` (web/src/common/keyed.ts): `constructor` or `__proto__` is a valid name';
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/coverage/**', '**/node_modules/**', 'artifacts/**'] },
   js.configs.recommended,
@@ -20,14 +29,7 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
       ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector:
-            'CallExpression[callee.object.name=/^(it|test|describe)$/][callee.property.name=/^(skip|only|todo)$/]',
-          message: 'Skipped or focused tests hide gaps.',
-        },
-      ],
+      'no-restricted-syntax': ['error', NO_SKIPPED_TESTS],
     },
   },
   {
@@ -96,6 +98,29 @@ export default tseslint.config(
         'error',
         {
           patterns: ['@taco/api', '**/api/src/**'],
+        },
+      ],
+    },
+  },
+  {
+    // Store state is plain JSON: a map from a room id, a name or a client_id to anything is a
+    // plain object, where those strings must never be keys as they are.
+    files: ['web/src/features/**/*Slice.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        NO_SKIPPED_TESTS,
+        {
+          selector: 'TSTypeReference[typeName.name="Record"] > * > TSStringKeyword:first-child',
+          message: `A Record<string, …> in the store: ${KEYED}.`,
+        },
+        {
+          selector: 'TSIndexSignature TSStringKeyword',
+          message: `A string index signature in the store: ${KEYED}.`,
+        },
+        {
+          selector: 'CallExpression[callee.name="createEntityAdapter"] > * > TSStringKeyword',
+          message: `An entity adapter with string ids looks them up with \`in\`: ${KEYED}.`,
         },
       ],
     },

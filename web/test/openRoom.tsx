@@ -3,12 +3,19 @@ import { act, screen, within } from '@testing-library/react';
 import type { RootState } from '../src/app/store';
 import type { FakeSocket } from './fakeSocket';
 import { type RenderedApp, renderApp } from './render';
+import { keyOf } from '../src/common/keyed';
 
 export const ROOM = 'teal-otter';
 export const EPOCH = 'e1';
 export const authenticated = (name = 'Alice', token = 'tok'): Partial<RootState> => ({
   roomAuth: {
-    [ROOM]: { roomID: ROOM, senderName: name, token, authenticated: true, rejectionCount: 0 },
+    [keyOf(ROOM)]: {
+      roomID: ROOM,
+      senderName: name,
+      token,
+      authenticated: true,
+      rejectionCount: 0,
+    },
   },
 });
 export const chatMessage = (seq: number, sender: string, body: string) => ({

@@ -1,12 +1,19 @@
 import { persistStore } from 'redux-persist';
 import { memoryStorage } from '../../test/memoryStorage';
 import { refuseStorage } from '../../test/refusedStorage';
-import { roomCreated } from '../features/chat/chatActions';
+import { PROTOTYPE_ROOM_IDS } from '../../test/prototypeNames';
+import { renamed, roomCreated } from '../features/chat/chatActions';
 import {
   NOTIFY_PREFS_STORAGE_KEY,
   notifyModeChosen,
   selectNotifyMode,
 } from '../features/notifyPrefs/notifyPrefsSlice';
+import {
+  RECENT_ROOMS_MAX,
+  type RoomAuthState,
+  selectRecentRooms,
+  selectRoomAuth,
+} from '../features/roomAuth/roomAuthSlice';
 import {
   flushWhenPageHides,
   localStorageAdapter,
@@ -18,6 +25,7 @@ import {
   versionNumber,
 } from './persistence';
 import { makeStore } from './store';
+import { keyOf } from '../common/keyed';
 
 const record = (rejectionCount: number) => ({
   roomID: 'teal-otter',
@@ -64,16 +72,18 @@ describe('persistence (spec §4 and §9)', () => {
   it('restores room authentication and resets every rejection count to 0', async () => {
     const { store } = await rehydrate(
       stored(PERSIST_VERSION, {
-        'teal-otter': record(3),
-        'red-fox': { ...record(1), roomID: 'red-fox' },
+        [keyOf('teal-otter')]: record(3),
+        [keyOf('red-fox')]: { ...record(1), roomID: 'red-fox' },
       }),
     );
-    expect(store.getState().roomAuth['teal-otter']).toEqual(record(0));
-    expect(store.getState().roomAuth['red-fox']?.rejectionCount).toBe(0);
+    expect(selectRoomAuth(store.getState(), 'teal-otter')).toEqual(record(0));
+    expect(selectRoomAuth(store.getState(), 'red-fox')?.rejectionCount).toBe(0);
   });
 
   it('discards saved state of another build version', async () => {
-    const { store } = await rehydrate(stored(PERSIST_VERSION + 1, { 'teal-otter': record(0) }));
+    const { store } = await rehydrate(
+      stored(PERSIST_VERSION + 1, { [keyOf('teal-otter')]: record(0) }),
+    );
     expect(store.getState().roomAuth).toEqual({});
   });
 
@@ -83,7 +93,47 @@ describe('persistence (spec §4 and §9)', () => {
     await flush();
     const saved = JSON.parse(data.get(PERSIST_STORAGE_KEY) ?? '{}') as Record<string, string>;
     expect(Object.keys(saved).sort()).toEqual(['_persist', 'roomAuth']);
-    expect(JSON.parse(saved.roomAuth ?? '{}')).toHaveProperty('teal-otter');
+    const records = Object.values(JSON.parse(saved.roomAuth ?? '{}') as RoomAuthState);
+    expect(records.map((r) => r.roomID)).toEqual(['teal-otter']);
+  });
+
+  it('keeps names, tokens and bells across a reload in rooms named like Object.prototype properties', async () => {
+    // And `_persist`, where redux-persist keeps its own version.
+    const rooms = [...PROTOTYPE_ROOM_IDS, '_persist'];
+    const { store, data, flush } = await rehydrate({});
+    for (const [i, room] of rooms.entries()) {
+      store.dispatch(renamed({ room, name: `Ann ${i}`, token: `token ${i}` }));
+      store.dispatch(notifyModeChosen({ room, mode: i % 2 === 0 ? 'off' : 'mentions' }));
+    }
+    await flush();
+    const reloaded = (await rehydrate(Object.fromEntries(data))).store.getState();
+    for (const [i, room] of rooms.entries()) {
+      expect(selectRoomAuth(reloaded, room)).toEqual({
+        roomID: room,
+        senderName: `Ann ${i}`,
+        token: `token ${i}`,
+        authenticated: true,
+        rejectionCount: 0,
+      });
+      expect(selectNotifyMode(reloaded, room)).toBe(i % 2 === 0 ? 'off' : 'mentions');
+    }
+    expect(selectRoomAuth(reloaded, 'teal-otter')).toBeUndefined();
+    expect(selectRecentRooms(reloaded).map((r) => r.room)).toEqual(
+      [...rooms].reverse().slice(0, RECENT_ROOMS_MAX),
+    );
+  });
+
+  it('keeps the bells the previous build kept under the room ids themselves', async () => {
+    const { store } = await rehydrate({
+      [NOTIFY_PREFS_STORAGE_KEY]: JSON.stringify({
+        'teal-otter': '"off"',
+        constructor: '"mentions"',
+        _persist: JSON.stringify({ version: 1, rehydrated: true }),
+      }),
+    });
+    expect(selectNotifyMode(store.getState(), 'teal-otter')).toBe('off');
+    expect(selectNotifyMode(store.getState(), 'constructor')).toBe('mentions');
+    expect(selectNotifyMode(store.getState(), 'red-fox')).toBe('all');
   });
 
   describe('when the page goes away', () => {
@@ -100,9 +150,9 @@ describe('persistence (spec §4 and §9)', () => {
       const lifecycle = page();
       flushWhenPageHides({ flush }, lifecycle);
       store.dispatch(notifyModeChosen({ room: 'teal-otter', mode: 'mentions' }));
-      expect(savedBell(data)['teal-otter']).toBeUndefined();
+      expect(savedBell(data)[keyOf('teal-otter')]).toBeUndefined();
       lifecycle.window.dispatchEvent(new Event('pagehide'));
-      expect(savedBell(data)['teal-otter']).toBe('"mentions"');
+      expect(savedBell(data)[keyOf('teal-otter')]).toBe('"mentions"');
       // The spec's prefix holds the room authentication alone.
       expect([...data.keys()].filter((key) => key.startsWith('persist:'))).toEqual([
         PERSIST_STORAGE_KEY,
@@ -135,7 +185,7 @@ describe('persistence (spec §4 and §9)', () => {
       stop();
       store.dispatch(notifyModeChosen({ room: 'teal-otter', mode: 'off' }));
       lifecycle.window.dispatchEvent(new Event('pagehide'));
-      expect(savedBell(data)['teal-otter']).toBeUndefined();
+      expect(savedBell(data)[keyOf('teal-otter')]).toBeUndefined();
     });
   });
 });
@@ -155,6 +205,6 @@ describe('when the browser refuses storage (site data blocked, quota full)', () 
     const store = makeStore();
     await new Promise<void>((resolve) => persistStore(store, null, resolve));
     store.dispatch(roomCreated({ room: 'teal-otter' }));
-    expect(store.getState().roomAuth).toHaveProperty('teal-otter');
+    expect(selectRoomAuth(store.getState(), 'teal-otter')).toMatchObject({ roomID: 'teal-otter' });
   });
 });

@@ -1,14 +1,17 @@
 import { authenticated, ROOM } from '../../test/openRoom';
 import { memoryStorage } from '../../test/memoryStorage';
-import { unauthorized } from '../features/roomAuth/roomAuthSlice';
+import { PROTOTYPE_ROOM_IDS } from '../../test/prototypeNames';
+import { renamed } from '../features/chat/chatActions';
+import { selectRoomAuth, unauthorized } from '../features/roomAuth/roomAuthSlice';
 import { shareCredentialsAcrossTabs } from './sharedCredentials';
 import { makeStore } from './store';
+import { keyOf } from '../common/keyed';
 
 /** A `persist:root` value holding one record for the room. */
 function persisted(name: string, token: string, authenticated = true) {
   const record = { roomID: ROOM, senderName: name, token, authenticated, rejectionCount: 0 };
   return JSON.stringify({
-    roomAuth: JSON.stringify({ [ROOM]: record }),
+    roomAuth: JSON.stringify({ [keyOf(ROOM)]: record }),
     _persist: JSON.stringify({ version: 1, rehydrated: true }),
   });
 }
@@ -34,7 +37,7 @@ function tab() {
   const store = makeStore(authenticated('Alice', 'old'), { storage: memoryStorage().storage });
   const page = new EventTarget();
   const stop = shareCredentialsAcrossTabs(store, page as Window);
-  const auth = () => store.getState().roomAuth[ROOM];
+  const auth = () => selectRoomAuth(store.getState(), ROOM);
   return { store, page, stop, auth };
 }
 
@@ -75,6 +78,44 @@ describe('credentials shared across tabs', () => {
     otherTabWrote(page, 'Carl', 'carls', true, 'Bob');
     otherTabWrote(page, 'Dee', 'dees', false, 'Alice');
     expect(auth()).toMatchObject({ authenticated: true, token: 'old', senderName: 'Alice' });
+  });
+
+  it('takes over and follows credentials in rooms named like Object.prototype properties', () => {
+    const store = makeStore(undefined, { storage: memoryStorage().storage });
+    const other = makeStore(undefined, { storage: memoryStorage().storage });
+    const page = new EventTarget();
+    shareCredentialsAcrossTabs(store, page as Window);
+    /** What the other tab's redux-persist writes, from its own state. */
+    const rootValue = () =>
+      JSON.stringify({
+        roomAuth: JSON.stringify(other.getState().roomAuth),
+        _persist: JSON.stringify({ version: 1, rehydrated: true }),
+      });
+    for (const room of PROTOTYPE_ROOM_IDS) {
+      store.dispatch(renamed({ room, name: 'Alice', token: 'old' }));
+      store.dispatch(unauthorized({ room, source: 'socket' }));
+      other.dispatch(renamed({ room, name: 'Alice', token: `fresh ${room}` }));
+    }
+    page.dispatchEvent(
+      new StorageEvent('storage', { key: 'persist:root', newValue: rootValue(), oldValue: null }),
+    );
+    for (const room of PROTOTYPE_ROOM_IDS) {
+      expect(selectRoomAuth(store.getState(), room)).toMatchObject({
+        authenticated: true,
+        token: `fresh ${room}`,
+      });
+    }
+    // A rename in the other tab is followed in every such room.
+    const before = rootValue();
+    for (const room of PROTOTYPE_ROOM_IDS) {
+      other.dispatch(renamed({ room, name: 'Ali', token: `alis ${room}` }));
+    }
+    page.dispatchEvent(
+      new StorageEvent('storage', { key: 'persist:root', newValue: rootValue(), oldValue: before }),
+    );
+    for (const room of PROTOTYPE_ROOM_IDS) {
+      expect(selectRoomAuth(store.getState(), room)).toMatchObject({ senderName: 'Ali' });
+    }
   });
 
   it('stops listening when told to', () => {

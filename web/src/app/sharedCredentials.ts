@@ -1,4 +1,5 @@
 import { isSameUserName } from '@taco/protocol';
+import { keyOf } from '../common/keyed';
 import { credentialsShared, renameRequested } from '../features/chat/chatActions';
 import { type RoomAuthState } from '../features/roomAuth/roomAuthSlice';
 import { PERSIST_STORAGE_KEY } from './persistence';
@@ -48,14 +49,14 @@ export function shareCredentialsAcrossTabs(
     // Runs after every action: nothing to do unless the credentials changed or one is offered.
     if (roomAuth === seen && offered.size === 0) return;
     seen = roomAuth;
-    for (const [room, record] of Object.entries(roomAuth)) {
+    for (const record of Object.values(roomAuth)) {
       if (record.token === '') continue;
-      let tokens = used.get(room);
-      if (!tokens) used.set(room, (tokens = new Set()));
+      let tokens = used.get(record.roomID);
+      if (!tokens) used.set(record.roomID, (tokens = new Set()));
       tokens.add(record.token);
     }
     for (const [room, { name, token }] of offered) {
-      const mine = roomAuth[room];
+      const mine = roomAuth[keyOf(room)];
       if (!mine || mine.authenticated || mine.senderName === '') continue;
       offered.delete(room);
       if (used.get(room)?.has(token) || !isSameUserName(mine.senderName, name)) continue;
@@ -67,12 +68,18 @@ export function shareCredentialsAcrossTabs(
     if (event.key !== PERSIST_STORAGE_KEY) return;
     const before = storedCredentials(event.oldValue);
     const { roomAuth } = store.getState();
-    for (const [room, record] of Object.entries(storedCredentials(event.newValue))) {
-      if (!record?.authenticated || typeof record.token !== 'string' || record.token === '') {
+    for (const record of Object.values(storedCredentials(event.newValue))) {
+      if (
+        !record?.authenticated ||
+        typeof record.roomID !== 'string' ||
+        typeof record.token !== 'string' ||
+        record.token === ''
+      ) {
         continue;
       }
-      const mine = roomAuth[room]?.senderName ?? '';
-      const was = before[room]?.senderName;
+      const room = record.roomID;
+      const mine = roomAuth[keyOf(room)]?.senderName ?? '';
+      const was = before[keyOf(room)]?.senderName;
       if (
         mine !== '' &&
         typeof was === 'string' &&

@@ -28,15 +28,23 @@ import { selectConnection } from '../features/connection/connectionSlice';
 import { selectFeedEvents } from '../features/feed/feedSlice';
 import { selectNotices } from '../features/notices/noticesSlice';
 import { notifyModeChosen } from '../features/notifyPrefs/notifyPrefsSlice';
+import { selectRoomAuth } from '../features/roomAuth/roomAuthSlice';
 import { notificationTag } from './notifications';
 import { RATE_LIMITED_TRIES } from './outbox';
 import type { SocketDeps, TicketResult } from './socketDeps';
+import { keyOf } from '../common/keyed';
 
 const ROOM = 'teal-otter';
 const EPOCH = 'e1';
 const ME = 'Alice';
 const auth = {
-  [ROOM]: { roomID: ROOM, senderName: ME, token: 'tok en', authenticated: true, rejectionCount: 0 },
+  [keyOf(ROOM)]: {
+    roomID: ROOM,
+    senderName: ME,
+    token: 'tok en',
+    authenticated: true,
+    rejectionCount: 0,
+  },
 };
 const chatMessage = (seq: number, sender = 'Bob', body = `m${seq}`) => ({
   sender,
@@ -157,7 +165,7 @@ describe('socket middleware: single-use tickets', () => {
     jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 3);
     expect(fake.sockets).toHaveLength(0);
     expect(desk.calls).toHaveLength(1);
-    expect(fake.store.getState().roomAuth[ROOM]).toMatchObject({ authenticated: false });
+    expect(selectRoomAuth(fake.store.getState(), ROOM)).toMatchObject({ authenticated: false });
   });
 
   it('retries later when the ticket call fails for any other reason', async () => {
@@ -235,7 +243,7 @@ describe('socket middleware: reconnection', () => {
     fake.last().serverClose(CloseCode.Unauthorized);
     jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 3);
     expect(fake.sockets).toHaveLength(1);
-    expect(fake.store.getState().roomAuth[ROOM]).toMatchObject({
+    expect(selectRoomAuth(fake.store.getState(), ROOM)).toMatchObject({
       authenticated: false,
       token: '',
       rejectionCount: 1,
@@ -679,11 +687,11 @@ describe('socket middleware: rename', () => {
     const socket = openAndSync(fake);
     fake.store.dispatch(renameRequested({ room: ROOM, name: 'Alicia', token: 'new-token' }));
     expect(socket.sent).toEqual([{ type: FrameType.Rename, token: 'new-token' }]);
-    expect(fake.store.getState().roomAuth[ROOM]?.senderName).toBe(ME);
+    expect(selectRoomAuth(fake.store.getState(), ROOM)?.senderName).toBe(ME);
     const { present, gone } = renamedFrames(ME, 'Alicia');
     socket.serverSend(present);
     socket.serverSend(gone);
-    expect(fake.store.getState().roomAuth[ROOM]).toMatchObject({
+    expect(selectRoomAuth(fake.store.getState(), ROOM)).toMatchObject({
       senderName: 'Alicia',
       token: 'new-token',
       authenticated: true,
@@ -702,7 +710,7 @@ describe('socket middleware: rename', () => {
     const { present, gone } = renamedFrames(ME, 'Alicia');
     socket.serverSend(present);
     socket.serverSend(gone);
-    expect(fake.store.getState().roomAuth[ROOM]?.formerNames).toEqual([
+    expect(selectRoomAuth(fake.store.getState(), ROOM)?.formerNames).toEqual([
       { name: ME, epoch: EPOCH, upToSeq: 2 },
     ]);
 
@@ -732,7 +740,7 @@ describe('socket middleware: rename', () => {
     socket.serverClose(CloseCode.Abnormal);
     fake.store.dispatch(renameRequested({ room: ROOM, name: 'Alicia', token: 'new-token' }));
     expect(socket.sent).toEqual([]);
-    expect(fake.store.getState().roomAuth[ROOM]).toMatchObject({
+    expect(selectRoomAuth(fake.store.getState(), ROOM)).toMatchObject({
       senderName: 'Alicia',
       token: 'new-token',
       formerNames: [{ name: ME, epoch: EPOCH, upToSeq: 1 }],
@@ -749,7 +757,7 @@ describe('socket middleware: rename', () => {
     // Only this connection hears that it moved.
     socket.serverSend(present);
     socket.serverSend(gone);
-    expect(fake.store.getState().roomAuth[ROOM]?.senderName).toBe('Alicia');
+    expect(selectRoomAuth(fake.store.getState(), ROOM)?.senderName).toBe('Alicia');
     expect(selectParticipants(fake.store.getState(), ROOM).map((p) => p.name)).toEqual(['Alicia']);
     const lines = selectFeedEvents(fake.store.getState(), ROOM).map((e) => [e.kind, e.name]);
     expect(lines).toEqual([['renamed', 'Alicia']]);
@@ -776,7 +784,7 @@ describe('socket middleware: rename', () => {
     expect(selectParticipants(fake.store.getState(), ROOM).map((p) => [p.name, p.active])).toEqual([
       ['Bobby', true],
     ]);
-    expect(fake.store.getState().roomAuth[ROOM]?.senderName).toBe(ME);
+    expect(selectRoomAuth(fake.store.getState(), ROOM)?.senderName).toBe(ME);
   });
 });
 

@@ -4,6 +4,7 @@ import { delay, http, HttpResponse } from 'msw';
 import { renderApp } from '../../../test/render';
 import { API, server, SUGGESTED_ROOM } from '../../../test/server';
 import { CREATE_ERROR_MESSAGE } from './CreateRoomPage';
+import { selectRoomAuth } from '../roomAuth/roomAuthSlice';
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => server.resetHandlers());
@@ -194,7 +195,7 @@ describe('Create Room page', () => {
     await user.click(submit());
     await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/r/red-fox'));
     expect(bodies).toEqual([{ room_id: 'red-fox', sender: 'Alice' }]);
-    expect(store.getState().roomAuth['red-fox']).toMatchObject({
+    expect(selectRoomAuth(store.getState(), 'red-fox')).toMatchObject({
       authenticated: true,
       rejectionCount: 0,
     });

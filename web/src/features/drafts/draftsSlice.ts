@@ -1,4 +1,5 @@
 import { createSlice } from '@reduxjs/toolkit';
+import { type Keyed, keyOf } from '../../common/keyed';
 import { draftEdited, messageSent, roomForgotten } from '../chat/chatActions';
 
 /**
@@ -7,7 +8,7 @@ import { draftEdited, messageSent, roomForgotten } from '../chat/chatActions';
  * the user may look at another room meanwhile. Kept in memory only (the spec persists room
  * authentication alone).
  */
-export type DraftsState = Record<string, string>;
+export type DraftsState = Keyed<string>;
 
 const initialState: DraftsState = {};
 
@@ -18,18 +19,18 @@ export const draftsSlice = createSlice({
   extraReducers: (builder) => {
     builder
       .addCase(draftEdited, (state, { payload: { room, text } }) => {
-        if (text === '') delete state[room];
-        else state[room] = text;
+        if (text === '') delete state[keyOf(room)];
+        else state[keyOf(room)] = text;
       })
       .addCase(messageSent, (state, { payload: { room } }) => {
-        delete state[room];
+        delete state[keyOf(room)];
       })
       .addCase(roomForgotten, (state, { payload: { room } }) => {
-        delete state[room];
+        delete state[keyOf(room)];
       });
   },
 });
 
 /** The room's unsent text ('' for none). */
 export const selectDraft = (state: { drafts: DraftsState }, room: string): string =>
-  state.drafts[room] ?? '';
+  state.drafts[keyOf(room)] ?? '';

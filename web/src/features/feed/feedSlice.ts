@@ -10,6 +10,7 @@ import {
   roomCleared,
   roomForgotten,
 } from '../chat/chatActions';
+import { type Keyed, keyOf } from '../../common/keyed';
 
 /**
  * Lines the feed shows between messages, known only to this tab and never sent: "{name}
@@ -36,7 +37,7 @@ export interface FeedEvent {
 export interface RoomFeed {
   events: FeedEvent[];
   /** Who is present (by name key), as far as join and leave lines go. */
-  present: Record<string, boolean>;
+  present: Keyed<boolean>;
   /**
    * From a socket opening until its first history answer: the presence frames are the roster
    * the server sends every (re)joining connection, not people joining.
@@ -51,12 +52,15 @@ export interface RoomFeed {
 export const FEED_EVENTS_MAX = 500;
 
 /** Room id → its feed lines. */
-export type FeedState = Record<string, RoomFeed>;
+export type FeedState = Keyed<RoomFeed>;
 
 const initialState: FeedState = {};
 
+/** Where `present` keeps a name: by `userNameKey`, so "Ann" and "ann" are one person. */
+const presentKey = (name: string) => keyOf(userNameKey(name));
+
 function ensureRoom(state: FeedState, room: string): RoomFeed {
-  return (state[room] ??= {
+  return (state[keyOf(room)] ??= {
     events: [],
     present: {},
     settling: true,
@@ -120,7 +124,7 @@ export const feedSlice = createSlice({
       })
       .addCase(presenceUpdated, (state, { payload }) => {
         const feed = ensureRoom(state, payload.room);
-        const key = userNameKey(payload.sender);
+        const key = presentKey(payload.sender);
         const was = feed.present[key] === true;
         feed.present[key] = payload.active;
         if (feed.settling || was === payload.active) return;
@@ -129,7 +133,7 @@ export const feedSlice = createSlice({
           const left = feed.events.findIndex(
             (e) =>
               e.kind === 'left' &&
-              userNameKey(e.name) === key &&
+              presentKey(e.name) === key &&
               e.epoch === feed.epoch &&
               e.afterSeq === feed.lastSeq,
           );
@@ -144,7 +148,7 @@ export const feedSlice = createSlice({
       })
       .addCase(participantRenamed, (state, { payload }) => {
         const feed = ensureRoom(state, payload.room);
-        const key = userNameKey(payload.to);
+        const key = presentKey(payload.to);
         // Into a name already here: another tab of this browser renamed first, and said so.
         if (feed.present[key] === true) return;
         feed.present[key] = true;
@@ -152,10 +156,10 @@ export const feedSlice = createSlice({
       })
       .addCase(participantRenamedAway, (state, { payload }) => {
         // The old name's last connection moved to the new name: no "left" line for it.
-        ensureRoom(state, payload.room).present[userNameKey(payload.name)] = false;
+        ensureRoom(state, payload.room).present[presentKey(payload.name)] = false;
       })
       .addCase(roomForgotten, (state, { payload }) => {
-        delete state[payload.room];
+        delete state[keyOf(payload.room)];
       })
       .addCase(roomCleared, (state, { payload }) => {
         // The server's frame names who cleared; an own clear shows when that frame comes back.
@@ -171,4 +175,4 @@ const NO_EVENTS: FeedEvent[] = [];
 
 /** The room's feed lines, in the order they happened. */
 export const selectFeedEvents = (state: { feed: FeedState }, room: string) =>
-  state.feed[room]?.events ?? NO_EVENTS;
+  state.feed[keyOf(room)]?.events ?? NO_EVENTS;

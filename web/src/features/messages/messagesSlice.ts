@@ -7,6 +7,7 @@ import {
 } from '@reduxjs/toolkit';
 import { type ChatMessage, ErrorCode } from '@taco/protocol';
 import { roomsApi } from '../../api/roomsApi';
+import { type Key, type Keyed, keyOf } from '../../common/keyed';
 import { isOwnMessage } from '../roomAuth/roomAuthSlice';
 import {
   errorFrameReceived,
@@ -52,7 +53,9 @@ const storedAdapter = createEntityAdapter<StoredMessage, number>({
 });
 
 /** Kept in the order they were sent (or retried). */
-const unsentAdapter = createEntityAdapter<UnsentMessage, string>({ selectId: (m) => m.clientId });
+const unsentAdapter = createEntityAdapter<UnsentMessage, Key>({
+  selectId: (m) => keyOf(m.clientId),
+});
 
 /** A room's messages: the spec's chat room record, with what resuming history needs. */
 export interface RoomMessages {
@@ -60,7 +63,7 @@ export interface RoomMessages {
   /** Stored messages by `seq`, all of one epoch. */
   stored: EntityState<StoredMessage, number>;
   /** Own messages waiting for the server, by `client_id`. */
-  unsent: EntityState<UnsentMessage, string>;
+  unsent: EntityState<UnsentMessage, Key>;
   /** The room's epoch that `lastSeq` and the stored messages' `seq`s belong to. */
   epoch: string | null;
   /** The highest `seq` seen in this room, to resume history after a reconnect. */
@@ -70,7 +73,7 @@ export interface RoomMessages {
 }
 
 /** Room id → its messages. */
-export type MessagesState = Record<string, RoomMessages>;
+export type MessagesState = Keyed<RoomMessages>;
 
 const initialState: MessagesState = {};
 
@@ -86,7 +89,7 @@ function emptyRoom(name: string): RoomMessages {
 }
 
 function ensureRoom(state: MessagesState, room: string): RoomMessages {
-  return (state[room] ??= emptyRoom(room));
+  return (state[keyOf(room)] ??= emptyRoom(room));
 }
 
 function storedMessage(message: ChatMessage, own: boolean, clientId: string | null) {
@@ -139,10 +142,10 @@ function dropReplaced(room: RoomMessages, newest: number) {
 
 /** Removes and returns the first unsent own message with this body, if any. */
 function takeUnsent(room: RoomMessages, body: string): UnsentMessage | undefined {
-  const clientId = room.unsent.ids.find((id) => room.unsent.entities[id]?.message === body);
-  if (clientId === undefined) return undefined;
-  const message = room.unsent.entities[clientId];
-  unsentAdapter.removeOne(room.unsent, clientId);
+  const id = room.unsent.ids.find((key) => room.unsent.entities[key]?.message === body);
+  if (id === undefined) return undefined;
+  const message = room.unsent.entities[id];
+  unsentAdapter.removeOne(room.unsent, id);
   return message;
 }
 
@@ -157,7 +160,7 @@ export const messagesSlice = createSlice({
         const room = ensureRoom(state, action.payload.room);
         adoptEpoch(room, epoch);
         if (room.stored.entities[message.seq]) return;
-        if (clientId !== null) unsentAdapter.removeOne(room.unsent, clientId);
+        if (clientId !== null) unsentAdapter.removeOne(room.unsent, keyOf(clientId));
         storedAdapter.addOne(room.stored, storedMessage(message, own, clientId));
         bumpSeq(room, message.seq);
       })
@@ -198,26 +201,26 @@ export const messagesSlice = createSlice({
       .addCase(errorFrameReceived, (state, { payload: { room, clientId, code } }) => {
         // An error naming an own message means the server did not store it; one refused as
         // rate limited stays pending: the socket sends it again once the limit allows.
-        const unsent = state[room]?.unsent;
+        const unsent = state[keyOf(room)]?.unsent;
         if (unsent && clientId !== null && code !== ErrorCode.RateLimited) {
-          unsentAdapter.updateOne(unsent, { id: clientId, changes: { status: 'failed' } });
+          unsentAdapter.updateOne(unsent, { id: keyOf(clientId), changes: { status: 'failed' } });
         }
       })
       .addCase(messageFailed, (state, { payload: { room, clientId } }) => {
-        const unsent = state[room]?.unsent;
+        const unsent = state[keyOf(room)]?.unsent;
         if (unsent)
-          unsentAdapter.updateOne(unsent, { id: clientId, changes: { status: 'failed' } });
+          unsentAdapter.updateOne(unsent, { id: keyOf(clientId), changes: { status: 'failed' } });
       })
       .addCase(messageRetried, (state, action) => {
         // A retried message goes to the end, pending again.
-        const unsent = state[action.payload.room]?.unsent;
-        const message = unsent?.entities[action.payload.clientId];
+        const unsent = state[keyOf(action.payload.room)]?.unsent;
+        const message = unsent?.entities[keyOf(action.payload.clientId)];
         if (!unsent || message?.status !== 'failed') return;
-        unsentAdapter.removeOne(unsent, message.clientId);
+        unsentAdapter.removeOne(unsent, keyOf(message.clientId));
         unsentAdapter.addOne(unsent, { ...message, status: 'pending' });
       })
       .addCase(roomForgotten, (state, action) => {
-        delete state[action.payload.room];
+        delete state[keyOf(action.payload.room)];
       })
       .addCase(roomCleared, (state, action) => {
         const room = ensureRoom(state, action.payload.room);
@@ -243,11 +246,11 @@ const NO_ROOM = emptyRoom('');
 const storedSelectors = storedAdapter.getSelectors();
 const unsentSelectors = unsentAdapter.getSelectors();
 
-const selectRoom = (state: WithMessages, room: string) => state.messages[room] ?? NO_ROOM;
+const selectRoom = (state: WithMessages, room: string) => state.messages[keyOf(room)] ?? NO_ROOM;
 
 /** Whether this device knows the room (the room page creates it otherwise). */
 export const selectRoomKnown = (state: WithMessages, room: string) =>
-  state.messages[room] !== undefined;
+  state.messages[keyOf(room)] !== undefined;
 
 /** The feed: stored messages in `seq` order, then own messages not stored yet. */
 export const selectMessages = createSelector(
@@ -266,7 +269,7 @@ export const selectPendingMessages = createSelector(
 
 /** An own message not stored yet, by its `client_id`. */
 export const selectUnsentMessage = (state: WithMessages, room: string, clientId: string) =>
-  selectRoom(state, room).unsent.entities[clientId];
+  selectRoom(state, room).unsent.entities[keyOf(clientId)];
 
 /** Where a history request resumes: after the last `seq` held, in the epoch it belongs to. */
 export const selectResumePoint = createSelector(

@@ -4,6 +4,7 @@ import {
   createSlice,
   type EntityState,
 } from '@reduxjs/toolkit';
+import { type Key, type Keyed, keyOf } from '../../common/keyed';
 import {
   connectionOpened,
   historyReceived,
@@ -29,24 +30,25 @@ export interface Presence {
   active: boolean;
 }
 
-const presenceAdapter = createEntityAdapter<Presence, string>({ selectId: (p) => p.name });
+const presenceAdapter = createEntityAdapter<Presence, Key>({ selectId: (p) => keyOf(p.name) });
 
 /**
  * A room's participants, and while its socket settles (from opening until the first history
  * answer, which the server sends after the roster every joining connection gets) the names heard
  * present since it opened.
  */
-export type RoomPresence = EntityState<Presence, string> & { heardSinceOpen?: string[] };
+export type RoomPresence = EntityState<Presence, Key> & { heardSinceOpen?: string[] };
 
 /** Room id → its participants' presence. */
-export type PresenceState = Record<string, RoomPresence>;
+export type PresenceState = Keyed<RoomPresence>;
 
 const initialState: PresenceState = {};
 
 function upsert(state: PresenceState, room: string, presence: Presence) {
-  const current: RoomPresence = state[room] ?? presenceAdapter.getInitialState();
+  const key = keyOf(room);
+  const current: RoomPresence = state[key] ?? presenceAdapter.getInitialState();
   if (presence.active) current.heardSinceOpen?.push(presence.name);
-  state[room] = presenceAdapter.upsertOne(current, presence);
+  state[key] = presenceAdapter.upsertOne(current, presence);
 }
 
 export const presenceSlice = createSlice({
@@ -56,11 +58,11 @@ export const presenceSlice = createSlice({
   extraReducers: (builder) => {
     builder
       .addCase(connectionOpened, (state, { payload }) => {
-        (state[payload.room] ??= presenceAdapter.getInitialState()).heardSinceOpen = [];
+        (state[keyOf(payload.room)] ??= presenceAdapter.getInitialState()).heardSinceOpen = [];
       })
       .addCase(historyReceived, (state, { payload }) => {
         // The roster is complete: whoever it did not name left while this socket was away.
-        const room = state[payload.room];
+        const room = state[keyOf(payload.room)];
         const heard = room?.heardSinceOpen;
         if (!room || !heard) return;
         delete room.heardSinceOpen;
@@ -76,8 +78,8 @@ export const presenceSlice = createSlice({
       })
       .addCase(participantRenamedAway, (state, { payload }) => {
         // Not a departure: the same person is listed under the new name.
-        const room = state[payload.room];
-        if (room) presenceAdapter.removeOne(room, payload.name);
+        const room = state[keyOf(payload.room)];
+        if (room) presenceAdapter.removeOne(room, keyOf(payload.name));
       })
       .addCase(typingUpdated, (state, { payload }) => {
         // Whoever types is there.
@@ -92,7 +94,7 @@ const NOT_TYPING: TypingEntry = { typing: false, lastTypingTime: 0 };
 type WithPresence = { presence: PresenceState };
 
 const selectRoomPresence = (state: WithPresence, room: string) =>
-  state.presence[room] ?? NO_PRESENCE;
+  state.presence[keyOf(room)] ?? NO_PRESENCE;
 
 /** The room's participants, each with presence and typing, in the order first heard of. */
 export const selectParticipants = createSelector(
@@ -101,7 +103,7 @@ export const selectParticipants = createSelector(
     presenceAdapter
       .getSelectors()
       .selectAll(presence)
-      .map(({ name, active }) => ({ name, active, ...(typing[name] ?? NOT_TYPING) })),
+      .map(({ name, active }) => ({ name, active, ...(typing[keyOf(name)] ?? NOT_TYPING) })),
 );
 
 /** The names of everyone the room has heard of, present or not, in the order first heard of. */

@@ -4,6 +4,7 @@ import { renderApp } from '../../../test/render';
 import { messageSent, reconnectRequested, roomJoined, typingUpdated } from '../chat/chatActions';
 import { dayLabel } from '../feed/feedItems';
 import { MessageList } from './MessageList';
+import { keyOf } from '../../common/keyed';
 
 const ROOM = 'teal-otter';
 const EPOCH = 'e1';
@@ -44,7 +45,7 @@ function setup({ history = [], roster = ['Alice'] }: SetupOptions = {}) {
     path: `/r/${ROOM}`,
     preloadedState: {
       roomAuth: {
-        [ROOM]: {
+        [keyOf(ROOM)]: {
           roomID: ROOM,
           senderName: 'Alice',
           token: 't',

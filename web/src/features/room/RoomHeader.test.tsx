@@ -4,7 +4,8 @@ import { openRoom, ROOM } from '../../../test/openRoom';
 import { renderApp } from '../../../test/render';
 import { server } from '../../../test/server';
 import { selectNotifyMode } from '../notifyPrefs/notifyPrefsSlice';
-import { selectRecentRooms } from '../roomAuth/roomAuthSlice';
+import { selectRecentRooms, selectRoomAuth } from '../roomAuth/roomAuthSlice';
+import { keyOf } from '../../common/keyed';
 
 /** An HTTP round trip through MSW can take more than a second on a busy machine. */
 const SLOW = { timeout: 5000 };
@@ -94,7 +95,7 @@ describe('Room header', () => {
     });
     expect(await screen.findByRole('heading', { name: 'Welcome Alicia' })).toBeInTheDocument();
     expect(within(screen.getByRole('log')).getByText('Alice is now Alicia')).toBeInTheDocument();
-    expect(store.getState().roomAuth[ROOM]?.token).toBe('token-Alicia');
+    expect(selectRoomAuth(store.getState(), ROOM)?.token).toBe('token-Alicia');
     const list = screen.getByRole('list', { name: /Participants/ });
     expect(within(list).queryByText('Alice')).not.toBeInTheDocument();
     expect(within(list).getByText('Alicia')).toBeInTheDocument();
@@ -121,7 +122,7 @@ describe('Room header', () => {
     await user.click(await screen.findByRole('menuitem', { name: 'Leave room' }));
     await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent(WebRoute.create));
     expect(socket.closedWith).not.toBeNull();
-    expect(store.getState().roomAuth[ROOM]).toBeUndefined();
+    expect(selectRoomAuth(store.getState(), ROOM)).toBeUndefined();
     expect(selectRecentRooms(store.getState())).toEqual([]);
     expect(screen.queryByText('Rooms you were in')).not.toBeInTheDocument();
   });
@@ -160,7 +161,10 @@ describe('Home page', () => {
     const { user } = renderApp({
       path: '/',
       preloadedState: {
-        roomAuth: { 'red-fox': record('red-fox', 'Ann'), [ROOM]: record(ROOM, 'Alice') },
+        roomAuth: {
+          [keyOf('red-fox')]: record('red-fox', 'Ann'),
+          [keyOf(ROOM)]: record(ROOM, 'Alice'),
+        },
       },
     });
     const section = screen.getByRole('region', { name: 'Rooms you were in' });

@@ -12,6 +12,7 @@ import { renderApp } from '../../../test/render';
 import { API, server } from '../../../test/server';
 import { selectRoomKnown } from '../messages/messagesSlice';
 import { SESSION_EXPIRED_MESSAGE } from '../roomAuth/authErrorsSlice';
+import { selectRoomAuth } from '../roomAuth/roomAuthSlice';
 import { INPUT_FOCUS_DELAY_MS } from './Composer';
 import { TOAST_DELAY_MS } from './RoomPage';
 import { SHARE_COPIED_MESSAGE } from './share';
@@ -90,7 +91,7 @@ describe('Room page: username modal', () => {
     const dialog = await screen.findByRole('dialog');
     expect(within(dialog).getByRole('alert')).toHaveTextContent(SESSION_EXPIRED_MESSAGE);
     expect(within(dialog).getByLabelText('Username')).toHaveValue('Alice');
-    expect(store.getState().roomAuth[ROOM]?.rejectionCount).toBe(1);
+    expect(selectRoomAuth(store.getState(), ROOM)?.rejectionCount).toBe(1);
   });
 
   it('after a 4409 asks the user for another name, saying why, without retrying the name', async () => {

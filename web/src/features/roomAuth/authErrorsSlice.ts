@@ -2,6 +2,7 @@ import { createSlice } from '@reduxjs/toolkit';
 import { NAME_TAKEN_MESSAGE } from '@taco/protocol';
 import { errorReason, errorStatus } from '../../api/errorText';
 import { roomsApi } from '../../api/roomsApi';
+import { type Keyed, keyOf } from '../../common/keyed';
 import {
   connectionOpened,
   credentialsShared,
@@ -16,7 +17,7 @@ export const SESSION_EXPIRED_MESSAGE =
 /** Why the user must choose a name again: shown in the username modal (not persisted). */
 export interface AuthErrorsState {
   /** Room id → why the last credential request for it failed. */
-  byRoom: Record<string, string>;
+  byRoom: Keyed<string>;
   /**
    * Socket closes with 4401 since a socket last got into its room (its first history answer), or
    * the room page was left. A refused socket opens before it is closed, so opening is no proof.
@@ -37,7 +38,9 @@ export const authErrorsSlice = createSlice({
         // a row without getting into the room in between asks the user.
         if (action.payload.source !== 'socket') return;
         state.socketRejections += 1;
-        if (state.socketRejections > 1) state.byRoom[action.payload.room] = SESSION_EXPIRED_MESSAGE;
+        if (state.socketRejections > 1) {
+          state.byRoom[keyOf(action.payload.room)] = SESSION_EXPIRED_MESSAGE;
+        }
       })
       .addCase(nameRefused, (state, action) => {
         // Asking again for the same name would only be refused: the user chooses another.
@@ -45,30 +48,30 @@ export const authErrorsSlice = createSlice({
       })
       .addCase(connectionOpened, (state, action) => {
         // Connected: whatever a credential request said meanwhile no longer stands.
-        delete state.byRoom[action.payload.room];
+        delete state.byRoom[keyOf(action.payload.room)];
       })
       .addCase(historyReceived, (state) => {
         state.socketRejections = 0;
       })
       .addCase(credentialsShared, (state, action) => {
-        delete state.byRoom[action.payload.room];
+        delete state.byRoom[keyOf(action.payload.room)];
       })
       .addCase(roomLeft, (state) => {
         state.socketRejections = 0;
       })
       .addMatcher(roomsApi.endpoints.requestCredentials.matchPending, (state, action) => {
-        delete state.byRoom[action.meta.arg.originalArgs.room];
+        delete state.byRoom[keyOf(action.meta.arg.originalArgs.room)];
       })
       .addMatcher(roomsApi.endpoints.requestCredentials.matchFulfilled, (state, action) => {
-        delete state.byRoom[action.payload.room_id];
+        delete state.byRoom[keyOf(action.payload.room_id)];
       })
       .addMatcher(roomsApi.endpoints.requestCredentials.matchRejected, (state, action) => {
         const failure = action.payload ?? action.error;
-        state.byRoom[action.meta.arg.originalArgs.room] =
+        state.byRoom[keyOf(action.meta.arg.originalArgs.room)] =
           errorStatus(failure) === 401 ? SESSION_EXPIRED_MESSAGE : errorReason(failure);
       });
   },
 });
 
 export const selectAuthError = (state: { authErrors: AuthErrorsState }, room: string) =>
-  state.authErrors.byRoom[room];
+  state.authErrors.byRoom[keyOf(room)];

@@ -11,8 +11,10 @@ import {
   isOwnMessage,
   RECENT_ROOMS_MAX,
   selectRecentRooms,
+  selectRoomAuth,
   unauthorized,
 } from './roomAuthSlice';
+import { keyOf } from '../../common/keyed';
 
 const ROOM = 'teal-otter';
 
@@ -24,7 +26,7 @@ describe('room authentication (spec §4)', () => {
   it('a new room starts unauthenticated with rejectionCount 0', () => {
     const store = makeStore();
     store.dispatch(roomCreated({ room: ROOM }));
-    expect(store.getState().roomAuth[ROOM]).toEqual({
+    expect(selectRoomAuth(store.getState(), ROOM)).toEqual({
       roomID: ROOM,
       senderName: '',
       token: '',
@@ -36,7 +38,7 @@ describe('room authentication (spec §4)', () => {
   it('a successful credential load sets the name and token, authenticates and resets rejections', async () => {
     const store = makeStore({
       roomAuth: {
-        [ROOM]: {
+        [keyOf(ROOM)]: {
           roomID: ROOM,
           senderName: '',
           token: '',
@@ -48,7 +50,7 @@ describe('room authentication (spec §4)', () => {
     await store.dispatch(
       roomsApi.endpoints.requestCredentials.initiate({ room: ROOM, senderId: ' Alice ' }),
     );
-    expect(store.getState().roomAuth[ROOM]).toEqual({
+    expect(selectRoomAuth(store.getState(), ROOM)).toEqual({
       roomID: ROOM,
       senderName: 'Alice',
       token: 'token-Alice',
@@ -62,7 +64,7 @@ describe('room authentication (spec §4)', () => {
     await store.dispatch(
       roomsApi.endpoints.createRoom.initiate({ room_id: ROOM, sender: 'Alice' }),
     );
-    expect(store.getState().roomAuth[ROOM]).toMatchObject({
+    expect(selectRoomAuth(store.getState(), ROOM)).toMatchObject({
       senderName: 'Alice',
       token: 'token-Alice',
       authenticated: true,
@@ -81,7 +83,7 @@ describe('room authentication (spec §4)', () => {
     );
     const store = makeStore({
       roomAuth: {
-        [ROOM]: {
+        [keyOf(ROOM)]: {
           roomID: ROOM,
           senderName: 'A',
           token: 't',
@@ -93,7 +95,7 @@ describe('room authentication (spec §4)', () => {
     await store.dispatch(
       roomsApi.endpoints.requestCredentials.initiate({ room: ROOM, senderId: 'Alice' }),
     );
-    expect(store.getState().roomAuth[ROOM]).toMatchObject({
+    expect(selectRoomAuth(store.getState(), ROOM)).toMatchObject({
       token: '',
       authenticated: false,
       rejectionCount: 1,
@@ -107,7 +109,7 @@ describe('room authentication (spec §4)', () => {
       roomsApi.endpoints.requestCredentials.initiate({ room: ROOM, senderId: 'Taken' }),
     );
     expect(result.error).toMatchObject({ status: 409 });
-    expect(store.getState().roomAuth[ROOM]).toMatchObject({
+    expect(selectRoomAuth(store.getState(), ROOM)).toMatchObject({
       authenticated: false,
       rejectionCount: 0,
     });
@@ -117,7 +119,7 @@ describe('room authentication (spec §4)', () => {
   it('an authorization rejection from the socket counts a rejection and clears the token', () => {
     const store = makeStore({
       roomAuth: {
-        [ROOM]: {
+        [keyOf(ROOM)]: {
           roomID: ROOM,
           senderName: 'A',
           token: 't',
@@ -128,7 +130,7 @@ describe('room authentication (spec §4)', () => {
     });
     store.dispatch(unauthorized({ room: ROOM, source: 'socket' }));
     store.dispatch(unauthorized({ room: ROOM, source: 'socket' }));
-    expect(store.getState().roomAuth[ROOM]).toEqual({
+    expect(selectRoomAuth(store.getState(), ROOM)).toEqual({
       roomID: ROOM,
       senderName: 'A',
       token: '',
@@ -150,9 +152,9 @@ describe('rooms you were in', () => {
   it('lists the rooms with a name, the last joined first, and forgets a room left', () => {
     const sockets = fakeSocketDeps();
     const roomAuth = {
-      'teal-otter': record('teal-otter', 'Ann'),
-      'red-fox': record('red-fox', 'Bob'),
-      'no-name': record('no-name', ''),
+      [keyOf('teal-otter')]: record('teal-otter', 'Ann'),
+      [keyOf('red-fox')]: record('red-fox', 'Bob'),
+      [keyOf('no-name')]: record('no-name', ''),
     };
     const store = makeStore({ roomAuth }, { socket: sockets.deps });
     expect(selectRecentRooms(store.getState())).toEqual([
@@ -166,14 +168,26 @@ describe('rooms you were in', () => {
     ]);
     expect(sockets.last().url).toContain('/api/room/teal-otter/ws');
     store.dispatch(roomForgotten({ room: 'teal-otter' }));
-    expect(store.getState().roomAuth['teal-otter']).toBeUndefined();
+    expect(selectRoomAuth(store.getState(), 'teal-otter')).toBeUndefined();
     expect(selectRecentRooms(store.getState()).map((r) => r.room)).toEqual(['red-fox']);
+  });
+
+  it('keeps the order rooms were joined in, for a room id that looks like a number too', () => {
+    const store = makeStore();
+    for (const room of ['teal-otter', '2024', 'red-fox']) {
+      store.dispatch(renamed({ room, name: 'Ann', token: `t-${room}` }));
+    }
+    expect(selectRecentRooms(store.getState()).map((r) => r.room)).toEqual([
+      'red-fox',
+      '2024',
+      'teal-otter',
+    ]);
   });
 
   it('keeps at most RECENT_ROOMS_MAX rooms in the list', () => {
     const roomAuth = Object.fromEntries(
       Array.from({ length: RECENT_ROOMS_MAX + 3 }, (_, i) => [
-        `room-${i}`,
+        keyOf(`room-${i}`),
         record(`room-${i}`, 'Ann'),
       ]),
     );
@@ -183,27 +197,27 @@ describe('rooms you were in', () => {
   });
 
   it('a confirmed rename makes the new name and token the credential', () => {
-    const store = makeStore({ roomAuth: { [ROOM]: record(ROOM, 'Ann') } });
+    const store = makeStore({ roomAuth: { [keyOf(ROOM)]: record(ROOM, 'Ann') } });
     store.dispatch(renamed({ room: ROOM, name: 'Annie', token: 'new-token' }));
-    expect(store.getState().roomAuth[ROOM]).toEqual({
+    expect(selectRoomAuth(store.getState(), ROOM)).toEqual({
       ...record(ROOM, 'Annie'),
       token: 'new-token',
     });
   });
 
   it('remembers the names left by renaming, of the current epoch, at most FORMER_NAMES_MAX', () => {
-    const store = makeStore({ roomAuth: { [ROOM]: record(ROOM, 'Ann') } });
+    const store = makeStore({ roomAuth: { [keyOf(ROOM)]: record(ROOM, 'Ann') } });
     const rename = (from: string, to: string, epoch: string, upToSeq: number) =>
       store.dispatch(
         renamed({ room: ROOM, name: to, token: `t-${to}`, former: { name: from, epoch, upToSeq } }),
       );
     rename('Ann', 'Annie', 'e1', 4);
     rename('Annie', 'Anna', 'e2', 1);
-    expect(store.getState().roomAuth[ROOM]?.formerNames).toEqual([
+    expect(selectRoomAuth(store.getState(), ROOM)?.formerNames).toEqual([
       { name: 'Annie', epoch: 'e2', upToSeq: 1 },
     ]);
     for (let i = 0; i < FORMER_NAMES_MAX + 2; i++) rename(`N${i}`, `N${i + 1}`, 'e2', 10 + i);
-    const kept = store.getState().roomAuth[ROOM]?.formerNames ?? [];
+    const kept = selectRoomAuth(store.getState(), ROOM)?.formerNames ?? [];
     expect(kept).toHaveLength(FORMER_NAMES_MAX);
     expect(kept.at(-1)).toEqual({
       name: `N${FORMER_NAMES_MAX + 1}`,

@@ -1,6 +1,7 @@
 import { createSelector, createSlice, type PayloadAction } from '@reduxjs/toolkit';
 import { isSameUserName } from '@taco/protocol';
 import { roomsApi } from '../../api/roomsApi';
+import { type Keyed, keyOf } from '../../common/keyed';
 import {
   credentialsShared,
   type FormerName,
@@ -41,7 +42,7 @@ export function isOwnMessage(
 }
 
 /** Room id → its authentication. */
-export type RoomAuthState = Record<string, RoomAuthRecord>;
+export type RoomAuthState = Keyed<RoomAuthRecord>;
 
 const initialState: RoomAuthState = {};
 
@@ -53,17 +54,25 @@ function newRecord(room: string): RoomAuthRecord {
 }
 
 function authenticate(state: RoomAuthState, room: string, senderName: string, token: string) {
-  const formerNames = state[room]?.formerNames;
-  state[room] = { roomID: room, senderName, token, authenticated: true, rejectionCount: 0 };
-  if (formerNames) state[room].formerNames = formerNames;
+  const key = keyOf(room);
+  const formerNames = state[key]?.formerNames;
+  const record: RoomAuthRecord = {
+    roomID: room,
+    senderName,
+    token,
+    authenticated: true,
+    rejectionCount: 0,
+  };
+  if (formerNames) record.formerNames = formerNames;
+  state[key] = record;
 }
 
 function reject(state: RoomAuthState, room: string) {
-  const record = state[room] ?? newRecord(room);
+  const record = state[keyOf(room)] ?? newRecord(room);
   record.rejectionCount += 1;
   record.token = '';
   record.authenticated = false;
-  state[room] = record;
+  state[keyOf(room)] = record;
 }
 
 export const roomAuthSlice = createSlice({
@@ -86,31 +95,33 @@ export const roomAuthSlice = createSlice({
     builder
       .addCase(roomCreated, (state, action) => {
         const { room } = action.payload;
-        if (!state[room]) state[room] = newRecord(room);
+        state[keyOf(room)] ??= newRecord(room);
       })
       .addCase(roomJoined, (state, action) => {
         // Records are kept in the order rooms were last joined: this one moves to the end.
-        const record = state[action.payload.room];
+        const key = keyOf(action.payload.room);
+        const record = state[key];
         if (!record) return;
-        delete state[action.payload.room];
-        state[action.payload.room] = record;
+        delete state[key];
+        state[key] = record;
       })
       .addCase(renamed, (state, action) => {
         const { room, name, token, former } = action.payload;
         authenticate(state, room, name, token);
         if (!former) return;
         // Messages of an earlier epoch are gone: their names no longer tell anything.
-        const kept = (state[room]!.formerNames ?? []).filter((f) => f.epoch === former.epoch);
-        state[room]!.formerNames = [...kept, former].slice(-FORMER_NAMES_MAX);
+        const record = state[keyOf(room)]!;
+        const kept = (record.formerNames ?? []).filter((f) => f.epoch === former.epoch);
+        record.formerNames = [...kept, former].slice(-FORMER_NAMES_MAX);
       })
       .addCase(credentialsShared, (state, action) => {
         const { room, name, token } = action.payload;
-        const record = state[room];
+        const record = state[keyOf(room)];
         if (!record || record.authenticated || !isSameUserName(record.senderName, name)) return;
         authenticate(state, room, name, token);
       })
       .addCase(roomForgotten, (state, action) => {
-        delete state[action.payload.room];
+        delete state[keyOf(action.payload.room)];
       })
       .addMatcher(roomsApi.endpoints.createRoom.matchFulfilled, (state, action) => {
         const { room, name, token } = action.payload;
@@ -131,12 +142,14 @@ export const { nameRefused, unauthorized } = roomAuthSlice.actions;
 /** Every room record with its rejection count set back to 0 (applied when state is restored). */
 export function withRejectionsReset(state: RoomAuthState): RoomAuthState {
   const next: RoomAuthState = {};
-  for (const [room, record] of Object.entries(state)) next[room] = { ...record, rejectionCount: 0 };
+  for (const record of Object.values(state)) {
+    next[keyOf(record.roomID)] = { ...record, rejectionCount: 0 };
+  }
   return next;
 }
 
 export const selectRoomAuth = (state: { roomAuth: RoomAuthState }, room: string) =>
-  state.roomAuth[room];
+  state.roomAuth[keyOf(room)];
 
 /** How many rooms the home page offers to rejoin. */
 export const RECENT_ROOMS_MAX = 8;

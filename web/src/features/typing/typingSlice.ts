@@ -8,6 +8,7 @@ import {
   typingExpired,
   typingUpdated,
 } from '../chat/chatActions';
+import { type Keyed, keyOf } from '../../common/keyed';
 
 /** Whether a participant is typing, and when that was last said (spec §3's participant fields). */
 export interface TypingEntry {
@@ -17,7 +18,7 @@ export interface TypingEntry {
 }
 
 /** Room id → participant name → typing. */
-export type TypingState = Record<string, Record<string, TypingEntry>>;
+export type TypingState = Keyed<Keyed<TypingEntry>>;
 
 const initialState: TypingState = {};
 
@@ -29,35 +30,37 @@ export const typingSlice = createSlice({
     builder
       .addCase(typingUpdated, (state, action) => {
         const { room, sender, typing, time } = action.payload;
-        (state[room] ??= {})[sender] = { typing, lastTypingTime: time };
+        (state[keyOf(room)] ??= {})[keyOf(sender)] = { typing, lastTypingTime: time };
       })
       .addCase(typingExpired, (state, action) => {
-        for (const entry of Object.values(state[action.payload.room] ?? {})) {
+        for (const entry of Object.values(state[keyOf(action.payload.room)] ?? {})) {
           if (entry.typing && action.payload.now - entry.lastTypingTime >= TYPING_STALE_MS) {
             entry.typing = false;
           }
         }
       })
       .addCase(participantRenamed, (state, action) => {
-        const entry = state[action.payload.room]?.[action.payload.from];
+        const entry = state[keyOf(action.payload.room)]?.[keyOf(action.payload.from)];
         if (entry) entry.typing = false;
       })
       .addCase(participantRenamedAway, (state, action) => {
-        delete state[action.payload.room]?.[action.payload.name];
+        delete state[keyOf(action.payload.room)]?.[keyOf(action.payload.name)];
       })
       .addCase(presenceUpdated, (state, action) => {
-        const entry = state[action.payload.room]?.[action.payload.sender];
+        const entry = state[keyOf(action.payload.room)]?.[keyOf(action.payload.sender)];
         if (entry && !action.payload.active) entry.typing = false;
       })
       .addCase(connectionClosed, (state, action) => {
         // Nobody's typing is known while the socket is closed.
-        for (const entry of Object.values(state[action.payload.room] ?? {})) entry.typing = false;
+        for (const entry of Object.values(state[keyOf(action.payload.room)] ?? {})) {
+          entry.typing = false;
+        }
       });
   },
 });
 
-const NO_ONE: Record<string, TypingEntry> = {};
+const NO_ONE: Keyed<TypingEntry> = {};
 
-/** Name → typing entry for everyone who sent a typing frame in `room`. */
+/** Name (its `keyOf`) → typing entry for everyone who sent a typing frame in `room`. */
 export const selectRoomTyping = (state: { typing: TypingState }, room: string) =>
-  state.typing[room] ?? NO_ONE;
+  state.typing[keyOf(room)] ?? NO_ONE;
