@@ -110,7 +110,7 @@ describe('Room page: username modal', () => {
     // Said once, in the prompt: no notice beside it, and no socket or request with that token.
     expect(screen.getAllByText(NAME_TAKEN_MESSAGE)).toHaveLength(1);
     expect(fake.sockets).toHaveLength(1);
-    expect(store.getState().roomAuth[ROOM]?.token).toBe('');
+    expect(selectRoomAuth(store.getState(), ROOM)?.token).toBe('');
     await user.type(within(dialog).getByLabelText('Username'), ' Two');
     await user.click(within(dialog).getByRole('button', { name: 'Continue' }));
     expect(await screen.findByRole('heading', { name: 'Welcome Alice Two' })).toBeInTheDocument();

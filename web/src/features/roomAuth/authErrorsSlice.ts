@@ -44,7 +44,7 @@ export const authErrorsSlice = createSlice({
       })
       .addCase(nameRefused, (state, action) => {
         // Asking again for the same name would only be refused: the user chooses another.
-        state.byRoom[action.payload.room] = NAME_TAKEN_MESSAGE;
+        state.byRoom[keyOf(action.payload.room)] = NAME_TAKEN_MESSAGE;
       })
       .addCase(connectionOpened, (state, action) => {
         // Connected: whatever a credential request said meanwhile no longer stands.
