@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { NAME_TAKEN_MESSAGE } from '@taco/protocol';
 import type { Page } from 'playwright-core';
 import { snap as saveSnap } from './support';
 import {
@@ -10,6 +11,7 @@ import {
   openRenameDialog,
   serverAndBrowser,
   STEP_MS,
+  waitOnline,
 } from './suite';
 
 /**
@@ -305,6 +307,33 @@ describe('A room on a laptop and a phone', () => {
     // Back through the link, the room asks for a name again.
     await alice.goto(`/r/${room}`);
     await alice.getByRole('dialog').getByText('Please choose a username').waitFor();
+  });
+
+  it('keeps a name to the one who holds it: who comes back with an older token picks another', async () => {
+    const room = `holder-${Date.now().toString(36)}`;
+    // Alice joins, then leaves the room; her token stays in the browser.
+    const first = await newPage();
+    await joinRoom(first, room, 'Alice');
+    await first.goto('/');
+    const count = async () => {
+      const answer = await fetch(`${server().origin}/api/room/${room}`);
+      return ((await answer.json()) as { participants: number }).participants;
+    };
+    for (let i = 0; i < 50 && (await count()) > 0; i++) await first.waitForTimeout(100);
+    // Someone else takes "Alice" meanwhile.
+    const second = await newPage();
+    await joinRoom(second, room, 'Alice');
+    // The first comes back through the link: the name is someone else's now.
+    await first.goto(`/r/${room}`);
+    const dialog = first.getByRole('dialog');
+    await dialog.getByRole('alert').filter({ hasText: NAME_TAKEN_MESSAGE }).waitFor();
+    await snap(first, 'room-11-name-taken-on-return');
+    expect(await participantNames(second)).toEqual(['Alice']);
+    await dialog.getByLabel('Username').fill('Alice B');
+    await dialog.getByRole('button', { name: 'Continue' }).click();
+    await waitOnline(first, 'Alice B');
+    await participants(second).getByText('Alice B').waitFor();
+    expect((await participantNames(second)).sort()).toEqual(['Alice', 'Alice B']);
   });
 
   it('reported no errors in the pages but the refused name (409) and closed sockets', () => {
