@@ -486,14 +486,17 @@ describe('POST /api/room/:room_id/ticket answered ahead of Express', () => {
   });
 
   it('answers 201 with a new single-use ticket that opens a socket as the token’s user', async () => {
-    const first = await askTicket(plain, { authorization: bearer });
-    const second = await askTicket(plain, { authorization: bearer });
+    const token = await plain.token('teal-otter', 'Ann');
+    const first = await askTicket(plain, { authorization: bearer }, token);
+    const second = await askTicket(plain, { authorization: bearer }, token);
     expect([first.status, second.status]).toEqual([201, 201]);
     const { ticket } = JSON.parse(first.body.toString('utf8')) as { ticket: string };
     expect(JSON.parse(second.body.toString('utf8'))).not.toEqual({ ticket });
+    // The ticket stands for the token's name and its holder (the token's jti).
     expect(await plain.app.get(TicketStore).redeem(ticket)).toEqual({
       room: 'teal-otter',
       name: 'Ann',
+      holder: claimsOf(token).jti,
     });
   });
 
