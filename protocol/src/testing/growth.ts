@@ -6,7 +6,8 @@
  * keeps the check meaningful on a slow or loaded machine: load slows both sizes alike, and the
  * fastest of many runs is one that load did not touch.
  *
- * The sizes: `n` doubles from `start` until a run takes `targetMs` or `n` reaches `maxSize`. A
+ * The sizes: `n` doubles from `start` until a run takes `targetMs` or `n` reaches `maxSize` (and
+ * then, if a run is still faster than that, each timing calls the function several times). A
  * linear parser reaches `maxSize` (4,096 characters, a whole message; the large input is then
  * eight messages long): large enough for a quadratic term to show, small enough that a large run
  * takes a few milliseconds, which a loaded machine often leaves uninterrupted, and that its
@@ -85,9 +86,11 @@ function measureOnce<T>(
     budgetMs = 2000,
     clock = () => performance.now(),
   } = options;
+  /** Calls of `run` per timing: more than one when a call at `maxSize` is too fast to time. */
+  let calls = 1;
   const time = (input: T): number => {
     const began = clock();
-    run(input);
+    for (let i = 0; i < calls; i++) run(input);
     return clock() - began;
   };
   const fastest = (input: T, times: number): number => {
@@ -104,6 +107,7 @@ function measureOnce<T>(
     size = Math.min(maxSize, size * 2);
     small = make(size);
   }
+  while (calls < 1024 && fastest(small, 5) < targetMs) calls *= 2;
   const large = make(size * factor);
   time(large);
 
@@ -122,4 +126,25 @@ function measureOnce<T>(
 /** `text` repeated until it is `size` characters long (cut there). */
 export function repeatTo(text: string, size: number): string {
   return text.repeat(Math.ceil(size / text.length)).slice(0, size);
+}
+
+/** A seeded random number generator (mulberry32) in [0, 1), so a hostile input can be made again. */
+export function seededRandom(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Pieces picked at random (from a fixed seed) and joined until `size` characters long. */
+export function randomMix(pieces: readonly string[], seed: number): (size: number) => string {
+  return (size) => {
+    const random = seededRandom(seed);
+    let text = '';
+    while (text.length < size) text += pieces[Math.floor(random() * pieces.length)];
+    return text.slice(0, size);
+  };
 }
