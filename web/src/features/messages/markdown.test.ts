@@ -84,13 +84,19 @@ describe('inline Markdown', () => {
     expect(inline('xhttps://example.com')).toEqual([t('xhttps://example.com')]);
   });
 
-  it('links hosts with a port or an IPv6 address, and never one behind a user name', () => {
+  it('links hosts with a port or an IPv6 address, up to punctuation, and never one behind a user name', () => {
     const link = (text: string) => ({ type: 'link', href: text, text });
     expect(inline('http://localhost:8080.')).toEqual([link('http://localhost:8080'), t('.')]);
     expect(inline('http://[::1]:3000/x')).toEqual([link('http://[::1]:3000/x')]);
     // A user name before @ makes "bank.com" look like the host; the link would open evil.com.
     expect(inline('http://bank.com@evil.com/x')).toEqual([t('http://bank.com@evil.com/x')]);
-    expect(inline('http://1.2.3.999/ http://a.b)c')).toEqual([t('http://1.2.3.999/ http://a.b)c')]);
+    expect(inline('http://1.2.3.999/ http://a|b')).toEqual([t('http://1.2.3.999/ http://a|b')]);
+    // Punctuation right after a host ends the address there.
+    expect(inline('www.a.b,www.c.d')).toEqual([
+      { type: 'link', href: 'https://www.a.b', text: 'www.a.b' },
+      t(','),
+      { type: 'link', href: 'https://www.c.d', text: 'www.c.d' },
+    ]);
   });
 
   it('reads code before emphasis, and links and mentions inside _emphasis_', () => {

@@ -185,15 +185,14 @@ interface Link {
 /**
  * Finds the links of one line: the link that starts at a position, if any, asked from left to
  * right. Each address is read once: the run of text it stands in (up to white space) is measured
- * once, a host once, and the brackets of a run are counted only by the one address that ends in
- * them (or that takes the run). So a line takes time linear in its length.
+ * once, a host once (an address that starts inside a host judged already is not tried), and the
+ * brackets of a run are counted only for an address with a valid host and a path, which then
+ * takes the run but for what ends the sentence. So a line takes time linear in its length.
  */
 function linkFinder(text: string): (start: number) => Link | null {
   /** The run of non-space text last measured: [runStart, runEnd). */
   let runStart = 0;
   let runEnd = 0;
-  /** The last character of that run that the end of a sentence does not strip. */
-  let runLastKept = -1;
   /** A host up to here was judged already: an address starting inside it is not tried again. */
   let judgedUntil = 0;
 
@@ -201,11 +200,8 @@ function linkFinder(text: string): (start: number) => Link | null {
   const measureRun = (start: number) => {
     if (start >= runStart && start < runEnd) return;
     runStart = start;
-    runLastKept = -1;
-    for (runEnd = start; runEnd < text.length && !LINK_STOP.test(text[runEnd]!); runEnd++) {
-      const ch = text[runEnd]!;
-      if (!LINK_TRAILING.has(ch) && OPENER_OF[ch] === undefined) runLastKept = runEnd;
-    }
+    runEnd = start;
+    while (runEnd < text.length && !LINK_STOP.test(text[runEnd]!)) runEnd++;
   };
 
   /**
@@ -262,18 +258,28 @@ function linkFinder(text: string): (start: number) => Link | null {
       while (DIGIT.test(text[portEnd] ?? '')) portEnd++;
     }
 
-    // What follows the host must be a path, a query, a fragment, or what ends the sentence.
-    const next = text[portEnd];
-    const pathFollows = portEnd < runEnd && (next === '/' || next === '?' || next === '#');
-    if (!pathFollows && runLastKept >= portEnd) return null;
-    if (pathFollows && !validHost(text.slice(hostStart, portEnd))) return null;
-    const end = trimmedEnd(start);
-    // The end of the sentence may cut into the host: `www.a.b.` is www.a.b.
-    const host = text.slice(hostStart, end < portEnd ? Math.min(end, hostEnd) : portEnd);
-    if ((end < portEnd || !pathFollows) && (end <= hostStart || !validHost(host))) return null;
+    // After the host: a path, a query or a fragment, to the end of the run and without what
+    // ends the sentence; or punctuation, which ends the address at the host (`www.a.b, or`).
+    // Anything else is no part of an address: `http://bank.com@evil.com` is no link.
+    const next = text[portEnd]!;
+    let end = portEnd;
+    if (portEnd < runEnd && (next === '/' || next === '?' || next === '#')) {
+      if (!validHost(text.slice(hostStart, portEnd))) return null;
+      end = trimmedEnd(start);
+      if (end > portEnd) return found(start, end, www);
+    } else if (portEnd < runEnd && !LINK_TRAILING.has(next) && OPENER_OF[next] === undefined) {
+      return null;
+    }
+    // What ends the sentence may end the host too: `www.a.b.` is www.a.b.
+    while (end > hostStart && LINK_TRAILING.has(text[end - 1]!)) end--;
+    const host = text.slice(hostStart, end < hostEnd ? end : portEnd);
+    return end > hostStart && validHost(host) ? found(start, end, www) : null;
+  };
+
+  function found(start: number, end: number, www: boolean): Link {
     const written = text.slice(start, end);
     return { written, href: www ? `https://${written}` : written };
-  };
+  }
 }
 
 /** Whether a host (with its port) is one a browser opens: `new URL` reads only that much. */
