@@ -36,6 +36,8 @@ const CASES: [string, (size: number) => string][] = [
   ['http://[( repeated', repeat('http://[(')],
   ['http://a.b) repeated, then )s', (size) => repeatTo('http://a.b)', size / 2) + ')'.repeat(size / 2)],
   ['www.a- repeated, then |', repeat('www.a-', '', '|')],
+  ['www.a.b, repeated (links ended by punctuation)', repeat('www.a.b,')],
+  ['http://a.b.? repeated (hosts cut by punctuation)', repeat('http://a.b.?(')],
   ['h h h', repeat('h ')],
   ['a long URL of . ? #', repeat('a.?#', 'http://a.b/')],
   ['a long host', repeat('a.', 'http://', '/')],
