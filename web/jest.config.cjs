@@ -27,6 +27,7 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!until-async/).+\\.(js|cjs|json)$'],
   moduleNameMapper: {
     '^@taco/protocol$': '<rootDir>/../protocol/src/index.ts',
+    '^@taco/protocol/testing$': '<rootDir>/../protocol/src/testing/growth.ts',
     // `import.meta.env` does not exist under Jest; every import of app/config goes through `../app/config`.
     '^(\\.\\./)+app/config$': '<rootDir>/test/config.ts',
     // The lazily loaded pages, loaded at once (see test/pages.ts).

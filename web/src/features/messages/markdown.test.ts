@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { type Block, type Inline, mentionMatcher, parseInline, parseMessage } from './markdown';
 
 const matcher = mentionMatcher({ names: ['Bob', 'Ann', 'Ann Lee'], me: 'Alice' });
@@ -83,6 +84,33 @@ describe('inline Markdown', () => {
     expect(inline('xhttps://example.com')).toEqual([t('xhttps://example.com')]);
   });
 
+  it('links hosts with a port or an IPv6 address, up to punctuation, and never one behind a user name', () => {
+    const link = (text: string) => ({ type: 'link', href: text, text });
+    expect(inline('http://localhost:8080.')).toEqual([link('http://localhost:8080'), t('.')]);
+    expect(inline('http://[::1]:3000/x')).toEqual([link('http://[::1]:3000/x')]);
+    // A user name before @ makes "bank.com" look like the host; the link would open evil.com.
+    expect(inline('http://bank.com@evil.com/x')).toEqual([t('http://bank.com@evil.com/x')]);
+    expect(inline('http://1.2.3.999/ http://a|b')).toEqual([t('http://1.2.3.999/ http://a|b')]);
+    // Punctuation right after a host ends the address there.
+    expect(inline('www.a.b,www.c.d')).toEqual([
+      { type: 'link', href: 'https://www.a.b', text: 'www.a.b' },
+      t(','),
+      { type: 'link', href: 'https://www.c.d', text: 'www.c.d' },
+    ]);
+  });
+
+  it('reads code before emphasis, and links and mentions inside _emphasis_', () => {
+    expect(inline('*a `b*` c*')).toEqual([
+      { type: 'em', children: [t('a '), { type: 'code', text: 'b*' }, t(' c')] },
+    ]);
+    expect(inline('_@Bob_ _https://a.b_')).toEqual([
+      { type: 'em', children: [{ type: 'mention', name: 'Bob', text: '@Bob', self: false }] },
+      t(' '),
+      { type: 'em', children: [{ type: 'link', href: 'https://a.b', text: 'https://a.b' }] },
+    ]);
+    expect(inline('@Bob_x x_https://a.b')).toEqual([t('@Bob_x x_https://a.b')]);
+  });
+
   it('reads mentions of known names, the longest first, and tells the reader apart', () => {
     expect(inline('hi @ann lee and @Ann, @alice! @Bobby @Zed mail@Bob')).toEqual([
       t('hi '),
@@ -138,5 +166,97 @@ describe('block Markdown', () => {
     const body = '*_`'.repeat(1300) + '\n' + '> '.repeat(500) + '\n' + '**a'.repeat(1300);
     const parsed = blocks(body);
     expect(parsed.map((block) => block.type)).toEqual(['text', 'quote', 'text']);
+  });
+});
+
+/** What a reader sees of a parsed message: its text, code blocks' languages included. */
+function visibleText(blocks: readonly Block[]): string {
+  const inline = (nodes: readonly Inline[]): string =>
+    nodes
+      .map((node) =>
+        node.type === 'strong' || node.type === 'em' ? inline(node.children) : node.text,
+      )
+      .join('');
+  return blocks
+    .map((block) => {
+      if (block.type === 'text') return block.lines.map(inline).join('\n');
+      if (block.type === 'code') return `${block.language}\n${block.text}`;
+      return visibleText(block.blocks);
+    })
+    .join('\n');
+}
+
+/** Every inline node list of a parsed message, nested ones included. */
+function* inlineLists(blocks: readonly Block[]): Generator<readonly Inline[]> {
+  function* walk(nodes: readonly Inline[]): Generator<readonly Inline[]> {
+    yield nodes;
+    for (const node of nodes) {
+      if (node.type === 'strong' || node.type === 'em') yield* walk(node.children);
+    }
+  }
+  for (const block of blocks) {
+    if (block.type === 'text') for (const line of block.lines) yield* walk(line);
+    else if (block.type === 'quote') yield* inlineLists(block.blocks);
+  }
+}
+
+/** Markup and white space: what Markdown may take away from what is shown. */
+const MARKUP = /[*_`\\>\s]/gu;
+
+/** Bodies made of Markdown's pieces, links, mentions and any other characters. */
+const hostileBody = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom(
+        '*', '**', '***', '_', '__', '`', '``', '```', '\\', '>', '> ', '@', '@Ann', '@ann lee',
+        '@Bob', 'http://', 'https://a.b/', 'http://[::1]:80/', 'www.', 'www.a.b', '(', ')', '[',
+        ']', '{', '}', '.', ',', '?', '#', ':', ' ', 'a', '\n', '\r\n', '\n```ts\n', 'Σ', 'İ',
+      ), // prettier-ignore
+      fc.string({ maxLength: 3 }),
+      fc.integer({ min: 0, max: 0x10ffff }).map((code) => String.fromCodePoint(code)),
+    ),
+    { maxLength: 60 },
+  )
+  .map((pieces) => pieces.join(''));
+
+describe('Markdown on any input', () => {
+  it('never throws, and shows every character that is not markup', () => {
+    fc.assert(
+      fc.property(hostileBody, (body) => {
+        const parsed = blocks(body);
+        expect(visibleText(parsed).replace(MARKUP, '')).toBe(body.replace(MARKUP, ''));
+      }),
+      { seed: 20_240_601, numRuns: 2000 },
+    );
+  });
+
+  it('links only http(s) addresses, and never leaves empty or split text', () => {
+    fc.assert(
+      fc.property(hostileBody, (body) => {
+        for (const nodes of inlineLists(blocks(body))) {
+          nodes.forEach((node, index) => {
+            if (node.type === 'text') {
+              expect(node.text).not.toBe('');
+              expect(nodes[index + 1]?.type).not.toBe('text');
+            }
+            if (node.type === 'link') expect(new URL(node.href).protocol).toMatch(/^https?:$/);
+          });
+        }
+      }),
+      { seed: 20_240_602, numRuns: 2000 },
+    );
+  });
+
+  it('keeps text without markup exactly as written', () => {
+    const plain = fc
+      .string({ unit: fc.constantFrom(...'abcHhWw019 .,;:!?()[]{}\'"/-#~+=&%$^|<>'), minLength: 1 })
+      .filter((line) => line.trim() !== '');
+    fc.assert(
+      fc.property(plain, (line) => {
+        const parsed = inline(line);
+        expect(parsed.map((node) => ('text' in node ? node.text : '')).join('')).toBe(line);
+      }),
+      { seed: 20_240_603, numRuns: 2000 },
+    );
   });
 });
