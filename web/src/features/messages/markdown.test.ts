@@ -35,6 +35,11 @@ describe('inline Markdown', () => {
     expect(inline('**not closed')).toEqual([t('**not closed')]);
     expect(inline('\\*literal\\* and `')).toEqual([t('*literal* and `')]);
     expect(inline('** spaced **')).toEqual([t('** spaced **')]);
+    expect(inline('call __init__ in __proto__')).toEqual([t('call __init__ in __proto__')]);
+    expect(inline('__not bold__ but _this_')).toEqual([
+      t('__not bold__ but '),
+      { type: 'em', children: [t('this')] },
+    ]);
   });
 
   it('keeps code literal: no emphasis, links or mentions inside', () => {

@@ -3,7 +3,8 @@ import { userNameKey } from '@taco/protocol';
 /**
  * The Markdown people write in chats, parsed into a tree that the feed renders as React
  * elements: `**bold**`, `*italic*` and `_italic_`, `` `code` ``, fenced code blocks, `>` quotes,
- * http(s) and `www.` links, and `@mentions` of known participants. Nothing else is markup: no
+ * http(s) and `www.` links, and `@mentions` of known participants. A run of two or more
+ * underscores is text (`__init__` stays as written). Nothing else is markup: no
  * HTML, no images, no `[text](url)` links, so a message can never inject markup or link to a
  * `javascript:` or `data:` address. Inline markup never spans lines.
  *
@@ -467,7 +468,9 @@ export function parseInline(text: string, matcher: MentionMatcher): Inline[] {
         !isSpace(before) && (!isPunctuation(before) || isSpace(after) || isPunctuation(after));
       const canOpen = ch === '*' ? left : left && (!right || isPunctuation(before));
       const canClose = ch === '*' ? right : right && (!left || isPunctuation(after));
-      if (canOpen || canClose) {
+      // Two or more underscores are what they say (`__init__`, a room `__proto__`): bold is `**`.
+      const literal = ch === '_' && end - i > 1;
+      if (!literal && (canOpen || canClose)) {
         flush(i);
         const run: Run = {
           kind: 'run',
