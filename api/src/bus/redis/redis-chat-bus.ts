@@ -162,6 +162,7 @@ export class RedisChatBus extends ChatBus {
         const taken = feed.takeLive(number.epoch, number.seq);
         if (taken === 'late') this.refill(room, feed);
         if (taken !== 'deliver') return;
+        event.number = number;
       }
     }
     this.listener(room, event);
@@ -247,6 +248,7 @@ export class RedisChatBus extends ChatBus {
         if (feed.take(result.epoch, entry.seq)) {
           const event: RoomEvent = {
             payload: messagePayload(room, messageOf(entry), result.epoch, entry.client_id),
+            number: { epoch: result.epoch, seq: entry.seq },
           };
           // The sender's copy is its acknowledgement, sent once the message is durable: a gap
           // fill skips it as the live copy does, however soon after the script it reads it.
