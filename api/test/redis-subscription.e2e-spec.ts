@@ -52,7 +52,7 @@ async function underTraffic(
     10_000,
     50,
   );
-  for (const seen of [seenByAnn, seenByBob]) expect(repeated(seen.seqs)).toEqual([]);
+  for (const seen of [seenByAnn, seenByBob]) expect(repeated(seen.copies)).toEqual([]);
   // Ann's own copies carry their client_id, also those a gap fill delivered: her client can
   // match every one with the message it sent. So do Bob's copies of them, gap fill or not.
   expect(seenByAnn.acked.size).toBe(all.length);

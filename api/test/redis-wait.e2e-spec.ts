@@ -1,4 +1,6 @@
-import { ApiPath, FrameType, type ServerFrame } from '@taco/protocol';
+import { ApiPath, FrameType, type ServerFrame, type ServerHistoryFrame } from '@taco/protocol';
+import { type Redis } from 'ioredis';
+import { RedisConnections } from '../src/bus/redis/redis-connections';
 import { roomKeys } from '../src/bus/redis/redis-keys';
 import { isError, isHistory, isSingleMessage } from './support/frames';
 import { parsePrometheusText } from './support/prometheus-text';
@@ -109,6 +111,51 @@ describe('Durable acknowledgement (REDIS_WAIT_REPLICAS=1) on a standalone master
     await ann.close();
     await bob.close();
   }, 30_000);
+
+  it("hands the sender its copy once, after the wait, when a gap fill reads the message before the script's answer is read", async () => {
+    const room = 'filled-early';
+    const ann = await app.join(room, 'Ann');
+    const bob = await app.join(room, 'Bob');
+    const redis = app.app.get(RedisConnections);
+    const plain = master.client();
+    ann.send({ type: FrameType.Message, body: 'first', client_id: 'c5' });
+    await ann.next(ownCopy('c5'), 5000);
+    await bob.next(isSingleMessage);
+    // The replica's subscription is gone without its knowing (as when a master dies): the
+    // message goes out live to no one here, and only a gap fill brings it.
+    await redis.unsubscribe(roomKeys(room).channel);
+    // The script runs, but its answer waits unread on the writer's socket.
+    const writer = (redis.writer as Redis).stream;
+    writer.pause();
+    try {
+      ann.send({ type: FrameType.Message, body: 'read early', client_id: 'c6' });
+      await until(async () => (await plain.get(roomKeys(room).seq)) === '2');
+      // The subscriber connection is renewed: the room is subscribed again and its gap filled
+      // from history, which holds the message already.
+      const subscriber = (redis.subscriber as Redis).stream;
+      await plain.call('CLIENT', 'KILL', 'ADDR', `127.0.0.1:${subscriber.localPort}`);
+      expect(await bob.next(isSingleMessage, 5000)).toMatchObject({ body: 'read early', seq: 2 });
+      // Not acknowledged before the replica holds it: the wait has not even started.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await ann.drain(0)).filter(ownCopy('c6'))).toEqual([]);
+    } finally {
+      writer.resume();
+      plain.disconnect();
+    }
+    expect(await ann.next(ownCopy('c6'), 5000)).toMatchObject({ body: 'read early', seq: 2 });
+    // Once: the copy the gap fill delivered did not go to her as well.
+    expect((await ann.drain(300)).filter(isSingleMessage)).toEqual([]);
+    expect((await bob.drain(0)).filter(isSingleMessage)).toEqual([]);
+    // History replies carry the contract's fields only, not whose copy was held back.
+    ann.send({ type: FrameType.History, count: 10 });
+    const history = await ann.next<ServerHistoryFrame & ServerFrame>(isHistory);
+    expect(history.messages.map((message) => Object.keys(message).sort())).toEqual([
+      ['body', 'sender', 'seq', 'timestamp'],
+      ['body', 'sender', 'seq', 'timestamp'],
+    ]);
+    await ann.close();
+    await bob.close();
+  }, 20_000);
 
   it('refuses a message the master cannot store with unavailable', async () => {
     const ann = await app.join('down-room', 'Ann');

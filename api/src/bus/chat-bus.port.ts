@@ -45,6 +45,12 @@ export interface HistoryPage {
   complete: boolean;
 }
 
+/** Where a stored message stands in its room: its `seq`, in the sequence of `epoch`. */
+export interface MessageNumber {
+  epoch: string;
+  seq: number;
+}
+
 /**
  * Something for every connection in a room, serialized once by the replica that published it.
  * `except` names a sender whose own connections skip it (typing is for the others).
@@ -55,6 +61,11 @@ export interface RoomEvent {
   except?: string;
   /** A connection id that skips it: the sender, whose own copy is its acknowledgement. */
   exceptConnection?: string;
+  /**
+   * Set when the event is a stored message, as the bus hands it over: a connection that was sent
+   * that message already is not sent it again.
+   */
+  number?: MessageNumber;
 }
 
 export type DeliveryListener = (room: string, event: RoomEvent) => void;

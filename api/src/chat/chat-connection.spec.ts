@@ -4,8 +4,10 @@ import { FrameType, type ServerFrame } from '@taco/protocol';
 import { WebSocket } from 'ws';
 import { loadConfig } from '../config/load-config';
 import { type MetricsService } from '../metrics/metrics.service';
+import { messageFrame, messagePayload } from '../bus/room-events';
 import { ChatConnection, InTurn } from './chat-connection';
 import { nameClaim } from '../bus/name-claim';
+import { textFrame } from './text-frame';
 
 function setup() {
   const writes: Buffer[][] = [];
@@ -24,8 +26,10 @@ function setup() {
     bufferedAmount: 0,
   }) as unknown as WebSocket;
   let framesOut = 0;
+  let duplicates = 0;
   const metrics = {
     framesOut: { inc: () => framesOut++ },
+    duplicateCopies: { inc: () => duplicates++ },
     closes: { inc: () => undefined },
   } as unknown as MetricsService;
   const config = loadConfig({ WEB_DIST: 'off' });
@@ -40,7 +44,7 @@ function setup() {
     config,
     0,
   );
-  return { connection, writes, counted: () => framesOut };
+  return { connection, writes, counted: () => framesOut, duplicates: () => duplicates };
 }
 
 /** The JSON texts of the unmasked, short text frames in `chunk`. */
@@ -70,6 +74,43 @@ describe('ChatConnection', () => {
       roster,
     );
     expect(counted()).toBe(3);
+  });
+});
+
+describe('ChatConnection messages', () => {
+  const message = (seq: number) => ({ sender: 'Ann', body: `m${seq}`, timestamp: 1.5, seq });
+  const fromRoom = (seq: number, epoch = 'E1') =>
+    textFrame(messagePayload('teal-otter', message(seq), epoch));
+
+  it('sends each stored message once, from the room or as the acknowledgement, in whichever order', async () => {
+    const { connection, writes, duplicates } = setup();
+    expect(connection.writeMessage(fromRoom(1), { epoch: 'E1', seq: 1 })).toBe(true);
+    // Her own 2 is held back until durable; 3 comes from the room first.
+    expect(connection.writeMessage(fromRoom(3), { epoch: 'E1', seq: 3 })).toBe(true);
+    expect(connection.send(messageFrame('teal-otter', message(2), 'E1', 'c-2'))).toBe(true);
+    // A gap fill offers 2 and 3 again; the acknowledgement of 3 comes too late to matter.
+    expect(connection.writeMessage(fromRoom(2), { epoch: 'E1', seq: 2 })).toBe(false);
+    expect(connection.send(messageFrame('teal-otter', message(3), 'E1', 'c-3'))).toBe(false);
+    // Another epoch is another sequence.
+    expect(connection.writeMessage(fromRoom(2, 'E2'), { epoch: 'E2', seq: 2 })).toBe(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    const sent = writes.flat().flatMap(texts);
+    expect(sent.map((text) => (JSON.parse(text) as { seq: number }).seq)).toEqual([1, 3, 2, 2]);
+    expect(duplicates()).toBe(2);
+  });
+
+  it('sends history pages whatever it was sent live', () => {
+    const { connection } = setup();
+    expect(connection.writeMessage(fromRoom(1), { epoch: 'E1', seq: 1 })).toBe(true);
+    const page: ServerFrame = {
+      type: FrameType.Message,
+      room: 'teal-otter',
+      epoch: 'E1',
+      messages: [message(1)],
+      complete: true,
+    };
+    expect(connection.send(page)).toBe(true);
+    expect(connection.send(page)).toBe(true);
   });
 });
 

@@ -4,17 +4,20 @@ import {
   CloseReason,
   encodeFrame,
   errorFrame,
+  FrameType,
   NAME_TAKEN_ERROR,
   SEND_BUFFER_MAX_BYTES,
   type ServerFrame,
 } from '@taco/protocol';
 import { WebSocket } from 'ws';
+import { type MessageNumber } from '../bus/chat-bus.port';
 import { type NameClaim } from '../bus/name-claim';
 import { TokenBucket } from '../common/token-bucket';
 import { type AppConfig } from '../config/app-config';
 import { type MetricsService } from '../metrics/metrics.service';
 import { textFrame } from './text-frame';
 import { type OwedLimits } from './carried-limits';
+import { DeliveryWindow } from './delivery-window';
 import { type WriteTurn } from './write-turn';
 
 /** The per-connection limits, as configured. */
@@ -82,6 +85,8 @@ export class ChatConnection {
   private strikes: TokenBucket | undefined;
   /** Set while one large frame has the backlog over the limit: closes the connection if it stays. */
   private backlogTimer: NodeJS.Timeout | undefined;
+  /** The stored messages this connection was sent (`writeMessage`). */
+  private readonly delivered = new DeliveryWindow();
 
   constructor(
     readonly id: string,
@@ -187,6 +192,20 @@ export class ChatConnection {
   }
 
   /**
+   * Writes the frame of a stored message (`writeFrame`), unless this connection was sent that
+   * message already: whichever way a copy comes (the room's fan-out, a gap fill from history, the
+   * sender's acknowledgement), a connection is sent each `(epoch, seq)` at most once. Returns
+   * whether the frame went out.
+   */
+  writeMessage(wire: Buffer, number: MessageNumber, turn?: WriteTurn): boolean {
+    if (!this.delivered.admit(number.epoch, number.seq)) {
+      this.metrics.duplicateCopies.inc();
+      return false;
+    }
+    return this.writeFrame(wire, turn);
+  }
+
+  /**
    * A frame took the backlog over the limit (a large history page, or the frame that tipped a slow
    * reader over): unless it drains back under the limit within the grace period, the connection
    * is closed as reading too slowly, so a client that asks for a large page and never reads it
@@ -224,9 +243,17 @@ export class ChatConnection {
     return this.isOpen;
   }
 
-  /** Sends one frame to this connection alone; returns whether it went out. */
+  /**
+   * Sends one frame to this connection alone; returns whether it went out. A stored message (its
+   * sender's acknowledgement) goes through `writeMessage`, like the room's copies.
+   */
   send(frame: ServerFrame): boolean {
-    if (!this.writeFrame(textFrame(encodeFrame(frame)))) return false;
+    const wire = textFrame(encodeFrame(frame));
+    const written =
+      frame.type === FrameType.Message && 'seq' in frame
+        ? this.writeMessage(wire, frame)
+        : this.writeFrame(wire);
+    if (!written) return false;
     this.metrics.framesOut.inc();
     return true;
   }

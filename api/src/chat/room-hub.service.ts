@@ -15,7 +15,8 @@ interface LocalRoom {
 /**
  * The rooms this replica has local connections in. It subscribes to a room while it has a member
  * there, and hands every delivered event to the room's members: serialized and framed once, the
- * same bytes written to every socket, a socket's frames of one event-loop turn in one write.
+ * same bytes written to every socket, a socket's frames of one event-loop turn in one write. A
+ * stored message goes to each member at most once (`ChatConnection.writeMessage`).
  */
 @Injectable()
 export class RoomHub {
@@ -71,11 +72,15 @@ export class RoomHub {
     if (!local) return;
     const started = performance.now();
     const wire = textFrame(event.payload);
-    const { except, exceptConnection } = event;
+    const { except, exceptConnection, number } = event;
     let sent = 0;
     for (const member of local.members) {
       if (member.name === except || member.id === exceptConnection) continue;
-      if (member.writeFrame(wire, this.turn)) sent++;
+      const written =
+        number === undefined
+          ? member.writeFrame(wire, this.turn)
+          : member.writeMessage(wire, number, this.turn);
+      if (written) sent++;
     }
     this.metrics.framesOut.inc(sent);
     this.metrics.fanoutSeconds.observe((performance.now() - started) / 1000);

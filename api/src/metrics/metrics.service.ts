@@ -48,6 +48,11 @@ export class MetricsService {
     'Error frames sent, by error code.',
     'code',
   );
+  readonly duplicateCopies = new PlainCounter(
+    this.registry,
+    'taco_duplicate_copies_dropped_total',
+    'Copies of a stored message not sent to a connection that had been sent that message already (a delivery path that offered it twice, caught before the socket).',
+  );
   readonly closes = new PlainLabeledCounter(
     this.registry,
     'taco_closes_total',

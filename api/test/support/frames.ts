@@ -1,10 +1,10 @@
-import { FrameType, type ServerFrame } from '@taco/protocol';
+import { FrameType, type ServerFrame, type ServerMessageFrame } from '@taco/protocol';
 
 /** Matchers for `TestClient.next`. */
 export const isPresence = (sender: string, connecting: boolean) => (frame: ServerFrame) =>
   frame.type === FrameType.Presence && frame.sender === sender && frame.connecting === connecting;
 
-export const isSingleMessage = (frame: ServerFrame) =>
+export const isSingleMessage = (frame: ServerFrame): frame is ServerMessageFrame =>
   frame.type === FrameType.Message && !('messages' in frame);
 
 export const isHistory = (frame: ServerFrame) =>

@@ -8,22 +8,25 @@ import { isHistory } from './frames';
 import { type TestClient } from './test-client';
 
 /**
- * What one client sees live: every stored message's seq, the client_ids it saw acknowledged, and
- * the seqs of copies that came without a client_id.
+ * What one client sees live: every stored message's seq, every copy's `(epoch, seq)` as
+ * `epoch/seq`, the client_ids it saw acknowledged, and the seqs of copies that came without a
+ * client_id.
  */
 export interface SeenMessages {
   seqs: number[];
+  copies: string[];
   acked: Map<string, number>;
   withoutClientId: number[];
 }
 
 /** Watches a client's live message frames; `own` is its name (its acknowledged messages). */
 export function watchMessages(client: TestClient, own: string): SeenMessages {
-  const seen: SeenMessages = { seqs: [], acked: new Map(), withoutClientId: [] };
+  const seen: SeenMessages = { seqs: [], copies: [], acked: new Map(), withoutClientId: [] };
   client.socket.on('message', (data: Buffer) => {
     const frame = JSON.parse(data.toString('utf8')) as ServerFrame;
     if (frame.type !== FrameType.Message || !('seq' in frame)) return;
     seen.seqs.push(frame.seq);
+    seen.copies.push(`${frame.epoch}/${frame.seq}`);
     if (frame.sender === own && frame.client_id) seen.acked.set(frame.client_id, frame.seq);
     if (!frame.client_id) seen.withoutClientId.push(frame.seq);
   });
@@ -43,7 +46,8 @@ export async function storedMessages(client: TestClient): Promise<Map<number, Ch
   return stored;
 }
 
-/** Seqs seen more than once. */
-export function repeated(seqs: readonly number[]): number[] {
-  return seqs.filter((seq, index) => seqs.indexOf(seq) !== index);
+/** Values seen more than once (a copy's `(epoch, seq)`, say). */
+export function repeated<T>(values: readonly T[]): T[] {
+  const seen = new Set<T>();
+  return values.filter((value) => seen.size === seen.add(value).size);
 }

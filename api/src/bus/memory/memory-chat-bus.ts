@@ -84,7 +84,10 @@ export class MemoryChatBus extends ChatBus {
     if (log.messages.length > this.options.historyMax) {
       log.messages.splice(0, log.messages.length - this.options.historyMax);
     }
-    this.deliver(room, { payload: messagePayload(room, message, log.epoch, draft.clientId) });
+    this.deliver(room, {
+      payload: messagePayload(room, message, log.epoch, draft.clientId),
+      number: { epoch: log.epoch, seq: message.seq },
+    });
     return Promise.resolve({ ...message, epoch: log.epoch });
   }
 

@@ -2,7 +2,7 @@ import { APPEND_BATCH_MAX, AppendBatch, type AppendEntry, appendCall } from './a
 
 const entry = (room: string, message: string): AppendEntry => ({
   keys: [`${room}:seq`, `${room}:log`, `${room}:epoch`, `${room}:channel`],
-  args: [message, 'head', '}', 'E1'],
+  args: [message, 'head', '}', 'E1', '{'],
 });
 
 describe('AppendBatch', () => {
@@ -72,7 +72,7 @@ describe('appendCall', () => {
   it('puts the shared arguments first, then each message’s keys and arguments in order', () => {
     expect(appendCall([entry('a', 'one'), entry('b', 'two')], [100, 60, 'PUBLISH'])).toEqual({
       keys: ['a:seq', 'a:log', 'a:epoch', 'a:channel', 'b:seq', 'b:log', 'b:epoch', 'b:channel'],
-      args: [100, 60, 'PUBLISH', 'one', 'head', '}', 'E1', 'two', 'head', '}', 'E1'],
+      args: [100, 60, 'PUBLISH', 'one', 'head', '}', 'E1', '{', 'two', 'head', '}', 'E1', '{'],
     });
   });
 });

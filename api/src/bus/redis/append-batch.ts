@@ -1,7 +1,13 @@
-/** One message for the append script: its four keys and its four arguments (see `APPEND_SCRIPT`). */
+/** One message for the append script: its four keys and its five arguments (see `APPEND_SCRIPT`). */
 export interface AppendEntry {
   keys: readonly [seq: string, log: string, epoch: string, channel: string];
-  args: readonly [message: string, frameHead: string, tail: string, epochCandidate: string];
+  args: readonly [
+    message: string,
+    frameHead: string,
+    tail: string,
+    epochCandidate: string,
+    entryHead: string,
+  ];
 }
 
 /** Runs the append script over entries; answers its text, a line per entry. */

@@ -1,6 +1,6 @@
 import { type ChatMessage } from '@taco/protocol';
 import { messagePayload } from '../room-events';
-import { decodeEnvelope, envelopeHeader } from './envelope';
+import { decodeEnvelope } from './envelope';
 import { appendTexts } from './append-texts';
 
 describe('appendTexts', () => {
@@ -17,13 +17,20 @@ describe('appendTexts', () => {
   it.each(drafts)(
     'joined with a seq and epoch, gives exactly the stored entry and the live envelope (%s)',
     (room, draft, clientId) => {
-      const header = envelopeHeader({ exceptConnection: 'conn-7' });
-      const [message, frameHead, tail] = appendTexts(room, { ...draft, seq: -1 }, clientId, header);
-      const stored: ChatMessage = { ...draft, seq: 42 };
-      // What the append script writes around the parts. The entry keeps the client_id.
-      expect(JSON.parse(`{${message}42${tail}`)).toStrictEqual(
-        clientId === undefined ? stored : { ...stored, client_id: clientId },
+      const [message, frameHead, tail, entryHead] = appendTexts(
+        room,
+        { ...draft, seq: -1 },
+        clientId,
+        'conn-7',
       );
+      const stored: ChatMessage = { ...draft, seq: 42 };
+      // What the append script writes around the parts. The entry keeps the client_id, and the
+      // connection whose copy is held back.
+      expect(JSON.parse(`${entryHead}${message}42${tail}`)).toStrictEqual({
+        except_connection: 'conn-7',
+        ...stored,
+        ...(clientId === undefined ? {} : { client_id: clientId }),
+      });
       expect(
         decodeEnvelope(Buffer.from(`${frameHead}${message}42,"epoch":"Ep0ch"${tail}`)),
       ).toEqual({
@@ -32,4 +39,22 @@ describe('appendTexts', () => {
       });
     },
   );
+
+  it('names no connection when no copy is held back', () => {
+    const draft = { sender: 'Ann', body: 'hello', timestamp: 1.5, seq: -1 };
+    const [message, frameHead, tail, entryHead] = appendTexts(
+      'teal-otter',
+      draft,
+      'c-1',
+      undefined,
+    );
+    expect(JSON.parse(`${entryHead}${message}7${tail}`)).toStrictEqual({
+      ...draft,
+      seq: 7,
+      client_id: 'c-1',
+    });
+    expect(decodeEnvelope(Buffer.from(`${frameHead}${message}7,"epoch":"E"${tail}`))).toEqual({
+      payload: Buffer.from(messagePayload('teal-otter', { ...draft, seq: 7 }, 'E', 'c-1')),
+    });
+  });
 });

@@ -41,13 +41,26 @@ describe('isFailingOver', () => {
     ).toBe(false);
   });
 
-  it('is false when no master failed (the cluster is down for another reason)', () => {
-    expect(isFailingOver(clusterNodes())).toBe(false);
+  it('is true just after a failover, while the node has not updated its own state yet', () => {
+    // The failed master lost its slots to its promoted replica; the node still says fail.
+    const promoted = clusterNodes({ a: 'master,fail', ra: 'master' })
+      .replace(/^(a .*connected) 0-5460$/m, '$1')
+      .replace(/^(ra .*connected)$/m, '$1 0-5460');
+    expect(isFailingOver(promoted)).toBe(true);
+    expect(isFailingOver(clusterNodes())).toBe(true);
+  });
+
+  it('is false when a slot has no master, or a master that serves slots is suspected', () => {
+    expect(isFailingOver(clusterNodes().replace(' 10923-16383', ' 10923-16000'))).toBe(false);
+    // This node may be on the minority side of a split: nothing to count on.
+    expect(isFailingOver(clusterNodes({ a: 'master,fail?' }))).toBe(false);
     expect(isFailingOver('')).toBe(false);
   });
 
-  it('ignores a failed master that serves no slots', () => {
-    const nodes = `${clusterNodes()}\nd 127.0.0.1:7006@17006 master,fail - 0 0 2 disconnected`;
-    expect(isFailingOver(nodes)).toBe(false);
+  it('counts single slots and leaves out slots being migrated', () => {
+    const nodes = clusterNodes()
+      .replace(' 0-5460', ' 0-5459 5460 [5460->-b]')
+      .replace(' 5461-10922', ' 5461-10922 [5460-<-a]');
+    expect(isFailingOver(nodes)).toBe(true);
   });
 });

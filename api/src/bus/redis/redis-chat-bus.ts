@@ -12,7 +12,7 @@ import {
 } from '../chat-bus.port';
 import { newEpoch } from '../epoch';
 import { clearedPayload, messagePayload } from '../room-events';
-import { decodeEnvelope, encodeEnvelope, envelopeHeader } from './envelope';
+import { decodeEnvelope, encodeEnvelope } from './envelope';
 import { LuaScript } from './lua-script';
 import {
   type RedisClient,
@@ -67,14 +67,18 @@ const PROBE_PAYLOAD = '\n{"type":6}';
 /** Makes every probe of this process distinct, so a failed publish forgets only its own. */
 const PROBE_PREFIX = randomBytes(6).toString('base64url');
 
-/** A stored message as the log keeps it: the message, and its sender's `client_id` if any. */
+/**
+ * A stored message as the log keeps it: the message, its sender's `client_id` if any, and the
+ * sending connection whose copy is held back as its acknowledgement (durable writes), if any.
+ */
 interface StoredEntry extends ChatMessage {
   client_id?: string;
+  except_connection?: string;
 }
 
-/** The message of a stored entry, without the `client_id` a history reply does not carry. */
+/** The message of a stored entry, without the fields a history reply does not carry. */
 function messageOf(entry: StoredEntry): ChatMessage {
-  if (entry.client_id === undefined) return entry;
+  if (entry.client_id === undefined && entry.except_connection === undefined) return entry;
   const { sender, body, timestamp, seq } = entry;
   return { sender, body, timestamp, seq };
 }
@@ -158,6 +162,7 @@ export class RedisChatBus extends ChatBus {
         const taken = feed.takeLive(number.epoch, number.seq);
         if (taken === 'late') this.refill(room, feed);
         if (taken !== 'deliver') return;
+        event.number = number;
       }
     }
     this.listener(room, event);
@@ -243,9 +248,13 @@ export class RedisChatBus extends ChatBus {
         if (feed.take(result.epoch, entry.seq)) {
           const event: RoomEvent = {
             payload: messagePayload(room, messageOf(entry), result.epoch, entry.client_id),
+            number: { epoch: result.epoch, seq: entry.seq },
           };
-          const heldFor = feed.heldFor(result.epoch, entry.seq);
-          if (heldFor !== undefined) event.exceptConnection = heldFor;
+          // The sender's copy is its acknowledgement, sent once the message is durable: a gap
+          // fill skips it as the live copy does, however soon after the script it reads it.
+          if (entry.except_connection !== undefined) {
+            event.exceptConnection = entry.except_connection;
+          }
           this.listener(room, event);
         }
       }
@@ -263,15 +272,10 @@ export class RedisChatBus extends ChatBus {
     };
     // The sender's connection whose copy is held back until the message is durable.
     const heldFor = this.durable === null ? undefined : draft.connectionId;
-    const [text, frameHead, tail] = appendTexts(
-      room,
-      message,
-      draft.clientId,
-      envelopeHeader({ exceptConnection: heldFor }),
-    );
+    const [text, frameHead, tail, entryHead] = appendTexts(room, message, draft.clientId, heldFor);
     const entry: AppendEntry = {
       keys: [keys.seq, keys.log, keys.epoch, keys.channel],
-      args: [text, frameHead, tail, newEpoch()],
+      args: [text, frameHead, tail, newEpoch(), entryHead],
     };
     const started = performance.now();
     if (this.durable === null) {
@@ -288,7 +292,6 @@ export class RedisChatBus extends ChatBus {
     const { node, reply } = await this.durable.store(append, keys.seq, scriptKeys, args);
     const [seq, epoch] = appended(reply);
     this.roundTrip('append', started);
-    if (heldFor !== undefined) this.feeds.get(room)?.noteHeld(epoch, seq, heldFor);
     const stored: StoredMessage = { ...message, seq, epoch };
     const waited = performance.now();
     await this.durable.confirm(room, stored, node, deadline);

@@ -48,18 +48,6 @@ describe('RoomFeed', () => {
     expect(feed.take('e1', 8)).toBe(true);
     expect(feed.resumePoint).toEqual({ epoch: 'e1', after: 9 });
   });
-
-  it("remembers the recent messages whose sender's copy is held back, a bounded number", () => {
-    const feed = new RoomFeed('e1', 0, 0);
-    for (let seq = 1; seq <= 300; seq++) feed.noteHeld('e1', seq, `api-1:${seq}`);
-    feed.noteHeld('e2', 1, 'api-1:8');
-    expect(feed.heldFor('e1', 300)).toBe('api-1:300');
-    expect(feed.heldFor('e2', 300)).toBeUndefined();
-    expect(feed.heldFor('e1', 1)).toBeUndefined();
-    expect(feed.heldFor('e1', 45)).toBeUndefined();
-    expect(feed.heldFor('e1', 46)).toBe('api-1:46');
-    expect(feed.heldFor('e2', 1)).toBe('api-1:8');
-  });
 });
 
 describe('messageNumber', () => {

@@ -1,3 +1,6 @@
+/** What to do with a message that came live (`RoomFeed.takeLive`). */
+export type LiveTake = 'deliver' | 'drop' | 'late';
+
 /**
  * What one replica's subscription to a room has delivered, so that after the subscription was
  * renewed (a reconnect, a failover, a slot move, or a subscription found gone) the messages it
@@ -7,32 +10,11 @@
  * every message of `epoch` was delivered (or was already there when the replica subscribed, so
  * its members read it from history themselves), and the `seq`s delivered above a gap.
  */
-/** How many of a room's recent held-back messages are noted (see `held`). */
-const HELD_MESSAGES_KEPT = 256;
-
-interface HeldMessage {
-  epoch: string;
-  seq: number;
-  /** The sending connection, whose copy is held back as its acknowledgement. */
-  connectionId: string;
-}
-
-/** What to do with a message that came live (`RoomFeed.takeLive`). */
-export type LiveTake = 'deliver' | 'drop' | 'late';
-
 export class RoomFeed {
   /** Messages above `base` delivered out of order (after a gap); empty in the usual flow. */
   private readonly above = new Set<number>();
   /** The highest `seq` delivered in `epoch` (`base` when nothing came out of order). */
   private top: number;
-  /**
-   * Recent messages sent through this replica whose sender's copy is held back as its
-   * acknowledgement (durable writes), a ring of the last `HELD_MESSAGES_KEPT`: a gap fill must not
-   * hand that connection its copy early.
-   */
-  private readonly held: HeldMessage[] = [];
-  /** Where the next note goes (the oldest once the ring is full). */
-  private heldNext = 0;
   /** When something last came through the subscription (`performance.now()`). */
   heardAt: number;
   /** A probe sent through the room's channel and not heard back yet: its token and send time. */
@@ -46,17 +28,6 @@ export class RoomFeed {
   ) {
     this.heardAt = now;
     this.top = base;
-  }
-
-  /** Notes a stored message whose sender's copy `connectionId` is held back. */
-  noteHeld(epoch: string, seq: number, connectionId: string): void {
-    this.held[this.heldNext] = { epoch, seq, connectionId };
-    this.heldNext = (this.heldNext + 1) % HELD_MESSAGES_KEPT;
-  }
-
-  /** The connection whose copy of a message is held back, if noted (gap fills only: a scan). */
-  heldFor(epoch: string, seq: number): string | undefined {
-    return this.held.find((held) => held.seq === seq && held.epoch === epoch)?.connectionId;
   }
 
   /** Where a gap fill resumes: history after this `seq`, in this epoch (`null`: from the start). */

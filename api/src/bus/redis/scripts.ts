@@ -31,13 +31,15 @@ end
 /**
  * Append, for one message or several (a turn's messages, see `AppendBatch`). KEYS: four per
  * message: seq, log, epoch, channel. ARGV: history max, TTL seconds, publish command (PUBLISH, or
- * SPUBLISH for a shard channel), then four per message: message, frame head, tail, epoch
- * candidate. The channel is declared with the keys, so a Redis Cluster checks its slot. The
- * message is the entry's JSON after its opening brace and up to its `seq`, sent once for both
- * texts; the frame head is what the live frame's envelope has before it (the envelope's first
+ * SPUBLISH for a shard channel), then five per message: message, frame head, tail, epoch
+ * candidate, entry head. The channel is declared with the keys, so a Redis Cluster checks its
+ * slot. The message is the entry's JSON after its opening brace and up to its `seq`, sent once for
+ * both texts; the frame head is what the live frame's envelope has before it (the envelope's first
  * line, `envelopeHeader`, its newline, and the frame's JSON up to the message's fields); the tail
- * is what both texts end with (the `client_id`, the closing brace). For each message the script
- * writes the entry as \`{<message><seq><tail>\` and publishes
+ * is what both texts end with (the `client_id`, the closing brace); the entry head is what the
+ * stored entry has before the message (its opening brace, and the connection whose copy is held
+ * back, if any). For each message the script writes the entry as
+ * \`<entry head><message><seq><tail>\` and publishes
  * \`<frame head><message><seq>,"epoch":"<epoch>"<tail>\`. The log is trimmed only once it holds
  * more than the history max (`RPUSH` answers its length).
  *
@@ -66,7 +68,7 @@ local function append(k, a)
     epoch = ARGV[a + 4]
     redis.call('SET', KEYS[k + 3], epoch, 'EX', ttl)
   end
-  if redis.call('RPUSH', KEYS[k + 2], '{' .. ARGV[a + 1] .. seq .. ARGV[a + 3]) > max then
+  if redis.call('RPUSH', KEYS[k + 2], ARGV[a + 5] .. ARGV[a + 1] .. seq .. ARGV[a + 3]) > max then
     redis.call('LTRIM', KEYS[k + 2], -max, -1)
   end
   redis.call('EXPIRE', KEYS[k + 1], ttl)
@@ -76,7 +78,7 @@ local function append(k, a)
 end
 local replies = {}
 for i = 0, #KEYS / 4 - 1 do
-  local ok, reply = pcall(append, i * 4, 3 + i * 4)
+  local ok, reply = pcall(append, i * 4, 3 + i * 5)
   if not ok then
     reply = '!' .. string.gsub(type(reply) == 'table' and tostring(reply.err) or tostring(reply), '\\n', ' ')
   end
