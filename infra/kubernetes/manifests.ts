@@ -3,17 +3,25 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { ApiPath, CLOSE_HANDSHAKE_TIMEOUT_MS, PING_INTERVAL_MS } from '@taco/protocol';
-import { type IDeployment } from 'kubernetes-models/apps/v1/Deployment';
-import { type IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
-import { type IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
-import { type IJob } from 'kubernetes-models/batch/v1/Job';
-import { type IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
-import { type IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
-import { type IConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Deployment, type IDeployment } from 'kubernetes-models/apps/v1/Deployment';
+import { type IStatefulSet, StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import {
+  HorizontalPodAutoscaler,
+  type IHorizontalPodAutoscaler,
+} from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import { type IJob, Job } from 'kubernetes-models/batch/v1/Job';
+import { type IIngress, Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
+import {
+  type IPodDisruptionBudget,
+  PodDisruptionBudget,
+} from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { ConfigMap, type IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { type IContainer } from 'kubernetes-models/v1/Container';
 import { type IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import { type IProbe } from 'kubernetes-models/v1/Probe';
-import { type IService } from 'kubernetes-models/v1/Service';
+import { type IService, Service } from 'kubernetes-models/v1/Service';
+import { Namespace } from 'kubernetes-models/v1/Namespace';
+import { Secret } from 'kubernetes-models/v1/Secret';
 import ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
 import { DRAIN_TIMEOUT_MS } from '../../api/src/chat/drain-timeout';
@@ -83,30 +91,24 @@ type Model = new (data: never) => Validatable;
  * Every kind the manifests may hold: the model that validates it against the Kubernetes OpenAPI
  * schema (kubernetes-models), and its interface, which the strict check below compiles against.
  */
-const KINDS: Record<string, { load: () => Model; module: string; type: string }> = {
-  'v1/Namespace': model('v1/Namespace', 'Namespace'),
-  'v1/ConfigMap': model('v1/ConfigMap', 'ConfigMap'),
-  'v1/Secret': model('v1/Secret', 'Secret'),
-  'v1/Service': model('v1/Service', 'Service'),
-  'apps/v1/Deployment': model('apps/v1/Deployment', 'Deployment'),
-  'apps/v1/StatefulSet': model('apps/v1/StatefulSet', 'StatefulSet'),
-  'batch/v1/Job': model('batch/v1/Job', 'Job'),
-  'policy/v1/PodDisruptionBudget': model('policy/v1/PodDisruptionBudget', 'PodDisruptionBudget'),
-  'autoscaling/v2/HorizontalPodAutoscaler': model(
+const KINDS: Record<string, { model: Model; module: string; type: string }> = {
+  'v1/Namespace': kind(Namespace, 'v1/Namespace'),
+  'v1/ConfigMap': kind(ConfigMap, 'v1/ConfigMap'),
+  'v1/Secret': kind(Secret, 'v1/Secret'),
+  'v1/Service': kind(Service, 'v1/Service'),
+  'apps/v1/Deployment': kind(Deployment, 'apps/v1/Deployment'),
+  'apps/v1/StatefulSet': kind(StatefulSet, 'apps/v1/StatefulSet'),
+  'batch/v1/Job': kind(Job, 'batch/v1/Job'),
+  'policy/v1/PodDisruptionBudget': kind(PodDisruptionBudget, 'policy/v1/PodDisruptionBudget'),
+  'autoscaling/v2/HorizontalPodAutoscaler': kind(
+    HorizontalPodAutoscaler,
     'autoscaling/v2/HorizontalPodAutoscaler',
-    'HorizontalPodAutoscaler',
   ),
-  'networking.k8s.io/v1/Ingress': model('networking.k8s.io/v1/Ingress', 'Ingress'),
+  'networking.k8s.io/v1/Ingress': kind(Ingress, 'networking.k8s.io/v1/Ingress'),
 };
 
-function model(path: string, name: string): { load: () => Model; module: string; type: string } {
-  const module = `kubernetes-models/${path}`;
-  return {
-    // Loaded when first used: each model module pulls in its compiled schema.
-    load: () => (require(module) as Record<string, Model>)[name] as Model,
-    module,
-    type: `I${name}`,
-  };
+function kind(model: Model, path: string): { model: Model; module: string; type: string } {
+  return { model, module: `kubernetes-models/${path}`, type: `I${path.split('/').at(-1)}` };
 }
 
 const kindKey = (object: KubeObject) => `${object.apiVersion}/${object.kind}`;
@@ -120,9 +122,8 @@ export function schemaProblems(objects: readonly KubeObject[]): string[] {
       problems.push(`${nameOf(object)}: no schema for ${kindKey(object)}`);
       continue;
     }
-    const Model = kind.load();
     try {
-      new Model(object as never).validate();
+      new kind.model(object as never).validate();
     } catch (error) {
       problems.push(`${nameOf(object)}: ${error instanceof Error ? error.message : String(error)}`);
     }
