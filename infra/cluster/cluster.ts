@@ -4,6 +4,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -91,6 +92,14 @@ export interface NginxHandle {
   readonly accessLog: string;
   readonly errorLog: string;
   readonly lines: readonly string[];
+  /** The replicas in nginx's upstream now (every replica until `route` says otherwise). */
+  readonly routed: readonly ReplicaHandle[];
+  /**
+   * Renders the upstream with only these replicas and reloads nginx (SIGHUP), as nginx in front
+   * of a Kubernetes Service does once the endpoints drop a pod; resolves once nginx's new workers
+   * run (the old ones keep only the connections they hold). Requests from then on go to these.
+   */
+  route(replicas: readonly ReplicaHandle[]): Promise<void>;
 }
 
 export interface Cluster {
@@ -111,6 +120,23 @@ export function nginxUser(): string | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const groups = existsSync('/etc/group') ? readFileSync('/etc/group', 'utf8') : '';
   return /^nogroup:/m.test(groups) ? 'nobody nogroup' : 'nobody';
+}
+
+/** The process ids whose parent is `pid` (nginx's workers, of its master). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // pid (comm) state ppid …: the command name may hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) children.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return children;
 }
 
 function tail(lines: readonly string[], count = 20): string {
@@ -253,15 +279,17 @@ async function launch(
   const configPath = join(nginxDir, 'nginx.conf');
   const accessLog = join(nginxDir, 'access.log');
   const errorLog = join(nginxDir, 'error.log');
+  /** The replicas nginx's upstream lists (`route` changes it). */
+  let routed = replicas;
   // A port picked seconds earlier may be taken meanwhile (a free port is also what the kernel
   // hands out for outgoing connections, and the replicas make many while they boot).
   const writeNginxConfig = async () => {
-    if (options.port === undefined) [port = 0] = await freePorts(1);
+    if (options.port === undefined && port === 0) [port = 0] = await freePorts(1);
     writeFileSync(
       configPath,
       renderNginxConfig({
         listen: `127.0.0.1:${port}`,
-        upstreams: replicas.map((replica) => `127.0.0.1:${replica.port}`),
+        upstreams: routed.map((replica) => `127.0.0.1:${replica.port}`),
         webRoot: wwwDir,
         pidFile: join(nginxDir, 'nginx.pid'),
         tempDir: join(nginxDir, 'temp'),
@@ -340,6 +368,30 @@ async function launch(
     },
   }));
 
+  const route = async (chosen: readonly ReplicaHandle[]) => {
+    const ids = new Set(chosen.map((handle) => handle.id));
+    const next = replicas.filter((replica) => ids.has(replica.id));
+    if (next.length === 0 || next.length !== ids.size) {
+      throw new Error(`route: ${[...ids].join(', ')} are not replicas of this cluster (or none)`);
+    }
+    const master = nginx.pid;
+    if (master === undefined) throw new Error('route: nginx is not running');
+    routed = next;
+    await writeNginxConfig();
+    const before = new Set(childrenOf(master));
+    nginx.kill('SIGHUP');
+    // nginx starts new workers only once the new config loaded; a bad one keeps the old workers.
+    await waitFor(
+      'nginx reloaded with the new upstream',
+      () => childrenOf(master).some((pid) => !before.has(pid)),
+      {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        abort: () => (nginx.isRunning ? undefined : `exited:\n${tail(nginx.lines)}`),
+      },
+    );
+  };
+
   const redisHandle: RedisHandle | null = redis
     ? {
         port: redisPort,
@@ -375,6 +427,10 @@ async function launch(
       accessLog,
       errorLog,
       lines: nginx.lines,
+      get routed() {
+        return replicaHandles.filter((handle) => routed.some((r) => r.id === handle.id));
+      },
+      route,
     },
     stop,
   };

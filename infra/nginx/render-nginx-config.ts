@@ -24,6 +24,11 @@ export interface NginxConfigOptions {
   errorLog: string;
   /** `user` for the worker processes; omit to leave the directive out. */
   user?: string;
+  /**
+   * `worker_processes` (default `auto`). In a container `auto` counts the node's cores, not the
+   * container's CPU limit, so Kubernetes gives a number.
+   */
+  workerProcesses?: number;
   /** Render `daemon off;` (the cluster runner); leave out where the command line says so. */
   foreground?: boolean;
   /**
@@ -74,6 +79,14 @@ function checkPath(name: string, value: string): string {
   return value;
 }
 
+function workerProcesses(count: number | undefined): string {
+  if (count === undefined) return 'auto';
+  if (!Number.isInteger(count) || count < 1) {
+    throw new Error(`workerProcesses must be a whole number of at least 1 (got ${count})`);
+  }
+  return String(count);
+}
+
 /** Renders the load-balancer config from `nginx.conf.template`. */
 export function renderNginxConfig(options: NginxConfigOptions): string {
   if (options.upstreams.length === 0) throw new Error('At least one upstream is required');
@@ -84,6 +97,7 @@ export function renderNginxConfig(options: NginxConfigOptions): string {
   );
   const values: Record<string, string> = {
     USER: options.user === undefined ? '' : `user ${options.user};`,
+    WORKER_PROCESSES: workerProcesses(options.workerProcesses),
     DAEMON: options.foreground ? 'daemon off;' : '',
     PID_FILE: checkPath('pidFile', options.pidFile),
     ERROR_LOG: checkPath('errorLog', options.errorLog),
@@ -140,10 +154,59 @@ export function dockerNginxConfig(): string {
   });
 }
 
-/** `tsx infra/nginx/render-nginx-config.ts [--out file]`: prints (or writes) the docker config. */
+/** Where the Kubernetes manifests run (infra/kubernetes/base): namespace and cluster DNS. */
+export const KUBERNETES_NAMESPACE = 'taco-chat';
+export const KUBERNETES_CLUSTER_DOMAIN = 'cluster.local';
+/** The headless Service of the api pods: its DNS name has one address per ready pod. */
+export const KUBERNETES_API_SERVICE = 'api';
+export const KUBERNETES_API_PORT = 3000;
+/** nginx listens above 1024: it runs as the image's unprivileged `nginx` user (uid 101). */
+export const KUBERNETES_NGINX_PORT = 8080;
+/** Workers per nginx pod; the Deployment's CPU limit matches it. */
+export const KUBERNETES_NGINX_WORKERS = 2;
+
+/**
+ * The config of the nginx pods (infra/kubernetes/base/nginx/nginx.conf, a ConfigMap): the same
+ * image as compose, run as a non-root user on a read-only root filesystem, so it listens on 8080
+ * and keeps its pid and temp files in /tmp (an emptyDir); its logs go to the container's output.
+ * The upstream is the api's headless Service by its full name, resolved again every 2 s through
+ * the cluster DNS (nginx's resolver does not use the pod's search domains), so pods that become
+ * ready join and pods that stop being ready, terminating ones included, leave without a reload.
+ */
+export function kubernetesNginxConfig(
+  namespace = KUBERNETES_NAMESPACE,
+  clusterDomain = KUBERNETES_CLUSTER_DOMAIN,
+): string {
+  return renderNginxConfig({
+    listen: String(KUBERNETES_NGINX_PORT),
+    upstreams: [
+      `${KUBERNETES_API_SERVICE}.${namespace}.svc.${clusterDomain}:${KUBERNETES_API_PORT}`,
+    ],
+    // The cluster DNS by its Service name (kept by CoreDNS too), looked up once at start.
+    resolver: `kube-dns.kube-system.svc.${clusterDomain}`,
+    webRoot: '/usr/share/nginx/html',
+    pidFile: '/tmp/nginx.pid',
+    tempDir: '/tmp',
+    accessLog: '/dev/stdout',
+    errorLog: '/dev/stderr',
+    foreground: true,
+    workerProcesses: KUBERNETES_NGINX_WORKERS,
+  });
+}
+
+/**
+ * `tsx infra/nginx/render-nginx-config.ts [--kubernetes [--namespace ns] [--cluster-domain d]]
+ * [--out file]`: prints (or writes) the docker config, or with `--kubernetes` the pods' config.
+ */
 function main(argv: string[]): void {
+  const option = (name: string) => {
+    const index = argv.indexOf(name);
+    return index === -1 ? undefined : argv[index + 1];
+  };
   const outIndex = argv.indexOf('--out');
-  const config = dockerNginxConfig();
+  const config = argv.includes('--kubernetes')
+    ? kubernetesNginxConfig(option('--namespace'), option('--cluster-domain'))
+    : dockerNginxConfig();
   const out = outIndex === -1 ? undefined : argv[outIndex + 1];
   if (out === undefined) process.stdout.write(config);
   else writeFileSync(out, config);

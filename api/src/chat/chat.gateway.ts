@@ -34,10 +34,9 @@ import { CarriedLimits } from './carried-limits';
 import { ChatConnection } from './chat-connection';
 import { ConnectionAdmission } from './connection-admission';
 import { ConnectionLog } from './connection-log';
+import { DRAIN_TIMEOUT_MS } from './drain-timeout';
 import { type FrameReply, RoomFrameHandler } from './room-frame-handler';
 import { RoomHub } from './room-hub.service';
-
-const DRAIN_TIMEOUT_MS = 3000;
 
 /** A socket's join refused: someone else holds its name, or one that passes for it. */
 class NameTakenError extends Error {}
