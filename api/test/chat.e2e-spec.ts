@@ -851,7 +851,7 @@ describe('Chat socket', () => {
       messageBurst: 100_000,
       messagesPerSecond: 100_000,
       historyRequests: 100,
-      backlogGraceMs: 300,
+      backlogGraceMs: 2000,
     });
     try {
       const cutOff = () => closesWith(app, CloseCode.TryAgainLater);
