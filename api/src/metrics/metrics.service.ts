@@ -30,6 +30,15 @@ export class MetricsService {
     ...this.family('taco_connections'),
     help: 'Open WebSocket connections.',
   });
+  /** Asked at each scrape; the health module supplies it (see `reportReadiness`). */
+  private readiness: () => Promise<boolean> = () => Promise.resolve(true);
+  readonly ready = new Gauge({
+    ...this.family('taco_ready'),
+    help: '1 while the replica would answer 200 on /api/health/ready (not draining, storage writable), else 0; checked at each scrape.',
+    collect: async () => {
+      this.ready.set((await this.readiness()) ? 1 : 0);
+    },
+  });
   // Touched per frame or per room event: plain numbers (see plain-metrics.ts).
   readonly framesIn = new PlainLabeledCounter(
     this.registry,
@@ -87,6 +96,11 @@ export class MetricsService {
       register: this.registry,
       eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS,
     });
+  }
+
+  /** Makes `taco_ready` ask `isReady` at each scrape. */
+  reportReadiness(isReady: () => Promise<boolean>): void {
+    this.readiness = isReady;
   }
 
   /** The Prometheus text exposition of every metric. */
