@@ -47,6 +47,7 @@ describe('Health and metrics', () => {
     }
     expect(families.get('nodejs_gc_duration_seconds')?.type).toBe('histogram');
     expect(value('taco_connections')).toBe(1);
+    expect(value('taco_ready')).toBe(1);
     expect(value('taco_frames_in_total', { type: '1' })).toBe(1);
     expect(value('taco_error_frames_total', { code: 'bad_frame' })).toBe(1);
     expect(value('taco_frames_out_total')).toBeGreaterThan(0);
@@ -79,6 +80,11 @@ describe('Health and metrics', () => {
     expect(ready.status).toBe(503);
     expect(await ready.json()).toMatchObject({ statusCode: 503, message: DRAINING_MESSAGE });
     expect((await fetch(`${t.baseUrl}${ApiPath.healthLive}`)).status).toBe(200);
+    // Prometheus sees the same: taco_ready drops to 0.
+    const metrics = parsePrometheusText(
+      await (await fetch(`${t.baseUrl}${ApiPath.metrics}`)).text(),
+    );
+    expect(metrics.get('taco_ready')?.samples[0]?.value).toBe(0);
   });
 
   it('refuses new sockets with 503 before the upgrade while draining, so a balancer retries elsewhere', async () => {

@@ -316,6 +316,16 @@ describe('Redis outages', () => {
       ann.send({ type: FrameType.Message, body: 'during', client_id: 'during' });
       const error = await ann.next<ErrorFrame>((frame) => frame.type === FrameType.Error, 5000);
       expect(error).toMatchObject({ code: ErrorCode.Unavailable, client_id: 'during' });
+      // What the monitoring alerts on (infra/monitoring/rules): not ready, and messages refused.
+      const down = parsePrometheusText(
+        await (await fetch(`${app.baseUrl}${ApiPath.metrics}`)).text(),
+      );
+      expect(down.get('taco_ready')?.samples[0]?.value).toBe(0);
+      expect(
+        down
+          .get('taco_error_frames_total')
+          ?.samples.find((sample) => sample.labels.code === ErrorCode.Unavailable)?.value,
+      ).toBe(1);
       expect((await app.post('/api/room/outage-room', { sender_id: 'Bob' })).status).toBe(503);
       // A reconnect's ticket call, with a valid token, is told the same.
       const ticket = await app.post(ApiPath.roomTicket('outage-room'), undefined, {
@@ -335,6 +345,10 @@ describe('Redis outages', () => {
         async () => (await fetch(`${app.baseUrl}/api/health/ready`)).status === 200,
         10_000,
       );
+      const up = parsePrometheusText(
+        await (await fetch(`${app.baseUrl}${ApiPath.metrics}`)).text(),
+      );
+      expect(up.get('taco_ready')?.samples[0]?.value).toBe(1);
       // History survived (AOF), and live delivery resumed on the re-subscribed channel.
       ann.send({ type: FrameType.History, count: 10 });
       const history = await ann.next<ServerHistoryFrame>(isHistory);

@@ -75,6 +75,14 @@ export interface ContainerState {
   address: string;
 }
 
+/** What `containers` reads of `docker inspect`. */
+interface Inspected {
+  Id: string;
+  Name: string;
+  State: { Status: string; Health?: { Status: string } };
+  NetworkSettings: { Networks?: Record<string, { IPAddress: string }> };
+}
+
 /** One compose project of the repository's docker-compose.yml. */
 export class ComposeProject {
   readonly command = composeCommand();
@@ -108,20 +116,28 @@ export class ComposeProject {
   async containers(service: string): Promise<ContainerState[]> {
     const ids = await this.ids(service);
     if (ids.length === 0) return [];
-    const format =
-      '{{.Id}}|{{.Name}}|{{.State.Status}}|{{if .State.Health}}{{.State.Health.Status}}{{end}}|' +
-      '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}';
-    const { stdout } = await docker(['inspect', '--format', format, ...ids], {
+    // Plain JSON, not a --format template: a template's `.State.Health` is an error (not empty)
+    // for a container without a health check when the client reads the engine's JSON as a map.
+    const { stdout } = await docker(['inspect', ...ids], {
       timeoutMs: 30_000,
       allowFailure: true,
     });
-    return stdout
-      .split('\n')
-      .filter((line) => line.includes('|'))
-      .map((line) => {
-        const [id = '', name = '', status = '', health = '', address = ''] = line.split('|');
-        return { id, name: name.replace(/^\//, ''), status, health, address };
-      })
+    let inspected: Inspected[] = [];
+    try {
+      inspected = JSON.parse(stdout) as Inspected[];
+    } catch {
+      return []; // a container removed meanwhile: `docker inspect` printed nothing usable
+    }
+    return inspected
+      .map((container) => ({
+        id: container.Id,
+        name: container.Name.replace(/^\//, ''),
+        status: container.State.Status,
+        health: container.State.Health?.Status ?? '',
+        address: Object.values(container.NetworkSettings.Networks ?? {})
+          .map((network) => network.IPAddress)
+          .join(''),
+      }))
       .sort((a, b) => Number(b.status === 'running') - Number(a.status === 'running'));
   }
 

@@ -108,7 +108,8 @@ describe('docker-compose.yml', () => {
       block(stdout, ['services', service]).includes('profiles:')
         ? block(stdout, ['services', service, 'profiles']).join(',')
         : '';
-    expect(services.filter((service) => profileOf(service) !== '- redis-cluster').sort()).toEqual([
+    const optional = ['- redis-cluster', '- monitoring'];
+    expect(services.filter((service) => !optional.includes(profileOf(service))).sort()).toEqual([
       'api',
       'k6',
       'nginx',
@@ -188,8 +189,14 @@ describe('docker-compose.yml', () => {
   });
 
   it('pins every image it pulls to a version, in the file and in the Dockerfiles', async () => {
-    const { stdout } = await compose(['--profile', 'loadtest', 'config']);
-    const services = ['api', 'nginx', 'redis', 'k6'];
+    const { stdout } = await compose([
+      '--profile',
+      'loadtest',
+      '--profile',
+      'monitoring',
+      'config',
+    ]);
+    const services = ['api', 'nginx', 'redis', 'k6', 'prometheus', 'redis-exporter'];
     const pulled: string[] = [];
     for (const service of services) {
       const lines = block(stdout, ['services', service]);
@@ -198,7 +205,12 @@ describe('docker-compose.yml', () => {
       expect(image).toBeDefined();
       pulled.push(image ?? '');
     }
-    expect(pulled.sort()).toEqual(['grafana/k6:1.8.1', 'redis:7.0.15-alpine']);
+    expect(pulled.sort()).toEqual([
+      'grafana/k6:1.8.1',
+      'oliver006/redis_exporter:v1.45.0',
+      'prom/prometheus:v2.42.0',
+      'redis:7.0.15-alpine',
+    ]);
     // The two built here carry TACO_IMAGE_TAG (default latest), so two checkouts never share them.
     for (const [env, tag] of [
       [{}, 'latest'],
@@ -278,6 +290,49 @@ describe('docker-compose.yml', () => {
     ).toBe('1');
     expect(block(stdout, ['services', 'nginx-cluster', 'ports']).join('\n')).toMatch(
       /published: 9191\s+target: 80/,
+    );
+  });
+
+  it('runs Prometheus and redis_exporter under the monitoring profile, on the plain stack’s network', async () => {
+    const { stdout } = await compose(['--profile', 'monitoring', 'config']);
+    for (const service of ['prometheus', 'redis-exporter']) {
+      expect([service, block(stdout, ['services', service, 'profiles'])]).toEqual([
+        service,
+        ['- monitoring'],
+      ]);
+      expect([service, block(stdout, ['services', service, 'networks'])]).toEqual([
+        service,
+        ['taco: null'],
+      ]);
+    }
+    // The repository's config and rules, read-only; the data in a volume of its own.
+    const volumes = block(stdout, ['services', 'prometheus', 'volumes']).join('\n');
+    expect(volumes).toContain(
+      `${join(REPO_ROOT, 'infra', 'monitoring', 'prometheus.yml')}:/etc/prometheus/prometheus.yml:ro`,
+    );
+    expect(volumes).toContain(
+      `${join(REPO_ROOT, 'infra', 'monitoring', 'rules')}:/etc/prometheus/rules:ro`,
+    );
+    expect(volumes).toMatch(/prometheus-data:\/prometheus/);
+    expect(block(stdout, ['services', 'prometheus', 'command'])).toEqual([
+      '- --config.file=/etc/prometheus/prometheus.yml',
+      '- --storage.tsdb.path=/prometheus',
+    ]);
+    expect(
+      mapping(block(stdout, ['services', 'redis-exporter', 'environment'])).get('REDIS_ADDR'),
+    ).toBe('redis://redis:6379');
+    expect(block(stdout, ['services', 'redis-exporter'])).not.toContain('ports:');
+    // Published on the host's loopback only (Prometheus has no login), on PROMETHEUS_PORT.
+    const published = (config: string) =>
+      block(config, ['services', 'prometheus', 'ports']).join('\n');
+    expect(published(stdout)).toMatch(
+      /^- 127\.0\.0\.1:9090:9090(\/tcp)?$|host_ip: 127\.0\.0\.1[\s\S]*published: "?9090"?\s+target: 9090/,
+    );
+    const moved = (
+      await compose(['--profile', 'monitoring', 'config'], { PROMETHEUS_PORT: '9393' })
+    ).stdout;
+    expect(published(moved)).toMatch(
+      /^- 127\.0\.0\.1:9393:9090(\/tcp)?$|host_ip: 127\.0\.0\.1[\s\S]*published: "?9393"?\s+target: 9090/,
     );
   });
 

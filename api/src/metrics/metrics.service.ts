@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { CloseCode, ErrorCode } from '@taco/protocol';
 import { AppConfig } from '../config/app-config';
 import { PlainCounter, PlainHistogram, PlainLabeledCounter } from './plain-metrics';
 
@@ -14,6 +15,20 @@ const FANOUT_BUCKETS_SECONDS = [
  * lag's mean reads NaN.
  */
 const EVENT_LOOP_SAMPLE_MS = 100;
+/**
+ * The codes `taco_closes_total` shows from the start (at 0): every close the server makes, and
+ * `timeout` for a socket dropped after missing pongs. (1000, 1001 and 1006 are the client's.)
+ */
+const SERVER_CLOSE_CODES = [
+  CloseCode.Policy,
+  CloseCode.TooBig,
+  CloseCode.Restart,
+  CloseCode.TryAgainLater,
+  CloseCode.Unauthorized,
+  CloseCode.NameTaken,
+  CloseCode.RateLimited,
+  'timeout',
+] as const;
 /** A Redis round trip on loopback takes well under a millisecond; 1–250 ms is what matters. */
 const REDIS_BUCKETS_SECONDS = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25];
 
@@ -29,6 +44,15 @@ export class MetricsService {
   readonly connections = new Gauge({
     ...this.family('taco_connections'),
     help: 'Open WebSocket connections.',
+  });
+  /** Asked at each scrape; the health module supplies it (see `reportReadiness`). */
+  private readiness: () => Promise<boolean> = () => Promise.resolve(true);
+  readonly ready = new Gauge({
+    ...this.family('taco_ready'),
+    help: '1 while the replica would answer 200 on /api/health/ready (not draining, storage writable), else 0; checked at each scrape.',
+    collect: async () => {
+      this.ready.set((await this.readiness()) ? 1 : 0);
+    },
   });
   // Touched per frame or per room event: plain numbers (see plain-metrics.ts).
   readonly framesIn = new PlainLabeledCounter(
@@ -47,6 +71,7 @@ export class MetricsService {
     'taco_error_frames_total',
     'Error frames sent, by error code.',
     'code',
+    Object.values(ErrorCode),
   );
   readonly duplicateCopies = new PlainCounter(
     this.registry,
@@ -58,6 +83,7 @@ export class MetricsService {
     'taco_closes_total',
     'Connections closed by the server, by close code.',
     'code',
+    SERVER_CLOSE_CODES,
   );
   readonly httpRateLimited = this.counter(
     'taco_http_rate_limited_total',
@@ -92,6 +118,11 @@ export class MetricsService {
       register: this.registry,
       eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS,
     });
+  }
+
+  /** Makes `taco_ready` ask `isReady` at each scrape. */
+  reportReadiness(isReady: () => Promise<boolean>): void {
+    this.readiness = isReady;
   }
 
   /** The Prometheus text exposition of every metric. */

@@ -38,6 +38,18 @@ describe('plain metrics', () => {
     expect(await registry.metrics()).toContain('x_seconds_count 0');
   });
 
+  it('shows the initial label values of a labelled counter at 0 before anything is counted', async () => {
+    const registry = new Registry();
+    const closes = new PlainLabeledCounter(registry, 'closes_total', 'Help.', 'code', [1013, 'x']);
+    let text = await registry.metrics();
+    expect(text).toContain('closes_total{code="1013"} 0');
+    expect(text).toContain('closes_total{code="x"} 0');
+    closes.inc({ code: 1013 }, 2);
+    text = await registry.metrics();
+    expect(text).toContain('closes_total{code="1013"} 2');
+    expect(text).toContain('closes_total{code="x"} 0');
+  });
+
   it('hands counts to prom-client on every scrape, adding up across scrapes', async () => {
     const registry = new Registry();
     const frames = new PlainCounter(registry, 'frames_total', 'Help.');

@@ -28,7 +28,11 @@ export class PlainCounter {
   }
 }
 
-/** A counter with one label: counted per label value here, handed to prom-client on each scrape. */
+/**
+ * A counter with one label: counted per label value here, handed to prom-client on each scrape.
+ * The `initial` label values are shown at 0 from the start, so that `rate()` and `increase()` see
+ * their first increment (a series that appears with its first count hides that count from them).
+ */
 export class PlainLabeledCounter<L extends string> {
   private readonly pending = new Map<string | number, number>();
 
@@ -37,6 +41,7 @@ export class PlainLabeledCounter<L extends string> {
     name: string,
     help: string,
     private readonly label: L,
+    initial: readonly (string | number)[] = [],
   ) {
     const counter: Counter<L> = new Counter<L>({
       name,
@@ -50,6 +55,9 @@ export class PlainLabeledCounter<L extends string> {
         this.pending.clear();
       },
     });
+    for (const value of initial) {
+      counter.inc({ [label]: value } as Record<L, string | number>, 0);
+    }
   }
 
   inc(labels: Record<L, string | number>, amount = 1): void {
