@@ -39,9 +39,7 @@ async function say(
 ): Promise<ServerMessageFrame> {
   client.send({ type: FrameType.Message, body, client_id: clientId });
   return client.next<ServerMessageFrame>(
-    (frame) =>
-      isSingleMessage(frame) &&
-      (clientId === undefined || (frame as ServerMessageFrame).client_id === clientId),
+    (frame) => isSingleMessage(frame) && (clientId === undefined || frame.client_id === clientId),
   );
 }
 
@@ -678,7 +676,7 @@ describe('Chat socket', () => {
           type: FrameType.Error,
           client_id: 'c-4',
         });
-        const frames = (await ann.drain(50)).filter(isSingleMessage) as ServerMessageFrame[];
+        const frames = (await ann.drain(50)).filter(isSingleMessage);
         expect(frames.map((f) => f.body)).toEqual(['m1', 'm2', 'm3']);
         app.clock.advance(1000);
         expect((await say(ann, 'after a pause')).seq).toBe(4);
@@ -836,7 +834,7 @@ describe('Chat socket', () => {
       // And they keep talking.
       writer.send({ type: FrameType.Message, body: 'still here' });
       const after = await reader.next<ServerMessageFrame>(
-        (frame) => isSingleMessage(frame) && (frame as ServerMessageFrame).body === 'still here',
+        (frame) => isSingleMessage(frame) && frame.body === 'still here',
         10_000,
       );
       expect(after.sender).toBe('Writer');
