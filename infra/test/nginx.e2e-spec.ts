@@ -159,6 +159,14 @@ describe('nginx config', () => {
     expect(errors).not.toContain('token=');
   });
 
+  it('keeps the replicas\' metrics off the public edge: Prometheus scrapes each replica', async () => {
+    for (const path of ['/api/metrics', '/api/metrics?x=1']) {
+      const response = await fetch(`http://${base}${path}`);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toMatchObject({ statusCode: 404, error: 'Not Found' });
+    }
+  });
+
   it('answers JSON 503 for the api when no replica is reachable', async () => {
     const response = await fetch(`http://${base}/api/room/teal-otter`, {
       method: 'POST',
