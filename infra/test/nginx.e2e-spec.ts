@@ -159,7 +159,7 @@ describe('nginx config', () => {
     expect(errors).not.toContain('token=');
   });
 
-  it('keeps the replicas\' metrics off the public edge: Prometheus scrapes each replica', async () => {
+  it("keeps the replicas' metrics off the public edge: Prometheus scrapes each replica", async () => {
     for (const path of ['/api/metrics', '/api/metrics?x=1']) {
       const response = await fetch(`http://${base}${path}`);
       expect(response.status).toBe(404);
