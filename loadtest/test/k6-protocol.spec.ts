@@ -108,7 +108,21 @@ describe('the k6 mirror of the wire contract (loadtest/k6/protocol.js)', () => {
   );
 
   it('reconnects after a close exactly as the web client decides', () => {
-    const codes = [undefined, 1000, 1001, 1006, 1008, 1009, 1011, 1012, 1013, 4401, 4409, 4429, 4000];
+    const codes = [
+      undefined,
+      1000,
+      1001,
+      1006,
+      1008,
+      1009,
+      1011,
+      1012,
+      1013,
+      4401,
+      4409,
+      4429,
+      4000,
+    ];
     for (const code of codes) {
       for (const attempts of [0, 1, 5, 9, 10, 11]) {
         for (const draw of [0, 0.25, 0.5, 0.999]) {
