@@ -465,7 +465,7 @@ describe('Docker Swarm stack: rolling updates that lose nothing', () => {
       seen[`scaleTo${count}Seconds`] = seconds(Date.now() - at);
     };
     await scale(SCALED);
-    // nginx looks `api` up again every 2 s; then least_conn spreads the members over all five.
+    // nginx looks `api` up again every second; then least_conn spreads the members over all five.
     await sleep(3000);
     const traffic = await underTraffic({ ...TRAFFIC, prefix: `scale-${suffix}` }, async () => {
       await sleep(2000);
