@@ -26,6 +26,13 @@ export interface TrafficFigures {
   sent: number;
   /** Of those, echoed back to their sender with a seq. */
   acknowledged: number;
+  /**
+   * Sent but never echoed: put on a socket as its replica closed it. Nothing is promised for
+   * these (the web client keeps such a message pending until an echo or a history page settles
+   * it); `unacknowledgedStored` of them are in history.
+   */
+  unacknowledged: number;
+  unacknowledgedStored: number;
   /** Acknowledged messages some member of the room does not hold, or history lacks. */
   lost: number;
   /**
@@ -42,6 +49,8 @@ export interface TrafficFigures {
   reconnects: number;
   /** Members that lost their socket at least once and came back. */
   moved: number;
+  /** How many times a member lost its socket and came back, all members together. */
+  moves: number;
   /** Per member, its longest time without a working (open and caught-up) socket. */
   longestGapMs: Record<string, number>;
   longestGapMaxMs: number;
@@ -108,11 +117,15 @@ export async function chatThrough(
   );
   await Promise.all(members.map((member) => member.connect()));
   const readiness = pollReadiness(baseUrl, options.pollEveryMs);
-  let sent = 0;
+  /** What each member put on an open socket. */
+  const said = new Map<ChaosClient, string[]>(members.map((member) => [member, []]));
   let talking = true;
   const talk = (async () => {
     for (let round = 0; talking; round++) {
-      for (const member of members) if (member.say(`${round} from ${member.name}`)) sent++;
+      for (const member of members) {
+        const body = `${round} from ${member.name}`;
+        if (member.say(body)) said.get(member)?.push(body);
+      }
       await sleep(options.everyMs);
     }
   })();
@@ -131,6 +144,8 @@ export async function chatThrough(
   await sleep(1500);
 
   let acknowledged = 0;
+  let unacknowledged = 0;
+  let unacknowledgedStored = 0;
   let lost = 0;
   let duplicates = 0;
   const missing: string[] = [];
@@ -158,6 +173,12 @@ export async function chatThrough(
       if (lacks.length > 0) missing.push(`${room}/${member.name}: ${lacks.join(',')}`);
     }
     lost += lostHere.size;
+    for (const member of inRoom) {
+      const echoed = new Set(member.stats.acked.map((seq) => stored.get(seq)));
+      const unechoed = (said.get(member) ?? []).filter((body) => !echoed.has(body));
+      unacknowledged += unechoed.length;
+      unacknowledgedStored += unechoed.filter((body) => bodies.has(body)).length;
+    }
   }
   const longestGapMs = Object.fromEntries(
     members.map((member) => [
@@ -169,13 +190,16 @@ export async function chatThrough(
   return {
     members: members.length,
     rooms: rooms.length,
-    sent,
+    sent: [...said.values()].reduce((sum, bodies) => sum + bodies.length, 0),
     acknowledged,
+    unacknowledged,
+    unacknowledgedStored,
     lost,
     duplicates: duplicates + members.reduce((sum, member) => sum + member.stats.duplicatesShown, 0),
     overlappingFrames: members.reduce((sum, member) => sum + member.stats.duplicateFrames, 0),
     reconnects: members.reduce((sum, member) => sum + member.stats.reconnects, 0),
     moved: members.filter((member) => member.stats.reconnectMs.length > 0).length,
+    moves: members.reduce((sum, member) => sum + member.stats.reconnectMs.length, 0),
     longestGapMs,
     longestGapMaxMs: Math.max(0, ...Object.values(longestGapMs)),
     readiness: ready,

@@ -14,6 +14,7 @@ import { REPO_ROOT } from '../cluster/cluster';
 import { freePorts, sleep, waitFor } from '../cluster/wait';
 import {
   block,
+  composeCommand,
   ComposeProject,
   COMPOSE_FILE,
   docker,
@@ -62,11 +63,14 @@ function summary(name: string, traffic: Observed): Record<string, unknown> {
     members: traffic.members,
     sent: traffic.sent,
     acknowledged: traffic.acknowledged,
+    unacknowledged: traffic.unacknowledged,
+    unacknowledgedStored: traffic.unacknowledgedStored,
     lost: traffic.lost,
     duplicates: traffic.duplicates,
     overlappingFrames: traffic.overlappingFrames,
     reconnects: traffic.reconnects,
     moved: traffic.moved,
+    moves: traffic.moves,
     longestGapMaxMs: traffic.longestGapMaxMs,
     readinessPercent: traffic.readiness.percent,
     readinessPolls: traffic.readiness.polls,
@@ -89,6 +93,12 @@ function expectNothingLost(traffic: TrafficFigures): void {
   expect(traffic.lost).toBe(0);
   expect(traffic.duplicates).toBe(0);
   expect(traffic.longestGapMaxMs).toBeLessThan(MAX_GAP_MS);
+}
+
+/** `<compose> -f docker-compose.yml config` with only `env` (docker-compose 1.29 or v2). */
+function composeFileConfig(env: NodeJS.ProcessEnv) {
+  const [command = 'docker-compose', ...prefix] = composeCommand();
+  return runCommand(command, [...prefix, '-f', COMPOSE_FILE, 'config'], { env, timeoutMs: 30_000 });
 }
 
 /** A /24 in 10.200–10.249 that no network of this engine uses. */
@@ -258,11 +268,7 @@ describe('Docker Swarm stack: rolling updates that lose nothing', () => {
       ['stack', 'config', '-c', STACK_FILE],
       { env: clean, timeoutMs: 30_000 },
     );
-    const { stdout: composeConfig } = await runCommand(
-      'docker-compose',
-      ['-f', COMPOSE_FILE, 'config'],
-      { env: clean, timeoutMs: 30_000 },
-    );
+    const { stdout: composeConfig } = await composeFileConfig(clean);
     const stackApi = mapping(block(stackConfig, ['services', 'api', 'environment']));
     const composeApi = mapping(block(composeConfig, ['services', 'api', 'environment']));
     const subnet = block(stackConfig, ['networks', 'taco', 'ipam', 'config'])
@@ -322,11 +328,7 @@ describe('Docker Swarm stack: rolling updates that lose nothing', () => {
       env: operator,
       timeoutMs: 30_000,
     });
-    const { stdout: composeSet } = await runCommand(
-      'docker-compose',
-      ['-f', COMPOSE_FILE, 'config'],
-      { env: operator, timeoutMs: 30_000 },
-    );
+    const { stdout: composeSet } = await composeFileConfig(operator);
     for (const service of ['api', 'nginx']) {
       const image = mapping(block(stackSet, ['services', service])).get('image');
       expect(image).toBe(`registry.example.com:5000/taco-chat-${service}:run-9`);
