@@ -43,13 +43,17 @@ export interface ClientStats {
 
 /**
  * A chat client that behaves like the web client where recovery matters: it keeps the highest
- * `seq` it has seen, reconnects by `decideReconnect`, asks for history after that `seq`, and
- * re-requests credentials on 4401. It records what a user would have seen.
+ * `seq` it has seen and the room's `epoch` it belongs to, reconnects by `decideReconnect`, asks
+ * for history after that `(epoch, seq)`, drops what it holds when the epoch changes (the room's
+ * `seq` started again, protocol/README.md §6.1), and re-requests credentials on 4401. It records
+ * what a user would have seen.
  */
 export class ChaosClient {
   private socket: WebSocket | null = null;
   private token: string | null = null;
   private lastSeq = 0;
+  /** The room's epoch that `lastSeq` and `feed` belong to; null until the first frame. */
+  private epoch: string | null = null;
   private attempts = 0;
   private closedAt: number | null = null;
   private stopped = false;
@@ -107,9 +111,14 @@ export class ChaosClient {
     this.socket = socket;
     return new Promise((resolve, reject) => {
       let synced = false;
-      // From the start, or after the last seq seen, a page at a time until caught up.
+      // From the start, or after the last (epoch, seq) seen, a page at a time until caught up.
       const requestHistory = () =>
-        this.send({ type: FrameType.History, count: HISTORY_PAGE, after: this.lastSeq });
+        this.send({
+          type: FrameType.History,
+          count: HISTORY_PAGE,
+          after: this.lastSeq,
+          ...(this.epoch === null ? {} : { epoch: this.epoch }),
+        });
       socket.on('open', requestHistory);
       socket.on('message', (data: Buffer) => {
         const decoded = decodeServerFrame(data.toString('utf8'));
@@ -143,6 +152,7 @@ export class ChaosClient {
   private onFrame(frame: ServerFrame): void {
     if (frame.type === FrameType.Message) {
       const messages = 'messages' in frame ? frame.messages : [frame];
+      this.adoptEpoch(frame.epoch);
       if ('messages' in frame && !frame.complete) this.feed.clear();
       for (const message of messages)
         this.receive(message, 'client_id' in frame ? frame.client_id : undefined);
@@ -162,6 +172,17 @@ export class ChaosClient {
       this.others.push(frame);
     }
     for (const wake of this.waiters.splice(0)) wake();
+  }
+
+  /** A frame of another epoch: the room's `seq` started again, so what is held goes. */
+  private adoptEpoch(epoch: string): void {
+    if (this.epoch === epoch) return;
+    if (this.epoch !== null) {
+      this.feed.clear();
+      this.seen.clear();
+      this.lastSeq = 0;
+    }
+    this.epoch = epoch;
   }
 
   private receive(message: ChatMessage, clientId: string | undefined): void {

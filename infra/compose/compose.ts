@@ -159,3 +159,36 @@ export class ComposeProject {
 export function uniqueProjectName(prefix = 'taco-ci'): string {
   return `${prefix}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }
+
+/**
+ * The lines nested under `path` in YAML as `docker-compose config` (or `docker stack config`)
+ * prints it (two-space indentation, one key per line), with their indentation removed.
+ */
+export function block(yaml: string, path: string[]): string[] {
+  let lines = yaml.split('\n');
+  for (const key of path) {
+    const start = lines.findIndex((line) => line === `${key}:` || line.startsWith(`${key}: `));
+    if (start === -1) throw new Error(`no ${path.join('.')} in:\n${yaml}`);
+    const body: string[] = [];
+    for (const line of lines.slice(start + 1)) {
+      if (line.length > 0 && !line.startsWith(' ') && !line.startsWith('- ')) break;
+      body.push(line);
+    }
+    // Nested keys are indented by two; a list under a key may start at the key's own column.
+    lines = body.map((line) => (line.startsWith('  ') ? line.slice(2) : line));
+  }
+  return lines.filter((line) => line.trim().length > 0);
+}
+
+/** `KEY: value` lines of a block as a map, quotes removed. */
+export function mapping(lines: string[]): Map<string, string> {
+  const entries = lines
+    .filter((line) => !line.startsWith(' '))
+    .map((line) => /^([A-Za-z0-9_]+): ?(.*)$/.exec(line))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match): [string, string] => [
+      match[1] ?? '',
+      (match[2] ?? '').replace(/^(['"])(.*)\1$/, '$2'),
+    ]);
+  return new Map(entries);
+}

@@ -449,7 +449,7 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
     await waitHealthy(SCALED);
     figures.scaleUpHealthySeconds = seconds(Date.now() - scaledAt);
 
-    // nginx re-resolves `api` every 2 s; least_conn then prefers the empty new replicas.
+    // nginx re-resolves `api` every second; least_conn then prefers the empty new replicas.
     const tracked: Tracked[] = [];
     await waitFor(
       'a client on a new replica and one on an old one',

@@ -9,6 +9,14 @@ export const NGINX_TEMPLATE = join(__dirname, 'nginx.conf.template');
 /** Passive health check defaults: a replica failing twice within 10 s is skipped for 10 s. */
 export const MAX_FAILS = 2;
 export const FAIL_TIMEOUT = '10s';
+/**
+ * How long nginx keeps what an upstream name resolved to (Docker's DNS: one address per replica).
+ * Docker Swarm drops a task from DNS 2 s before it sends the SIGTERM that drains it; nginx must
+ * have looked again by then, or it still sends requests to a replica that has drained and gone
+ * (each one waits out the 1 s connect timeout before the next replica is tried). With 2 s here,
+ * that happened in a rolling update of three tasks.
+ */
+export const RESOLVE_EVERY = '1s';
 
 export interface NginxConfigOptions {
   /** `listen` argument: a port (`80`) or `address:port` (`127.0.0.1:8080`). */
@@ -108,7 +116,7 @@ export function renderNginxConfig(options: NginxConfigOptions): string {
     RESOLVER:
       options.resolver === undefined
         ? ''
-        : `    # Re-resolve upstream names while running, so scaled replicas join and leave.\n    resolver ${checkPath('resolver', options.resolver)} valid=2s ipv6=off;`,
+        : `    # Re-resolve upstream names every second while running, so scaled replicas join and leave.\n    # Shorter than the 2 s Swarm waits between dropping a task from DNS and stopping it, so in a\n    # rolling update nginx has let go of a replica before it drains and goes.\n    resolver ${checkPath('resolver', options.resolver)} valid=${RESOLVE_EVERY} ipv6=off;`,
     UPSTREAM_SERVERS: servers.join('\n'),
     MAX_FAILS: String(MAX_FAILS),
     API_UNAVAILABLE_BODY: singleQuotedJson(API_UNAVAILABLE_BODY),

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '../cluster/cluster';
+import { block, mapping } from '../compose/compose';
 
 const run = promisify(execFile);
 const COMPOSE_FILE = join(REPO_ROOT, 'docker-compose.yml');
@@ -62,39 +63,6 @@ function compose(args: string[], env: NodeJS.ProcessEnv = {}) {
     env: { PATH: process.env.PATH, ...env },
     timeout: 30_000,
   });
-}
-
-/**
- * The lines nested under `path` in YAML as `docker-compose config` prints it (two-space
- * indentation, one key per line), with their indentation removed.
- */
-function block(yaml: string, path: string[]): string[] {
-  let lines = yaml.split('\n');
-  for (const key of path) {
-    const start = lines.findIndex((line) => line === `${key}:` || line.startsWith(`${key}: `));
-    if (start === -1) throw new Error(`no ${path.join('.')} in:\n${yaml}`);
-    const body: string[] = [];
-    for (const line of lines.slice(start + 1)) {
-      if (line.length > 0 && !line.startsWith(' ') && !line.startsWith('- ')) break;
-      body.push(line);
-    }
-    // Nested keys are indented by two; a list under a key may start at the key's own column.
-    lines = body.map((line) => (line.startsWith('  ') ? line.slice(2) : line));
-  }
-  return lines.filter((line) => line.trim().length > 0);
-}
-
-/** `KEY: value` lines of a block as a map, quotes removed. */
-function mapping(lines: string[]): Map<string, string> {
-  const entries = lines
-    .filter((line) => !line.startsWith(' '))
-    .map((line) => /^([A-Za-z0-9_]+): ?(.*)$/.exec(line))
-    .filter((match): match is RegExpExecArray => match !== null)
-    .map((match): [string, string] => [
-      match[1] ?? '',
-      (match[2] ?? '').replace(/^(['"])(.*)\1$/, '$2'),
-    ]);
-  return new Map(entries);
 }
 
 describe('docker-compose.yml', () => {
@@ -211,15 +179,20 @@ describe('docker-compose.yml', () => {
       'prom/prometheus:v2.42.0',
       'redis:7.0.15-alpine',
     ]);
-    // The two built here carry TACO_IMAGE_TAG (default latest), so two checkouts never share them.
+    // The two built here carry TACO_IMAGE_TAG (default latest), so two checkouts never share them,
+    // and TACO_REGISTRY (default none) in front, to push them for a swarm of several machines.
     for (const [env, tag] of [
       [{}, 'latest'],
       [{ TACO_IMAGE_TAG: 'run-7' }, 'run-7'],
+      [{ TACO_IMAGE_TAG: 'run-8', TACO_REGISTRY: 'registry.example.com:5000/' }, 'run-8'],
     ] as const) {
       const config = (await compose(['config'], env)).stdout;
-      expect(mapping(block(config, ['services', 'api'])).get('image')).toBe(`taco-chat-api:${tag}`);
+      const registry = 'TACO_REGISTRY' in env ? env.TACO_REGISTRY : '';
+      expect(mapping(block(config, ['services', 'api'])).get('image')).toBe(
+        `${registry}taco-chat-api:${tag}`,
+      );
       expect(mapping(block(config, ['services', 'nginx'])).get('image')).toBe(
-        `taco-chat-nginx:${tag}`,
+        `${registry}taco-chat-nginx:${tag}`,
       );
     }
     const dockerDir = join(REPO_ROOT, 'infra', 'docker');

@@ -1,0 +1,208 @@
+/**
+ * Chat traffic through nginx while something happens to the stack, and what the members saw.
+ * The members are the chaos suite's `ChaosClient`s (they reconnect by `decideReconnect` and
+ * resume from their last `(epoch, seq)` like the web client); readiness is polled through nginx
+ * meanwhile.
+ */
+import { ApiPath } from '@taco/protocol';
+import { ChaosClient, readHistory } from '../chaos/chaos-client';
+import { sleep, waitFor } from '../cluster/wait';
+
+export interface TrafficOptions {
+  /** Room names are `<prefix>-<n>`. */
+  prefix: string;
+  rooms: number;
+  membersPerRoom: number;
+  /** Every member says something this often. */
+  everyMs: number;
+  /** `/api/health/ready` through nginx this often. */
+  pollEveryMs: number;
+}
+
+export interface TrafficFigures {
+  members: number;
+  rooms: number;
+  /** Messages put on an open socket. */
+  sent: number;
+  /** Of those, echoed back to their sender with a seq. */
+  acknowledged: number;
+  /**
+   * Sent but never echoed: put on a socket as its replica closed it. Nothing is promised for
+   * these (the web client keeps such a message pending until an echo or a history page settles
+   * it); `unacknowledgedStored` of them are in history.
+   */
+  unacknowledged: number;
+  unacknowledgedStored: number;
+  /** Acknowledged messages some member of the room does not hold, or history lacks. */
+  lost: number;
+  /**
+   * Acknowledged messages a member would show twice (the same `(epoch, seq)` with another body),
+   * or that history holds twice (one body under two seqs).
+   */
+  duplicates: number;
+  /**
+   * Frames carrying a `(epoch, seq)` the member already held: a live message that a resume's
+   * history page holds too. protocol/README.md §6.3 allows this overlap, and the client's dedupe
+   * rule (the feed is keyed by `(epoch, seq)`) drops it.
+   */
+  overlappingFrames: number;
+  reconnects: number;
+  /** Members that lost their socket at least once and came back. */
+  moved: number;
+  /** How many times a member lost its socket and came back, all members together. */
+  moves: number;
+  /** Per member, its longest time without a working (open and caught-up) socket. */
+  longestGapMs: Record<string, number>;
+  longestGapMaxMs: number;
+  readiness: { polls: number; ok: number; percent: number; notOk: string[] };
+  /** Which acknowledged seqs a member lacks, per room and member (empty when none). */
+  missing: string[];
+}
+
+/** Polls readiness through nginx until `stop()`: how many polls, how many answered 200. */
+function pollReadiness(baseUrl: string, everyMs: number) {
+  let running = true;
+  const statuses: { at: number; status: number }[] = [];
+  const startedAt = Date.now();
+  const done = (async () => {
+    for (let next = Date.now(); running;) {
+      let status = 0;
+      try {
+        const response = await fetch(`${baseUrl}${ApiPath.healthReady}`, {
+          signal: AbortSignal.timeout(2000),
+        });
+        await response.arrayBuffer();
+        status = response.status;
+      } catch {
+        status = 0;
+      }
+      statuses.push({ at: Date.now() - startedAt, status });
+      next += everyMs;
+      await sleep(Math.max(0, next - Date.now()));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await done;
+      const ok = statuses.filter((s) => s.status === 200).length;
+      return {
+        polls: statuses.length,
+        ok,
+        percent: statuses.length === 0 ? 0 : Math.round((1000 * ok) / statuses.length) / 10,
+        notOk: statuses
+          .filter((s) => s.status !== 200)
+          .map((s) => `${(s.at / 1000).toFixed(1)}s:${s.status}`),
+      };
+    },
+  };
+}
+
+/**
+ * Members join `rooms` rooms through nginx and keep talking while `during` runs; then they
+ * settle (every member open and caught up), and each room's acknowledged messages are checked
+ * against every member's feed and the room's history.
+ */
+export async function chatThrough(
+  baseUrl: string,
+  options: TrafficOptions,
+  during: () => Promise<void>,
+): Promise<TrafficFigures> {
+  const rooms = Array.from({ length: options.rooms }, (_, i) => `${options.prefix}-${i + 1}`);
+  const members = rooms.flatMap((room) =>
+    Array.from(
+      { length: options.membersPerRoom },
+      (_, i) => new ChaosClient(baseUrl, room, `member ${i + 1}`),
+    ),
+  );
+  await Promise.all(members.map((member) => member.connect()));
+  const readiness = pollReadiness(baseUrl, options.pollEveryMs);
+  /** What each member put on an open socket. */
+  const said = new Map<ChaosClient, string[]>(members.map((member) => [member, []]));
+  let talking = true;
+  const talk = (async () => {
+    for (let round = 0; talking; round++) {
+      for (const member of members) {
+        const body = `${round} from ${member.name}`;
+        if (member.say(body)) said.get(member)?.push(body);
+      }
+      await sleep(options.everyMs);
+    }
+  })();
+  try {
+    await during();
+  } finally {
+    talking = false;
+    await talk;
+  }
+  const ready = await readiness.stop();
+  // Every member back on an open socket and caught up, and the last echoes in.
+  await waitFor('every member online again', () => members.every((member) => member.open), {
+    timeoutMs: 30_000,
+    intervalMs: 50,
+  });
+  await sleep(1500);
+
+  let acknowledged = 0;
+  let unacknowledged = 0;
+  let unacknowledgedStored = 0;
+  let lost = 0;
+  let duplicates = 0;
+  const missing: string[] = [];
+  for (const room of rooms) {
+    const inRoom = members.filter((member) => member.room === room);
+    const acked = inRoom.flatMap((member) => member.stats.acked);
+    acknowledged += acked.length;
+    // History holds each acknowledged message once: under its seq, and its body under no other.
+    const stored = new Map<number, string>();
+    const bodies = new Map<string, number>();
+    for (const message of await readHistory(baseUrl, room)) {
+      stored.set(message.seq, message.body);
+      bodies.set(message.body, (bodies.get(message.body) ?? 0) + 1);
+    }
+    const lostHere = new Set<number>();
+    for (const seq of acked) {
+      const body = stored.get(seq);
+      if (body === undefined) lostHere.add(seq);
+      else if (bodies.get(body) !== 1) duplicates++;
+    }
+    for (const member of inRoom) {
+      // Held, once (the feed is keyed by seq), with the body history holds.
+      const lacks = acked.filter((seq) => member.feed.get(seq)?.body !== stored.get(seq));
+      for (const seq of lacks) lostHere.add(seq);
+      if (lacks.length > 0) missing.push(`${room}/${member.name}: ${lacks.join(',')}`);
+    }
+    lost += lostHere.size;
+    for (const member of inRoom) {
+      const echoed = new Set(member.stats.acked.map((seq) => stored.get(seq)));
+      const unechoed = (said.get(member) ?? []).filter((body) => !echoed.has(body));
+      unacknowledged += unechoed.length;
+      unacknowledgedStored += unechoed.filter((body) => bodies.has(body)).length;
+    }
+  }
+  const longestGapMs = Object.fromEntries(
+    members.map((member) => [
+      `${member.room}/${member.name}`,
+      Math.max(0, ...member.stats.reconnectMs),
+    ]),
+  );
+  for (const member of members) member.close();
+  return {
+    members: members.length,
+    rooms: rooms.length,
+    sent: [...said.values()].reduce((sum, bodies) => sum + bodies.length, 0),
+    acknowledged,
+    unacknowledged,
+    unacknowledgedStored,
+    lost,
+    duplicates: duplicates + members.reduce((sum, member) => sum + member.stats.duplicatesShown, 0),
+    overlappingFrames: members.reduce((sum, member) => sum + member.stats.duplicateFrames, 0),
+    reconnects: members.reduce((sum, member) => sum + member.stats.reconnects, 0),
+    moved: members.filter((member) => member.stats.reconnectMs.length > 0).length,
+    moves: members.reduce((sum, member) => sum + member.stats.reconnectMs.length, 0),
+    longestGapMs,
+    longestGapMaxMs: Math.max(0, ...Object.values(longestGapMs)),
+    readiness: ready,
+    missing,
+  };
+}

@@ -1,0 +1,533 @@
+/**
+ * The Swarm stack for real: images built by `docker-compose build`, `infra/swarm/stack.yml`
+ * deployed with `docker stack deploy --resolve-image never` under a stack name of its own, then,
+ * with chat traffic through nginx all along: a forced rolling update of the api, a task killed
+ * with SIGKILL, scaling to 5 and back to 3, and an update that can never become healthy, which
+ * Swarm must roll back by itself. Always removes the stack, and leaves the swarm if it created
+ * it. Needs a Docker engine: `npm run test:swarm` (never part of `npm test`).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ApiPath } from '@taco/protocol';
+import { SHARED_KEYS } from '../../api/src/bus/redis/redis-keys';
+import { REPO_ROOT } from '../cluster/cluster';
+import { freePorts, sleep, waitFor } from '../cluster/wait';
+import {
+  block,
+  composeCommand,
+  ComposeProject,
+  COMPOSE_FILE,
+  docker,
+  mapping,
+  runCommand,
+  uniqueProjectName,
+} from '../compose/compose';
+import { chatThrough, type TrafficFigures, type TrafficOptions } from './chat-traffic';
+import { ensureSwarm, STACK_FILE, SwarmStack, type SwarmSetup, undoSwarm } from './swarm';
+
+/** The test process is one client address: raise every per-IP and per-connection limit. */
+const LIMITS = {
+  CREDENTIALS_PER_MINUTE: '100000',
+  CONNECTIONS_PER_IP: '100000',
+  MESSAGE_BURST: '1000',
+  MESSAGES_PER_SECOND: '1000',
+  TYPING_PER_SECOND: '1000',
+  HISTORY_REQUESTS_PER_10S: '1000',
+};
+const REPLICAS = 3;
+const SCALED = 5;
+/** No member may be without a working socket for longer than this (issue 27). */
+const MAX_GAP_MS = 10_000;
+/** Share of readiness polls through nginx that must answer 200 during a rolling update. */
+const MIN_READY_PERCENT = 95;
+const TRAFFIC: Omit<TrafficOptions, 'prefix'> = {
+  rooms: 3,
+  membersPerRoom: 4,
+  everyMs: 500,
+  pollEveryMs: 200,
+};
+const ARTIFACTS = join(REPO_ROOT, 'artifacts', 'swarm');
+
+const figures: Record<string, unknown> = {};
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
+
+/** A traffic run's figures, and how many requests nginx's access log shows meanwhile. */
+interface Observed extends TrafficFigures {
+  /** `retried`: requests nginx sent to more than one replica (a failed try, then another). */
+  nginx: { requests: number; retried: number };
+}
+
+/** The figures worth quoting, one line. */
+function summary(name: string, traffic: Observed): Record<string, unknown> {
+  const line = {
+    members: traffic.members,
+    sent: traffic.sent,
+    acknowledged: traffic.acknowledged,
+    unacknowledged: traffic.unacknowledged,
+    unacknowledgedStored: traffic.unacknowledgedStored,
+    lost: traffic.lost,
+    duplicates: traffic.duplicates,
+    overlappingFrames: traffic.overlappingFrames,
+    reconnects: traffic.reconnects,
+    moved: traffic.moved,
+    moves: traffic.moves,
+    longestGapMaxMs: traffic.longestGapMaxMs,
+    readinessPercent: traffic.readiness.percent,
+    readinessPolls: traffic.readiness.polls,
+    nginxRequests: traffic.nginx.requests,
+    nginxRetried: traffic.nginx.retried,
+  };
+  process.stdout.write(
+    `swarm ${name}: ${JSON.stringify(line)}\n  longest gap per member (ms): ${JSON.stringify(traffic.longestGapMs)}\n` +
+      (traffic.readiness.notOk.length > 0
+        ? `  readiness not 200 at: ${traffic.readiness.notOk.join(' ')}\n`
+        : ''),
+  );
+  return { ...line, longestGapMs: traffic.longestGapMs, readinessNotOk: traffic.readiness.notOk };
+}
+
+/** What every scenario under traffic must show: nothing lost or doubled, nobody away for long. */
+function expectNothingLost(traffic: TrafficFigures): void {
+  expect(traffic.acknowledged).toBeGreaterThan(0);
+  expect(traffic.missing).toEqual([]);
+  expect(traffic.lost).toBe(0);
+  expect(traffic.duplicates).toBe(0);
+  expect(traffic.longestGapMaxMs).toBeLessThan(MAX_GAP_MS);
+}
+
+/** `<compose> -f docker-compose.yml config` with only `env` (docker-compose 1.29 or v2). */
+function composeFileConfig(env: NodeJS.ProcessEnv) {
+  const [command = 'docker-compose', ...prefix] = composeCommand();
+  return runCommand(command, [...prefix, '-f', COMPOSE_FILE, 'config'], { env, timeoutMs: 30_000 });
+}
+
+/** A /24 in 10.200–10.249 that no network of this engine uses. */
+async function freeSubnet(): Promise<string> {
+  const { stdout: ids } = await docker(['network', 'ls', '-q'], { timeoutMs: 30_000 });
+  const { stdout } = await docker(
+    [
+      'network',
+      'inspect',
+      '--format',
+      '{{range .IPAM.Config}}{{.Subnet}} {{end}}',
+      ...ids.split('\n').filter((id) => id.trim().length > 0),
+    ],
+    { timeoutMs: 30_000 },
+  );
+  const used = new Set(stdout.split(/\s+/).filter((subnet) => subnet.length > 0));
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const subnet = `10.${200 + Math.floor(Math.random() * 50)}.${Math.floor(Math.random() * 256)}.0/24`;
+    if (!used.has(subnet)) return subnet;
+  }
+  throw new Error('no free subnet found');
+}
+
+describe('Docker Swarm stack: rolling updates that lose nothing', () => {
+  const name = uniqueProjectName('taco-swarm');
+  const suffix = name.slice(-6);
+  let stack: SwarmStack | undefined;
+  let setup: SwarmSetup = { created: false, createdGatewayBridge: false };
+  let baseUrl = '';
+
+  const swarm = (): SwarmStack => {
+    if (!stack) throw new Error('the stack was not deployed');
+    return stack;
+  };
+
+  /** `chatThrough` nginx, and what nginx's access log shows for the same time. */
+  const underTraffic = async (
+    options: TrafficOptions,
+    during: () => Promise<void>,
+  ): Promise<Observed> => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const traffic = await chatThrough(baseUrl, options, during);
+    const lines = (await swarm().logs('nginx', since))
+      .split('\n')
+      .filter((line) => line.includes(' upstream_status='));
+    // `upstream_status=504, 502 : 200`: a comma or colon after a status means another try.
+    const retried = lines.filter((line) => /upstream_status=\S+(,| :)/.test(line));
+    return { ...traffic, nginx: { requests: lines.length, retried: retried.length } };
+  };
+
+  /** Waits until redis, `replicas` api tasks and nginx are healthy, and nginx answers. */
+  const waitStack = async (replicas: number, timeoutMs = 180_000) => {
+    await swarm().waitHealthy('redis', 1, timeoutMs);
+    await swarm().waitHealthy('api', replicas, timeoutMs);
+    await swarm().waitHealthy('nginx', 1, timeoutMs);
+    await waitFor(
+      'nginx answering, with a ready replica behind it',
+      async () => {
+        try {
+          const response = await fetch(`${baseUrl}${ApiPath.healthReady}`, {
+            signal: AbortSignal.timeout(2000),
+          });
+          return response.status === 200;
+        } catch {
+          return false;
+        }
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+  };
+
+  /**
+   * The api tasks as a monitoring system finds them: every address `tasks.api` resolves to on
+   * the stack's network (seen from an api task), each asked for readiness and metrics.
+   */
+  const targets = async (): Promise<{ address: string; ready: number; metrics: boolean }[]> => {
+    const [probe] = await swarm().containers('api');
+    if (!probe) throw new Error('no api container to look from');
+    const script = `
+      const dns = require('node:dns/promises');
+      (async () => {
+        const found = await dns.lookup('tasks.api', { all: true, family: 4 });
+        const answers = await Promise.all(found.map(async ({ address }) => {
+          const get = (path) => fetch('http://' + address + ':3000' + path, { signal: AbortSignal.timeout(3000) })
+            .then(async (r) => ({ status: r.status, text: await r.text() }), () => ({ status: 0, text: '' }));
+          const ready = await get('${ApiPath.healthReady}');
+          const metrics = await get('${ApiPath.metrics}');
+          return { address, ready: ready.status, metrics: metrics.text.includes('taco_connections') };
+        }));
+        process.stdout.write(JSON.stringify(answers));
+      })().catch((error) => { process.stderr.write(String(error)); process.exit(1); });`;
+    const { stdout } = await docker(['exec', probe.id, 'node', '-e', script], {
+      timeoutMs: 30_000,
+    });
+    return JSON.parse(stdout) as { address: string; ready: number; metrics: boolean }[];
+  };
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const [port] = await freePorts(1);
+    setup = await ensureSwarm();
+    figures.stack = name;
+    figures.createdSwarm = setup.created;
+    const variables = {
+      ...LIMITS,
+      TACO_PORT: String(port),
+      // Images of this run's own, built by compose under the same tag the stack file names.
+      TACO_IMAGE_TAG: name,
+      TACO_SWARM_SUBNET: await freeSubnet(),
+      // No secret: the replicas must agree on the one generated in Redis.
+      JWT_SECRET: '',
+      HISTORY_MAX: '5000',
+      LOG_LEVEL: 'info',
+    };
+    figures.subnet = variables.TACO_SWARM_SUBNET;
+    baseUrl = `http://127.0.0.1:${port}`;
+
+    const builtAt = Date.now();
+    await new ComposeProject(name, variables).run(['build', 'api', 'nginx'], {
+      timeoutMs: 900_000,
+      env: { DOCKER_BUILDKIT: process.env.DOCKER_BUILDKIT ?? '0' },
+    });
+    figures.buildSeconds = seconds(Date.now() - builtAt);
+
+    const deployedAt = Date.now();
+    stack = new SwarmStack(name, variables);
+    await stack.deploy();
+    await waitStack(REPLICAS);
+    figures.healthySeconds = seconds(Date.now() - deployedAt);
+  }, 1_200_000);
+
+  afterAll(async () => {
+    if (stack) {
+      const logs: string[] = [];
+      for (const service of ['redis', 'api', 'nginx']) {
+        logs.push(`===== ${service}\n${await stack.logs(service).catch(String)}`);
+        logs.push(
+          `===== ${service} tasks\n${JSON.stringify(await stack.tasks(service).catch(String), null, 1)}`,
+        );
+      }
+      writeFileSync(join(ARTIFACTS, 'swarm.log'), logs.join('\n'));
+      const removedAt = Date.now();
+      const problems = await stack.remove();
+      figures.removeSeconds = seconds(Date.now() - removedAt);
+      if (problems.length > 0) {
+        figures.removeProblems = problems;
+        process.stderr.write(`stack rm: ${problems.join('\n')}\n`);
+      }
+      await docker(['rmi', '--no-prune', `taco-chat-api:${name}`, `taco-chat-nginx:${name}`], {
+        timeoutMs: 60_000,
+        allowFailure: true,
+      });
+    }
+    // Only a swarm this run created is left (with the bridge that came with it).
+    const swarmProblems = await undoSwarm(setup);
+    if (setup.created) figures.leftSwarm = swarmProblems.length === 0;
+    if (swarmProblems.length > 0) process.stderr.write(`${swarmProblems.join('\n')}\n`);
+    writeFileSync(join(ARTIFACTS, 'figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
+    process.stdout.write(`swarm scenario figures: ${JSON.stringify(figures)}\n`);
+  }, 300_000);
+
+  it('is the compose stack’s settings and images, on dnsrr, host-mode nginx and one trusted subnet', async () => {
+    // No variable set: the file works as it is, and matches docker-compose.yml.
+    const clean = { PATH: process.env.PATH, HOME: process.env.HOME };
+    const { stdout: stackConfig } = await runCommand(
+      'docker',
+      ['stack', 'config', '-c', STACK_FILE],
+      { env: clean, timeoutMs: 30_000 },
+    );
+    const { stdout: composeConfig } = await composeFileConfig(clean);
+    const stackApi = mapping(block(stackConfig, ['services', 'api', 'environment']));
+    const composeApi = mapping(block(composeConfig, ['services', 'api', 'environment']));
+    const subnet = block(stackConfig, ['networks', 'taco', 'ipam', 'config'])
+      .join('\n')
+      .match(/subnet: (\S+)/)?.[1];
+    expect(subnet).toBe('10.231.0.0/24');
+    expect(Object.fromEntries(stackApi)).toEqual({
+      ...Object.fromEntries(composeApi),
+      TRUST_PROXY: subnet,
+    });
+    for (const service of ['redis', 'api', 'nginx']) {
+      const spec = block(stackConfig, ['services', service]);
+      expect([
+        service,
+        mapping(block(stackConfig, ['services', service, 'deploy'])).get('endpoint_mode'),
+      ]).toEqual([service, 'dnsrr']);
+      const image = mapping(spec).get('image');
+      expect([service, image]).toEqual([
+        service,
+        mapping(block(composeConfig, ['services', service])).get('image'),
+      ]);
+    }
+    expect(block(stackConfig, ['services', 'nginx', 'ports']).join('\n')).toMatch(/mode: host/);
+    expect(block(stackConfig, ['services', 'nginx', 'ports']).join('\n')).toMatch(
+      /published: 8080/,
+    );
+
+    // A task that never becomes ready fails within the update's monitoring window.
+    const duration = (text = '') => Number(/^(\d+)s$/.exec(text)?.[1] ?? Number.NaN);
+    const health = mapping(block(stackConfig, ['services', 'api', 'healthcheck']));
+    const update = mapping(block(stackConfig, ['services', 'api', 'deploy', 'update_config']));
+    const unhealthyAfter =
+      duration(health.get('start_period')) +
+      duration(health.get('interval')) * Number(health.get('retries'));
+    expect(duration(update.get('monitor'))).toBeGreaterThan(unhealthyAfter);
+    expect(Object.fromEntries(update)).toMatchObject({
+      parallelism: '1',
+      order: 'start-first',
+      failure_action: 'rollback',
+    });
+    // Above the api's drain (3 s) and the server's close.
+    expect(
+      duration(mapping(block(stackConfig, ['services', 'api'])).get('stop_grace_period')),
+    ).toBeGreaterThan(3);
+    figures.unhealthyAfterSeconds = unhealthyAfter;
+
+    // One TACO_IMAGE_TAG (and TACO_REGISTRY) names the same images in both files; one
+    // TACO_SWARM_SUBNET sets the network and what the replicas trust.
+    const operator = {
+      ...clean,
+      TACO_IMAGE_TAG: 'run-9',
+      TACO_REGISTRY: 'registry.example.com:5000/',
+      TACO_SWARM_SUBNET: '10.99.0.0/24',
+      TACO_PORT: '9000',
+    };
+    const { stdout: stackSet } = await runCommand('docker', ['stack', 'config', '-c', STACK_FILE], {
+      env: operator,
+      timeoutMs: 30_000,
+    });
+    const { stdout: composeSet } = await composeFileConfig(operator);
+    for (const service of ['api', 'nginx']) {
+      const image = mapping(block(stackSet, ['services', service])).get('image');
+      expect(image).toBe(`registry.example.com:5000/taco-chat-${service}:run-9`);
+      expect(mapping(block(composeSet, ['services', service])).get('image')).toBe(image);
+    }
+    expect(mapping(block(stackSet, ['services', 'api', 'environment'])).get('TRUST_PROXY')).toBe(
+      '10.99.0.0/24',
+    );
+    expect(block(stackSet, ['networks', 'taco', 'ipam', 'config']).join('\n')).toMatch(
+      /subnet: 10\.99\.0\.0\/24/,
+    );
+    expect(block(stackSet, ['services', 'nginx', 'ports']).join('\n')).toMatch(/published: 9000/);
+  });
+
+  it('serves the web client on TACO_PORT, and the replicas see the client’s address, not nginx’s', async () => {
+    const page = await fetch(`${baseUrl}/`, { signal: AbortSignal.timeout(5000) });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root">');
+    const room = `welcome-${suffix}`;
+    const response = await fetch(`${baseUrl}${ApiPath.roomCredentials(room)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ sender_id: 'alice' }),
+      signal: AbortSignal.timeout(5000),
+    });
+    expect(response.status).toBe(200);
+    // The per-IP credentials limit is kept in Redis under the client's address as the api found
+    // it: nginx's X-Forwarded-For is trusted only from the stack network's subnet (TRUST_PROXY),
+    // so the address is the one nginx saw, never an nginx task's own.
+    const [redis] = await swarm().containers('redis');
+    if (!redis) throw new Error('no redis container');
+    // rate-limiter-flexible appends the address to the budget's prefix (`<prefix>:<address>`).
+    const prefix = `${SHARED_KEYS.rateLimitPrefix('credentials')}:`;
+    const { stdout } = await docker(
+      ['exec', redis.id, 'redis-cli', '--scan', '--pattern', `${prefix}*`],
+      { timeoutMs: 30_000 },
+    );
+    const addresses = stdout
+      .split('\n')
+      .filter((key) => key.length > 0)
+      .map((key) => key.slice(prefix.length));
+    const subnetPrefix = String(figures.subnet).replace(/0\/24$/, '');
+    figures.clientAddresses = addresses;
+    expect(addresses.length).toBeGreaterThan(0);
+    expect(addresses.filter((address) => address.startsWith(subnetPrefix))).toEqual([]);
+  });
+
+  it('rolls the api over (`service update --force`) under chat traffic: nothing lost or doubled, readiness ≥ 95 %', async () => {
+    const before = new Set((await swarm().containers('api')).map((c) => c.taskId));
+    let replacedSeconds = 0;
+    const traffic = await underTraffic({ ...TRAFFIC, prefix: `roll-${suffix}` }, async () => {
+      await sleep(3000);
+      const startedAt = Date.now();
+      await swarm().serviceCommand(['update', '--force', '--detach'], 'api');
+      await waitFor(
+        'every api task replaced and healthy',
+        async () => {
+          const now = await swarm().containers('api');
+          return (
+            now.length === REPLICAS &&
+            now.every((c) => !before.has(c.taskId) && c.health === 'healthy')
+          );
+        },
+        { timeoutMs: 240_000, intervalMs: 1000 },
+      );
+      replacedSeconds = seconds(Date.now() - startedAt);
+      await sleep(3000);
+    });
+    const status = await swarm().waitUpdate(
+      'api',
+      ['completed', 'paused', 'rollback_completed', 'rollback_paused'],
+      180_000,
+    );
+    figures.rollingUpdate = {
+      ...summary('rolling update', traffic),
+      replacedSeconds,
+      state: status.State,
+    };
+    expect(status.State).toBe('completed');
+    // Every old task drained: every member was moved at least once, and came back.
+    expect(traffic.moved).toBe(traffic.members);
+    expectNothingLost(traffic);
+    expect(traffic.readiness.percent).toBeGreaterThanOrEqual(MIN_READY_PERCENT);
+  });
+
+  it('replaces a task whose container is killed with SIGKILL, and its members lose nothing', async () => {
+    const [victim] = await swarm().containers('api');
+    if (!victim) throw new Error('no api container');
+    let replacedSeconds = 0;
+    const traffic = await underTraffic({ ...TRAFFIC, prefix: `kill-${suffix}` }, async () => {
+      await sleep(2000);
+      const killedAt = Date.now();
+      await docker(['kill', '-s', 'KILL', victim.id], { timeoutMs: 30_000 });
+      await waitFor(
+        'a new healthy api task in place of the killed one',
+        async () => {
+          const now = await swarm().containers('api');
+          return (
+            now.length === REPLICAS &&
+            !now.some((c) => c.id === victim.id) &&
+            now.every((c) => c.health === 'healthy')
+          );
+        },
+        { timeoutMs: 120_000, intervalMs: 500 },
+      );
+      replacedSeconds = seconds(Date.now() - killedAt);
+      await sleep(2000);
+    });
+    const killed = (await swarm().tasks('api')).find((task) => task.id === victim.taskId);
+    figures.kill = { ...summary('SIGKILL', traffic), replacedSeconds, killedTask: killed };
+    expect(killed?.desired).toBe('Shutdown');
+    expect(killed?.current).toMatch(/^Failed/);
+    expect(traffic.moved).toBeGreaterThan(0);
+    expectNothingLost(traffic);
+  });
+
+  it(`scales to ${SCALED} tasks and back to ${REPLICAS} under traffic; every task answers as a target`, async () => {
+    const seen: Record<string, unknown> = {};
+    const scale = async (count: number) => {
+      const at = Date.now();
+      await docker(['service', 'scale', '--detach', `${swarm().service('api')}=${count}`]);
+      await swarm().waitHealthy('api', count, 180_000);
+      // Swarm adds a task to DNS once it is healthy and drops it before stopping it.
+      let found: Awaited<ReturnType<typeof targets>> = [];
+      await waitFor(
+        `${count} api targets answering`,
+        async () => {
+          found = await targets();
+          return found.length === count && found.every((t) => t.ready === 200 && t.metrics);
+        },
+        { timeoutMs: 30_000, intervalMs: 1000 },
+      ).catch((error: unknown) => {
+        throw new Error(`${String(error)}: ${JSON.stringify(found)}`);
+      });
+      seen[`targets${count}`] = found.map((t) => t.address);
+      seen[`scaleTo${count}Seconds`] = seconds(Date.now() - at);
+    };
+    await scale(SCALED);
+    // nginx looks `api` up again every second; then least_conn spreads the members over all five.
+    await sleep(3000);
+    const traffic = await underTraffic({ ...TRAFFIC, prefix: `scale-${suffix}` }, async () => {
+      await sleep(2000);
+      await scale(REPLICAS);
+      await sleep(2000);
+    });
+    figures.scale = { ...summary(`scale ${SCALED}→${REPLICAS}`, traffic), ...seen };
+    // The removed tasks drained their members (1012), who came back on the others.
+    expect(traffic.moved).toBeGreaterThan(0);
+    expectNothingLost(traffic);
+  });
+
+  it('rolls back, by itself, an update whose tasks never become ready (REDIS_URL pointing nowhere)', async () => {
+    const envBefore = await swarm().inspect('api', '{{json .Spec.TaskTemplate.ContainerSpec.Env}}');
+    // Every task Swarm knows of so far (it keeps a few old ones per slot): the new ones are this update's.
+    const before = new Set((await swarm().tasks('api')).map((task) => task.id));
+    let state = '';
+    let tookSeconds = 0;
+    const traffic = await underTraffic({ ...TRAFFIC, prefix: `broken-${suffix}` }, async () => {
+      await sleep(2000);
+      const startedAt = Date.now();
+      await swarm().serviceCommand(
+        ['update', '--detach', '--env-add', 'REDIS_URL=redis://nowhere.invalid:6379'],
+        'api',
+      );
+      const status = await swarm().waitUpdate(
+        'api',
+        ['completed', 'paused', 'rollback_completed', 'rollback_paused'],
+        300_000,
+      );
+      state = status.State ?? '';
+      tookSeconds = seconds(Date.now() - startedAt);
+      figures.brokenUpdateMessage = status.Message;
+    });
+    const tasks = await swarm().tasks('api');
+    const failed = tasks.filter(
+      (task) => !before.has(task.id) && /^(Failed|Shutdown)/.test(task.current),
+    );
+    figures.brokenUpdate = {
+      ...summary('broken update, rolled back', traffic),
+      state,
+      tookSeconds,
+      failedTasks: failed.map((task) => `${task.current} ${task.error}`.trim()),
+    };
+    expect(state).toBe('rollback_completed');
+    expect(await swarm().inspect('api', '{{json .Spec.TaskTemplate.ContainerSpec.Env}}')).toBe(
+      envBefore,
+    );
+    expect(failed.length).toBeGreaterThan(0);
+    await swarm().waitHealthy('api', REPLICAS, 60_000);
+    // The broken task never joined `api`: nothing lost, readiness untouched.
+    expectNothingLost(traffic);
+    expect(traffic.readiness.percent).toBeGreaterThanOrEqual(MIN_READY_PERCENT);
+
+    // And the chat still works afterwards.
+    const after = await underTraffic({ ...TRAFFIC, rooms: 1, prefix: `after-${suffix}` }, () =>
+      sleep(3000),
+    );
+    figures.afterRollback = summary('after the rollback', after);
+    expectNothingLost(after);
+    expect(after.readiness.percent).toBe(100);
+  });
+});
