@@ -2,8 +2,8 @@ import { authenticated, ROOM } from '../../test/openRoom';
 import { memoryStorage } from '../../test/memoryStorage';
 import { PROTOTYPE_ROOM_IDS } from '../../test/prototypeNames';
 import { renamed } from '../features/chat/chatActions';
-import { selectRoomAuth, unauthorized } from '../features/roomAuth/roomAuthSlice';
-import { shareCredentialsAcrossTabs } from './sharedCredentials';
+import { nameRefused, selectRoomAuth, unauthorized } from '../features/roomAuth/roomAuthSlice';
+import { shareCredentialsAcrossTabs, type TabChannel } from './sharedCredentials';
 import { makeStore } from './store';
 import { keyOf } from '../common/keyed';
 
@@ -32,16 +32,53 @@ function otherTabWrote(
   page.dispatchEvent(new StorageEvent('storage', { key: 'persist:root', newValue, oldValue }));
 }
 
-/** A tab holding Alice's token `old` for the room, listening to the other tabs. */
-function tab() {
-  const store = makeStore(authenticated('Alice', 'old'), { storage: memoryStorage().storage });
+/** Tabs' channels that deliver each message to every other channel made by the same `tabChannels`. */
+function tabChannels() {
+  const channels: (EventTarget & TabChannel)[] = [];
+  return () => {
+    const channel = Object.assign(new EventTarget(), {
+      postMessage(data: unknown) {
+        for (const other of channels) {
+          if (other !== channel) other.dispatchEvent(new MessageEvent('message', { data }));
+        }
+      },
+      close() {
+        channels.splice(channels.indexOf(channel), 1);
+      },
+    });
+    channels.push(channel);
+    return channel;
+  };
+}
+
+/** A tab holding Alice's token `token` for the room, listening to the other tabs. */
+function tab(channel: TabChannel | null = null, token = 'old') {
+  const store = makeStore(authenticated('Alice', token), { storage: memoryStorage().storage });
   const page = new EventTarget();
-  const stop = shareCredentialsAcrossTabs(store, page as Window);
+  const stop = shareCredentialsAcrossTabs(store, page as Window, channel);
   const auth = () => selectRoomAuth(store.getState(), ROOM);
   return { store, page, stop, auth };
 }
 
 describe('credentials shared across tabs', () => {
+  it('asks the other tabs when refused its name (4409), and takes the token the tab holding it has', () => {
+    // Two tabs asked for new credentials at once (after a restart): each got its own token, the
+    // first connected, the second's socket is refused the name the first one holds.
+    const channel = tabChannels();
+    const first = tab(channel(), 'first');
+    const second = tab(channel(), 'second');
+    const third = tab(channel(), 'third');
+    third.store.dispatch(unauthorized({ room: ROOM, source: 'socket' }));
+    second.store.dispatch(nameRefused({ room: ROOM }));
+    // Both the first tab and the third (now holding the first's) answer with the same token.
+    expect(second.auth()).toMatchObject({ authenticated: true, token: 'first' });
+    expect(third.auth()).toMatchObject({ authenticated: true, token: 'first' });
+    expect(first.auth()).toMatchObject({ authenticated: true, token: 'first' });
+    // Refused that one too (someone else holds the name): no tab offers it back to it.
+    second.store.dispatch(nameRefused({ room: ROOM }));
+    expect(second.auth()).toMatchObject({ authenticated: false, token: '' });
+  });
+
   it('takes the token another tab got for the same name once its own was refused', () => {
     const { store, page, auth } = tab();
     store.dispatch(unauthorized({ room: ROOM, source: 'socket' }));
@@ -84,7 +121,7 @@ describe('credentials shared across tabs', () => {
     const store = makeStore(undefined, { storage: memoryStorage().storage });
     const other = makeStore(undefined, { storage: memoryStorage().storage });
     const page = new EventTarget();
-    shareCredentialsAcrossTabs(store, page as Window);
+    shareCredentialsAcrossTabs(store, page as Window, null);
     /** What the other tab's redux-persist writes, from its own state. */
     const rootValue = () =>
       JSON.stringify({

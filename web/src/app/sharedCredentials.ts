@@ -10,6 +10,21 @@ interface Store {
   subscribe(listener: () => void): () => void;
 }
 
+/** The channel the tabs of one browser ask each other for a room's credentials on. */
+export const CREDENTIALS_CHANNEL = 'taco:credentials';
+
+/** A tab without working credentials for a room asks; a tab holding them for that name answers. */
+type CredentialsMessage =
+  | { kind: 'ask'; room: string; name: string }
+  | { kind: 'offer'; room: string; name: string; token: string };
+
+/** What the tabs talk over (`BroadcastChannel`, or a stand-in in tests). */
+export type TabChannel = Pick<BroadcastChannel, 'postMessage' | 'addEventListener' | 'close'>;
+
+function openChannel(): TabChannel | null {
+  return typeof BroadcastChannel === 'function' ? new BroadcastChannel(CREDENTIALS_CHANNEL) : null;
+}
+
 /** The room credentials in a `persist:root` value another tab wrote, or none. */
 function storedCredentials(value: string | null): RoomAuthState {
   if (value === null) return {};
@@ -36,6 +51,7 @@ function storedCredentials(value: string | null): RoomAuthState {
 export function shareCredentialsAcrossTabs(
   store: Store,
   page: Pick<Window, 'addEventListener' | 'removeEventListener'>,
+  channel: TabChannel | null = openChannel(),
 ) {
   /** Room → the latest credentials another tab stored for it. */
   const offered = new Map<string, { name: string; token: string }>();
@@ -43,6 +59,10 @@ export function shareCredentialsAcrossTabs(
   const used = new Map<string, Set<string>>();
 
   let seen: RoomAuthState | null = null;
+  /** Per room, the token this tab held last (the one refused, once it has none). */
+  const lastToken = new Map<string, string>();
+  /** Rooms this tab has asked the other tabs about since it last had credentials there. */
+  const asked = new Set<string>();
 
   const take = () => {
     const { roomAuth } = store.getState();
@@ -50,7 +70,17 @@ export function shareCredentialsAcrossTabs(
     if (roomAuth === seen && offered.size === 0) return;
     seen = roomAuth;
     for (const record of Object.values(roomAuth)) {
-      if (record.token === '') continue;
+      if (record.token === '') {
+        // No working credentials under a known name (refused, or the name held by another
+        // credential, close 4409): a tab of this browser that holds them under that name shares.
+        if (record.senderName !== '' && !asked.has(record.roomID)) {
+          asked.add(record.roomID);
+          channel?.postMessage({ kind: 'ask', room: record.roomID, name: record.senderName });
+        }
+        continue;
+      }
+      asked.delete(record.roomID);
+      lastToken.set(record.roomID, record.token);
       let tokens = used.get(record.roomID);
       if (!tokens) used.set(record.roomID, (tokens = new Set()));
       tokens.add(record.token);
@@ -95,10 +125,34 @@ export function shareCredentialsAcrossTabs(
     take();
   };
 
+  /**
+   * Answers another tab that asks for a room's credentials with this tab's, when it holds them
+   * under the same name; takes an answer to its own question. A token offered by a tab that holds
+   * it now is taken even if this tab used it before (two tabs that asked for new credentials at
+   * once: the second's socket is refused the name the first holds, close 4409), but never the one
+   * this tab was just refused.
+   */
+  const onMessage = (event: MessageEvent<CredentialsMessage>) => {
+    const message = event.data;
+    const mine = store.getState().roomAuth[keyOf(message.room)];
+    if (!mine || !isSameUserName(mine.senderName, message.name)) return;
+    if (message.kind === 'ask') {
+      if (mine.authenticated && mine.token !== '') {
+        channel?.postMessage({ ...message, kind: 'offer', token: mine.token });
+      }
+    } else if (!mine.authenticated && message.token !== lastToken.get(message.room)) {
+      store.dispatch(
+        credentialsShared({ room: message.room, name: message.name, token: message.token }),
+      );
+    }
+  };
+
   page.addEventListener('storage', onStorage as EventListener);
+  channel?.addEventListener('message', onMessage as EventListener);
   const unsubscribe = store.subscribe(take);
   return () => {
     page.removeEventListener('storage', onStorage as EventListener);
+    channel?.close();
     unsubscribe();
   };
 }
