@@ -5,6 +5,19 @@ import { REPO_ROOT } from '../cluster/cluster';
 
 export const COMPOSE_FILE = join(REPO_ROOT, 'docker-compose.yml');
 
+/**
+ * A stack's settings for a test process, which is one client address: every per-IP and
+ * per-connection limit raised.
+ */
+export const TEST_CLIENT_LIMITS = {
+  CREDENTIALS_PER_MINUTE: '100000',
+  CONNECTIONS_PER_IP: '100000',
+  MESSAGE_BURST: '1000',
+  MESSAGES_PER_SECOND: '1000',
+  TYPING_PER_SECOND: '1000',
+  HISTORY_REQUESTS_PER_10S: '1000',
+};
+
 export interface RunResult {
   stdout: string;
   stderr: string;

@@ -12,17 +12,16 @@ import { FrameType } from '@taco/protocol';
 import { REPO_ROOT } from '../cluster/cluster';
 import { freePorts, sleep, waitFor } from '../cluster/wait';
 import { credentials, join as joinRoom, type TestClient } from '../test/support/chat';
-import { ComposeProject, type ContainerState, docker, uniqueProjectName } from './compose';
+import {
+  ComposeProject,
+  type ContainerState,
+  docker,
+  TEST_CLIENT_LIMITS as LIMITS,
+  uniqueProjectName,
+} from './compose';
 
 const SCALED = 5;
 const REPLICAS = 3;
-/** The test process is one client address: raise the per-IP and per-connection limits. */
-const LIMITS = {
-  CREDENTIALS_PER_MINUTE: '100000',
-  CONNECTIONS_PER_IP: '100000',
-  MESSAGE_BURST: '1000',
-  MESSAGES_PER_SECOND: '1000',
-};
 const PROMETHEUS_IMAGE = 'prom/prometheus:v2.42.0';
 const MONITORING = join(REPO_ROOT, 'infra', 'monitoring');
 /** Grafana's `$__rate_interval` with the data source's 15 s scrape interval: at least 1m. */

@@ -38,17 +38,14 @@ import {
   rejoin,
   type TestClient,
 } from '../test/support/chat';
-import { ComposeProject, type ContainerState, docker, uniqueProjectName } from './compose';
+import {
+  ComposeProject,
+  type ContainerState,
+  docker,
+  TEST_CLIENT_LIMITS as LIMITS,
+  uniqueProjectName,
+} from './compose';
 
-/** The test process is one client address: raise every per-IP and per-connection limit. */
-const LIMITS = {
-  CREDENTIALS_PER_MINUTE: '100000',
-  CONNECTIONS_PER_IP: '100000',
-  MESSAGE_BURST: '1000',
-  MESSAGES_PER_SECOND: '1000',
-  TYPING_PER_SECOND: '1000',
-  HISTORY_REQUESTS_PER_10S: '1000',
-};
 const REPLICAS = 3;
 const SCALED = 5;
 /** Every client of a killed or drained replica must be back within this (issue 12). */

@@ -20,20 +20,12 @@ import {
   docker,
   mapping,
   runCommand,
+  TEST_CLIENT_LIMITS as LIMITS,
   uniqueProjectName,
 } from '../compose/compose';
 import { chatThrough, type TrafficFigures, type TrafficOptions } from './chat-traffic';
 import { ensureSwarm, STACK_FILE, SwarmStack, type SwarmSetup, undoSwarm } from './swarm';
 
-/** The test process is one client address: raise every per-IP and per-connection limit. */
-const LIMITS = {
-  CREDENTIALS_PER_MINUTE: '100000',
-  CONNECTIONS_PER_IP: '100000',
-  MESSAGE_BURST: '1000',
-  MESSAGES_PER_SECOND: '1000',
-  TYPING_PER_SECOND: '1000',
-  HISTORY_REQUESTS_PER_10S: '1000',
-};
 const REPLICAS = 3;
 const SCALED = 5;
 /** No member may be without a working socket for longer than this (issue 27). */
