@@ -154,10 +154,16 @@ describe('The dark-mode toggle', () => {
     expect(primary).toBe('rgb(194, 65, 12)');
     await createRoom(page, 'Erin', 'a11y-brand');
     await send(page, 'Mine, in blue');
-    const own = await page
-      .getByRole('log', { name: 'Messages' })
-      .getByText('Mine, in blue')
-      .evaluate((text) => getComputedStyle(text.closest('.bubble') ?? text).backgroundColor);
+    // The message is shown at once, then replaced by the server's copy: read the colour of the
+    // bubble on screen, found again if the one read was just replaced (detached: no style).
+    let own = '';
+    for (let attempt = 0; attempt < 20 && own === ''; attempt++) {
+      if (attempt > 0) await page.waitForTimeout(100);
+      own = await page
+        .getByRole('log', { name: 'Messages' })
+        .getByText('Mine, in blue')
+        .evaluate((text) => getComputedStyle(text.closest('.bubble') ?? text).backgroundColor);
+    }
     expect(own).toBe('rgb(13, 110, 253)');
   });
 
