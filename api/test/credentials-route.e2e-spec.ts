@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { rawRequest, type RawResponse } from '../../infra/cluster/wait';
+import { rawRequest, type RawResponse } from '@taco/harness';
 import { ApiPath, STORAGE_UNAVAILABLE_MESSAGE, ValidationMessage } from '@taco/protocol';
 import { PresenceStore } from '../src/bus/presence.port';
 import { TicketStore } from '../src/rooms/tickets';

@@ -12,7 +12,7 @@ import { RedisConnections } from '../src/bus/redis/redis-connections';
 import { SHARED_KEYS } from '../src/bus/redis/redis-keys';
 import { RedisConnectionLimiter } from '../src/chat/connection-limiter';
 import { RedisIpRateLimiter } from '../src/rooms/ip-rate-limiter';
-import { freePorts } from '../../infra/cluster/wait';
+import { freePorts } from '@taco/harness';
 import { RedisServer } from './support/redis-server';
 import { startTestApp, type TestApp } from './support/test-app';
 import { TestClient } from './support/test-client';

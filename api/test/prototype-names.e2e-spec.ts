@@ -8,7 +8,7 @@ import {
   type ServerMessageFrame,
   type ServerPresenceFrame,
 } from '@taco/protocol';
-import { type RedisCluster, startRedisCluster } from '../../infra/cluster/redis-cluster';
+import { type RedisCluster, startRedisCluster } from '@taco/harness';
 import { isHistory, isPresence, isSingleMessage } from './support/frames';
 import { PROTOTYPE_ROOM_IDS, PROTOTYPE_USER_NAMES } from './support/prototype-names';
 import { RedisServer } from './support/redis-server';

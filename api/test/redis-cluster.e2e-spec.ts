@@ -1,5 +1,5 @@
 import { ApiPath, FrameType } from '@taco/protocol';
-import { type RedisCluster, startRedisCluster } from '../../infra/cluster/redis-cluster';
+import { type RedisCluster, startRedisCluster } from '@taco/harness';
 import { roomKeys } from '../src/bus/redis/redis-keys';
 import { MetricsService } from '../src/metrics/metrics.service';
 import { parsePrometheusText } from './support/prometheus-text';

@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
-import { rawGet } from '../../infra/cluster/wait';
+import { rawGet } from '@taco/harness';
 import { acceptedEncodings } from '../src/web/serve-web';
 import { startTestApp, type TestApp } from './support/test-app';
 

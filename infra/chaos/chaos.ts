@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, startCluster } from '../cluster/cluster';
+import { REPO_ROOT, startCluster } from '@taco/harness';
 import {
   type ChaosOptions,
   drainScenario,

@@ -1,7 +1,5 @@
 import { roomKeys } from '../../api/src/bus/redis/redis-keys';
-import { type Cluster } from '../cluster/cluster';
-import { type RedisCluster } from '../cluster/redis-cluster';
-import { sleep, waitFor } from '../cluster/wait';
+import { type Cluster, type RedisCluster, sleep, waitFor } from '@taco/harness';
 import { type ChaosClient } from './chaos-client';
 import {
   type ChaosOptions,

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { decodeClientFrame, FrameType } from '@taco/protocol';
 import fc from 'fast-check';
-import { type Cluster, type ReplicaHandle } from '../cluster/cluster';
-import { httpStatus, sleep, waitFor } from '../cluster/wait';
+import { type Cluster, httpStatus, type ReplicaHandle, sleep, waitFor } from '@taco/harness';
 import { ChaosClient, type ClientStats, readHistory } from './chaos-client';
 
 export interface ChaosOptions {

@@ -1,7 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../cluster/cluster';
+import { REPO_ROOT } from '@taco/harness';
 
 export const COMPOSE_FILE = join(REPO_ROOT, 'docker-compose.yml');
 

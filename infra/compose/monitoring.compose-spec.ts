@@ -9,8 +9,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FrameType } from '@taco/protocol';
-import { REPO_ROOT } from '../cluster/cluster';
-import { freePorts, sleep, waitFor } from '../cluster/wait';
+import { freePorts, REPO_ROOT, sleep, waitFor } from '@taco/harness';
 import { credentials, join as joinRoom, type TestClient } from '../test/support/chat';
 import {
   ComposeProject,

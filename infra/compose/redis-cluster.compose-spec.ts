@@ -6,7 +6,7 @@
  * `npm run test:compose`.
  */
 import { FrameType } from '@taco/protocol';
-import { freePorts, waitFor } from '../cluster/wait';
+import { freePorts, waitFor } from '@taco/harness';
 import { credentials, isLive, join, type TestClient } from '../test/support/chat';
 import { ComposeProject, docker, uniqueProjectName } from './compose';
 

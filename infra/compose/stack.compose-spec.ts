@@ -23,8 +23,7 @@ import {
   FrameType,
   type ServerFrame,
 } from '@taco/protocol';
-import { REPO_ROOT } from '../cluster/cluster';
-import { freePorts, sleep, waitFor } from '../cluster/wait';
+import { freePorts, REPO_ROOT, sleep, waitFor } from '@taco/harness';
 import {
   credentials,
   history,

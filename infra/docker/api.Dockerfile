@@ -9,6 +9,7 @@ COPY package.json package-lock.json ./
 COPY protocol/package.json protocol/
 COPY api/package.json api/
 COPY web/package.json web/
+COPY infra/harness/package.json infra/harness/
 # The api's and protocol's dependencies and the root's tools (tsc); the web client's are not needed.
 RUN npm ci --workspace api --workspace protocol --include-workspace-root --no-audit --no-fund
 COPY tsconfig.base.json ./
@@ -25,6 +26,7 @@ COPY package.json package-lock.json ./
 COPY protocol/package.json protocol/
 COPY api/package.json api/
 COPY web/package.json web/
+COPY infra/harness/package.json infra/harness/
 RUN npm ci --omit=dev --workspace api --workspace protocol --no-audit --no-fund \
  && mkdir -p api/node_modules protocol/node_modules
 

@@ -13,6 +13,7 @@ COPY package.json package-lock.json ./
 COPY protocol/package.json protocol/
 COPY api/package.json api/
 COPY web/package.json web/
+COPY infra/harness/package.json infra/harness/
 # The web client's dependencies (vite, react…) and the root's tools (tsc, tsx); not the api's:
 # the renderer reads the api's header policy from security-policy.ts, which imports nothing.
 RUN npm ci --workspace web --workspace protocol --include-workspace-root --no-audit --no-fund

@@ -25,7 +25,7 @@ import { Secret } from 'kubernetes-models/v1/Secret';
 import ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
 import { DRAIN_TIMEOUT_MS } from '../../api/src/chat/drain-timeout';
-import { REPO_ROOT } from '../cluster/environment';
+import { REPO_ROOT } from '@taco/harness';
 
 export const KUBERNETES_DIR = join(REPO_ROOT, 'infra', 'kubernetes');
 

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REDIS_CONF, REPO_ROOT } from '../cluster/environment';
+import { REDIS_CONF, REPO_ROOT } from '@taco/harness';
 import { kubernetesNginxConfig } from '../nginx/render-nginx-config';
 
 export const KUSTOMIZE_BASE = join(__dirname, 'base');

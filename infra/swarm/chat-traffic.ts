@@ -6,7 +6,7 @@
  */
 import { ApiPath } from '@taco/protocol';
 import { ChaosClient, readHistory } from '../chaos/chaos-client';
-import { sleep, waitFor } from '../cluster/wait';
+import { sleep, waitFor } from '@taco/harness';
 
 export interface TrafficOptions {
   /** Room names are `<prefix>-<n>`. */

@@ -10,8 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiPath } from '@taco/protocol';
 import { SHARED_KEYS } from '../../api/src/bus/redis/redis-keys';
-import { REPO_ROOT } from '../cluster/cluster';
-import { freePorts, sleep, waitFor } from '../cluster/wait';
+import { freePorts, REPO_ROOT, sleep, waitFor } from '@taco/harness';
 import {
   block,
   composeCommand,

@@ -4,8 +4,7 @@
  * suite's `docker` runner (bounded, output kept for errors).
  */
 import { join } from 'node:path';
-import { REPO_ROOT } from '../cluster/cluster';
-import { sleep, waitFor } from '../cluster/wait';
+import { REPO_ROOT, sleep, waitFor } from '@taco/harness';
 import { docker, type RunOptions, type RunResult } from '../compose/compose';
 
 export const STACK_FILE = join(REPO_ROOT, 'infra', 'swarm', 'stack.yml');

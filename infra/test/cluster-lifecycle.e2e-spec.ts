@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { CloseCode, FrameType } from '@taco/protocol';
-import { type Cluster, startCluster } from '../cluster/cluster';
-import { httpStatus, isListening, waitFor } from '../cluster/wait';
+import { type Cluster, httpStatus, isListening, startCluster, waitFor } from '@taco/harness';
 import { credentials, isLive, join } from './support/chat';
 
 /** Whether a process with this id exists (signal 0 only checks). */

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { CloseCode, FrameType, type ServerFrame } from '@taco/protocol';
-import { type Cluster, type ReplicaHandle, startCluster } from '../cluster/cluster';
-import { httpStatus, sleep, waitFor } from '../cluster/wait';
+import {
+  type Cluster,
+  httpStatus,
+  type ReplicaHandle,
+  sleep,
+  startCluster,
+  waitFor,
+} from '@taco/harness';
 import {
   credentials,
   history,

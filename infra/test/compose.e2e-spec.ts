@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT } from '../cluster/cluster';
+import { REPO_ROOT } from '@taco/harness';
 import { block, mapping } from '../compose/compose';
 
 const run = promisify(execFile);

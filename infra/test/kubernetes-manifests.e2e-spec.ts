@@ -10,8 +10,7 @@ import { type IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisrup
 import { type IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { type IContainer } from 'kubernetes-models/v1/Container';
 import { type IService } from 'kubernetes-models/v1/Service';
-import { nginxUser } from '../cluster/cluster';
-import { findExecutable } from '../cluster/managed-process';
+import { findExecutable, nginxUser } from '@taco/harness';
 import {
   imagesOf,
   KUBERNETES_DIR,

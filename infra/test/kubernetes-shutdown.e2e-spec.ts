@@ -5,9 +5,7 @@ import { type IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import { parse } from 'yaml';
 import { chatter, clients, settle, verdict } from '../chaos/scenarios';
 import { ChaosClient } from '../chaos/chaos-client';
-import { type Cluster, startCluster } from '../cluster/cluster';
-import { followFile } from '../cluster/managed-process';
-import { httpStatus, sleep } from '../cluster/wait';
+import { type Cluster, followFile, httpStatus, sleep, startCluster } from '@taco/harness';
 import { API_DRAIN_SECONDS, KUBERNETES_DIR } from '../kubernetes/manifests';
 import { credentials, join as joinRoom } from './support/chat';
 

@@ -1,6 +1,5 @@
 import { ApiPath, CloseCode } from '@taco/protocol';
-import { type Cluster, startCluster } from '../cluster/cluster';
-import { waitFor } from '../cluster/wait';
+import { type Cluster, startCluster, waitFor } from '@taco/harness';
 import { credentials, isPresence, TestClient } from './support/chat';
 
 const CREDENTIALS_PER_MINUTE = 6;

@@ -12,8 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { CloseCode, ErrorCode, FrameType } from '@taco/protocol';
-import { REPO_ROOT } from '../cluster/cluster';
-import { findExecutable } from '../cluster/managed-process';
+import { findExecutable, REPO_ROOT } from '@taco/harness';
 
 const run = promisify(execFile);
 const MONITORING = join(REPO_ROOT, 'infra', 'monitoring');

@@ -6,10 +6,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gzipSync } from 'node:zlib';
 import WebSocket from 'ws';
-import { nginxUser } from '../cluster/cluster';
+import {
+  findExecutable,
+  freePorts,
+  httpStatus,
+  ManagedProcess,
+  nginxUser,
+  rawGet,
+  waitFor,
+} from '@taco/harness';
 import { securityHeaders } from '../../api/src/common/security-policy';
-import { findExecutable, ManagedProcess } from '../cluster/managed-process';
-import { freePorts, httpStatus, rawGet, waitFor } from '../cluster/wait';
 import {
   API_UNAVAILABLE_BODY,
   dockerNginxConfig,

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type RedisCluster, startRedisCluster } from '../cluster/redis-cluster';
-import { waitFor } from '../cluster/wait';
+import { type RedisCluster, startRedisCluster, waitFor } from '@taco/harness';
 
 describe('The local Redis Cluster', () => {
   let cluster: RedisCluster;

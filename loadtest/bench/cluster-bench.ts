@@ -8,7 +8,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { type RedisCluster, startRedisCluster } from '../../infra/cluster/redis-cluster';
+import { type RedisCluster, startRedisCluster } from '@taco/harness';
 import type { ClusterWorkload, PubSubWorkload } from '../workloads/workloads';
 import { cpuSeconds, machineCpu } from './proc-stats';
 import type { Outcome } from './report';

@@ -11,8 +11,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { REPO_ROOT, baseEnvironment } from '../../infra/cluster/cluster';
-import { findExecutable, ManagedProcess } from '../../infra/cluster/managed-process';
+import { baseEnvironment, findExecutable, ManagedProcess, REPO_ROOT } from '@taco/harness';
 import type { LoadPool, Reply } from './clients';
 import { BUCKETS, GROWTH, MIN_MS } from './histogram';
 import type { ClientMessage, ParentMessage } from './ipc';

@@ -12,7 +12,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { RedisChatBus } from '../../api/src/bus/redis/redis-chat-bus';
 import { RedisConnections } from '../../api/src/bus/redis/redis-connections';
-import { freePorts, redisPing, waitFor } from '../../infra/cluster/wait';
+import { freePorts, redisPing, waitFor } from '@taco/harness';
 import { defineCommands, HISTORY_MAX, historyPrefix, keys, ROOM_TTL_SECONDS } from '../peers/store';
 
 const ROOM = 'round-trip';

@@ -1,7 +1,7 @@
 /**
  * The servers under test, started as real processes on loopback, each as two processes (ports)
  * sharing one redis-server, addressed directly by port by the load clients:
- * - Taco Chat: `startCluster` (infra/cluster) with 2 api replicas and rate limits raised;
+ * - Taco Chat: `startCluster` (@taco/harness, infra/harness) with 2 api replicas and rate limits raised;
  * - Socket.IO 4 + @socket.io/redis-adapter (loadtest/peers/socketio-server.ts);
  * - the raw ws + ioredis ceiling (loadtest/peers/raw-server.ts).
  * Redis runs with the repository's redis.conf and the cluster runner's flags for all three.
@@ -12,13 +12,18 @@ import { join, resolve } from 'node:path';
 import {
   API_ENTRY,
   baseEnvironment,
+  findExecutable,
+  freePorts,
+  httpStatus,
+  ManagedProcess,
+  type RedisCluster,
+  redisPing,
   redisServerArgs,
   REPO_ROOT,
   startCluster,
-} from '../../infra/cluster/cluster';
-import { type RedisCluster, startRedisCluster } from '../../infra/cluster/redis-cluster';
-import { findExecutable, ManagedProcess } from '../../infra/cluster/managed-process';
-import { freePorts, httpStatus, redisPing, waitFor } from '../../infra/cluster/wait';
+  startRedisCluster,
+  waitFor,
+} from '@taco/harness';
 import { childPids } from './proc-stats';
 import type { ClientKind } from './ipc';
 
@@ -218,7 +223,7 @@ async function nodeIdentity(cluster: RedisCluster, port: number) {
 
 /**
  * Taco Chat on a Redis Cluster (`REDIS_CLUSTER_NODES`: sharded pub/sub): `masters` masters with
- * one replica each on loopback (infra/cluster/redis-cluster.ts), and `replicas` api processes
+ * one replica each on loopback (@taco/harness), and `replicas` api processes
  * addressed directly by port like the other servers. Every Redis node's CPU counts, each reported
  * by its own name (`:port master`).
  */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { freePorts } from '../../infra/cluster/wait';
+import { freePorts } from '@taco/harness';
 import {
   BROTLI_BUDGET,
   GZIP_BUDGET,

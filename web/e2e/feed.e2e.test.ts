@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import WebSocket from 'ws';
-import { waitFor } from '../../infra/cluster/wait';
+import { waitFor } from '@taco/harness';
 import { snap } from './support';
 import {
   type ContextOptions,

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Browser } from 'playwright-core';
-import { rawGet } from '../../infra/cluster/wait';
+import { rawGet } from '@taco/harness';
 
 /** 1 KB = 1000 bytes. The JS and CSS of a first load, as a browser that offers brotli gets them. */
 export const BROTLI_BUDGET = 125_000;

@@ -1,6 +1,5 @@
 import type { Page } from 'playwright-core';
-import { type Cluster, startCluster } from '../../infra/cluster/cluster';
-import { sleep } from '../../infra/cluster/wait';
+import { type Cluster, sleep, startCluster } from '@taco/harness';
 import { BrowserSuite, composer, feed, openRenameDialog } from './suite';
 
 /**

@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { freePorts } from '../../infra/cluster/wait';
+import { freePorts } from '@taco/harness';
 import { launchBrowser, ServerProcess, watchErrors } from './support';
 
 /** A step's bounded wait in the browser suites. */

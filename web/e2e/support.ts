@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { sleep } from '../../infra/cluster/wait';
+import { sleep } from '@taco/harness';
 
 export const REPO = resolve(__dirname, '../..');
 export const SERVER_MAIN = join(REPO, 'api/dist/main.js');

@@ -4,7 +4,7 @@
  * with gzip only and uncompressed, and the first contentful paint under DevTools' Slow 4G with
  * the CPU slowed 4× (median of 3 cold loads). Exits 1 when a figure is over its budget.
  */
-import { freePorts } from '../../infra/cluster/wait';
+import { freePorts } from '@taco/harness';
 import {
   BROTLI_BUDGET,
   CPU_SLOWDOWN,

@@ -1,5 +1,5 @@
 import { Cluster } from 'ioredis';
-import { type RedisCluster, startRedisCluster } from '../../../infra/cluster/redis-cluster';
+import { type RedisCluster, startRedisCluster } from '@taco/harness';
 import { RedisChatBus } from '../../src/bus/redis/redis-chat-bus';
 import { RedisConnections } from '../../src/bus/redis/redis-connections';
 import { roomKeys } from '../../src/bus/redis/redis-keys';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { freePorts } from '../../../infra/cluster/wait';
+import { freePorts } from '@taco/harness';
 
 /** A real `redis-server` on a free loopback port, with AOF in a temporary directory. */
 export class RedisServer {

@@ -6,7 +6,7 @@ import {
   type ServerFrame,
 } from '@taco/protocol';
 import { TestClient } from '../../../api/test/support/test-client';
-import { sleep } from '../../cluster/wait';
+import { sleep } from '@taco/harness';
 
 export { TestClient };
 

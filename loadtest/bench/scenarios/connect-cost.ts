@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { ApiPath, FrameType } from '@taco/protocol';
 import Redis from 'ioredis';
 import WebSocket from 'ws';
-import { startCluster } from '../../../infra/cluster/cluster';
+import { startCluster } from '@taco/harness';
 import { totalCpuSeconds } from '../proc-stats';
 import { machine } from '../report';
 import {

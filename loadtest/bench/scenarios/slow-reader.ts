@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { ApiPath, CloseCode, FrameType } from '@taco/protocol';
 import WebSocket from 'ws';
-import { startCluster } from '../../../infra/cluster/cluster';
+import { startCluster } from '@taco/harness';
 import { emptyHistogram, quantile, record } from '../histogram';
 import { machine } from '../report';
 import { nowMs, probeBody, readProbe } from '../probe';

@@ -22,7 +22,7 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import Redis from 'ioredis';
-import { startCluster } from '../../../infra/cluster/cluster';
+import { startCluster } from '@taco/harness';
 import { emptyHistogram, merge, quantile } from '../histogram';
 import { machine } from '../report';
 import {

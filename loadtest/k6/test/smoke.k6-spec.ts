@@ -6,7 +6,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Cluster, startCluster } from '../../../infra/cluster/cluster';
+import { type Cluster, startCluster } from '@taco/harness';
 import {
   count,
   failedThresholds,

@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { renderNginxConfig } from '../nginx/render-nginx-config';
+import { renderNginxConfig } from '../../nginx/render-nginx-config';
 import { baseEnvironment, REPO_ROOT, redisServerArgs } from './environment';
 import { type RedisCluster, startRedisCluster } from './redis-cluster';
 import {

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 
-/** The repository root (this file is infra/cluster/environment.ts). */
-export const REPO_ROOT = resolve(__dirname, '..', '..');
+/** The repository root (this file is infra/harness/src/environment.ts). */
+export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
 export const REDIS_CONF = join(REPO_ROOT, 'infra', 'redis', 'redis.conf');
 
 /** `redis-server` with the repository's redis.conf, overridden for one loopback port and folder. */
