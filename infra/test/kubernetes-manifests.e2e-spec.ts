@@ -22,7 +22,7 @@ import {
   renderKustomization,
   schemaProblems,
   unknownFieldProblems,
-} from '../kubernetes/manifests';
+} from './support/kubernetes';
 import { kubernetesConfigFiles } from '../kubernetes/sync-config';
 
 /** Every kustomization in infra/kubernetes, and the Redis it runs the api on. */

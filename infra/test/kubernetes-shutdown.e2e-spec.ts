@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { chatter, clients, settle, verdict } from '../chaos/scenarios';
 import { ChaosClient } from '../chaos/chaos-client';
 import { type Cluster, followFile, httpStatus, sleep, startCluster } from '@taco/harness';
-import { API_DRAIN_SECONDS, KUBERNETES_DIR } from '../kubernetes/manifests';
+import { API_DRAIN_SECONDS, KUBERNETES_DIR } from './support/kubernetes';
 import { credentials, join as joinRoom } from './support/chat';
 
 /** preStop and the grace period of the api pods, as infra/kubernetes/base declares them. */

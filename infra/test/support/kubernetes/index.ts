@@ -1,0 +1,3 @@
+export * from './objects';
+export * from './problems';
+export * from './render';
