@@ -1,3 +1,4 @@
 export * from './objects';
 export * from './problems';
 export * from './render';
+export * from './fixtures';
