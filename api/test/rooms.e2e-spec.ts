@@ -6,11 +6,11 @@ import {
   type CreateRoomResponse,
   NAME_TAKEN_MESSAGE,
   RATE_LIMITED_MESSAGE,
+  securityHeaders,
   type RoomCredentialsResponse,
   ValidationMessage,
 } from '@taco/protocol';
 import { startTestApp, type TestApp } from './support/test-app';
-import { securityHeaders } from '../src/common/security-headers';
 
 function decodeJwt(token: string): {
   header: Record<string, unknown>;

@@ -15,7 +15,7 @@ COPY api/package.json api/
 COPY web/package.json web/
 COPY infra/harness/package.json infra/harness/
 # The web client's dependencies (vite, react…) and the root's tools (tsc, tsx); not the api's:
-# the renderer reads the api's header policy from security-policy.ts, which imports nothing.
+# the renderer reads the header policy and texts from the protocol's sources.
 RUN npm ci --workspace web --workspace protocol --include-workspace-root --no-audit --no-fund
 COPY tsconfig.base.json ./
 COPY protocol/tsconfig.build.json protocol/
@@ -24,7 +24,6 @@ COPY web/index.html web/vite.config.ts web/tsconfig.json web/
 COPY web/public web/public
 COPY web/build web/build
 COPY web/src web/src
-COPY api/src/common/security-policy.ts api/src/common/
 COPY infra/nginx infra/nginx
 # The renderer takes texts from @taco/protocol, which resolves to its built dist.
 RUN npx tsc -b protocol/tsconfig.build.json \

@@ -1,8 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { join } from 'node:path';
-import { type ApiErrorBody, RESTARTING_MESSAGE } from '@taco/protocol';
-import { securityHeaders } from '../../api/src/common/security-policy';
+import { type ApiErrorBody, RESTARTING_MESSAGE, securityHeaders } from '@taco/protocol';
 
 export const NGINX_TEMPLATE = join(__dirname, 'nginx.conf.template');
 

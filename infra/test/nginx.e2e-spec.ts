@@ -15,7 +15,7 @@ import {
   rawGet,
   waitFor,
 } from '@taco/harness';
-import { securityHeaders } from '../../api/src/common/security-policy';
+import { securityHeaders } from '@taco/protocol';
 import {
   API_UNAVAILABLE_BODY,
   dockerNginxConfig,

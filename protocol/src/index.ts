@@ -6,4 +6,5 @@ export * from './http';
 export * from './limits';
 export * from './reconnect';
 export * from './room-names';
+export * from './security-policy';
 export * from './validation';

@@ -29,6 +29,13 @@ export const SEND_BACKLOG_GRACE_MS = 5000;
  * 1012, ...) before it drops the TCP connection: a peer that stopped reading never answers.
  */
 export const CLOSE_HANDSHAKE_TIMEOUT_MS = 5000;
+/**
+ * How long a draining replica (SIGTERM) waits for the sockets it closed with 1012 to go before its
+ * HTTP server and Redis connections close. A peer that never answers its close frame is dropped
+ * after `CLOSE_HANDSHAKE_TIMEOUT_MS`, so a drain ends within about both; deployments size their
+ * grace period from them (infra/kubernetes).
+ */
+export const DRAIN_TIMEOUT_MS = 3000;
 
 /** History a client asks for on first open. */
 export const HISTORY_REQUEST_COUNT = 100;

@@ -16,6 +16,7 @@ import {
   FrameType,
   type HeartbeatFrame,
   NAME_TAKEN_ERROR,
+  DRAIN_TIMEOUT_MS,
   RATE_LIMITED_ERROR,
   RENAME_REFUSED_ERROR,
   UNAVAILABLE_ERROR,
@@ -34,7 +35,6 @@ import { CarriedLimits } from './carried-limits';
 import { ChatConnection } from './chat-connection';
 import { ConnectionAdmission } from './connection-admission';
 import { ConnectionLog } from './connection-log';
-import { DRAIN_TIMEOUT_MS } from './drain-timeout';
 import { type FrameReply, RoomFrameHandler } from './room-frame-handler';
 import { RoomHub } from './room-hub.service';
 

@@ -1,9 +1,6 @@
-import { API_PREFIX } from '@taco/protocol';
+import { API_PREFIX, CONTENT_SECURITY_POLICY, HSTS, PERMISSIONS_POLICY } from '@taco/protocol';
 import { type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
-import { CONTENT_SECURITY_POLICY, HSTS, PERMISSIONS_POLICY } from './security-policy';
-
-export { securityHeaders } from './security-policy';
 
 /** The api's side of the policy: helmet with every option stated, then Permissions-Policy. */
 export function securityHeadersMiddleware(): RequestHandler[] {

@@ -2,14 +2,13 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { CLOSE_HANDSHAKE_TIMEOUT_MS } from '@taco/protocol';
+import { CLOSE_HANDSHAKE_TIMEOUT_MS, DRAIN_TIMEOUT_MS } from '@taco/protocol';
 import { type IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import { type IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import { type IJob } from 'kubernetes-models/batch/v1/Job';
 import { type IContainer } from 'kubernetes-models/v1/Container';
 import { type IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import { type IProbe } from 'kubernetes-models/v1/Probe';
-import { DRAIN_TIMEOUT_MS } from '../../../../api/src/chat/drain-timeout';
 import { REPO_ROOT } from '@taco/harness';
 import { type KubeObject } from './render';
 

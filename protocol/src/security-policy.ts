@@ -1,4 +1,4 @@
-// No imports: nginx's config renderer reads this file too, where the api's packages are absent.
+// No imports: it is read where only the protocol's sources are (nginx's config renderer).
 
 /**
  * The response-header policy of Taco Chat, written once: the api sends it (helmet, configured in
