@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { rawRequest, type RawResponse } from '@taco/harness';
 import { ApiPath, STORAGE_UNAVAILABLE_MESSAGE, ValidationMessage } from '@taco/protocol';
 import { PresenceStore } from '../src/bus/presence.port';
-import { TicketStore } from '../src/rooms/tickets';
+import { TicketStore } from '../src/bus/ticket-store.port';
 import { LookupThrottleGuard } from '../src/rooms/ip-throttle.guard';
 import { RoomsService } from '../src/rooms/rooms.service';
 import { parsePrometheusText } from './support/prometheus-text';

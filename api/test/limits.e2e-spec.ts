@@ -10,8 +10,8 @@ import {
 import { type Redis } from 'ioredis';
 import { RedisConnections } from '../src/bus/redis/redis-connections';
 import { SHARED_KEYS } from '../src/bus/redis/redis-keys';
-import { RedisConnectionLimiter } from '../src/chat/connection-limiter';
-import { RedisIpRateLimiter } from '../src/rooms/ip-rate-limiter';
+import { RedisConnectionLimiter } from '../src/bus/redis/redis-connection-limiter';
+import { RedisIpRateLimiter } from '../src/bus/redis/redis-ip-rate-limiter';
 import { freePorts } from '@taco/harness';
 import { RedisServer } from './support/redis-server';
 import { startTestApp, type TestApp } from './support/test-app';

@@ -1,11 +1,10 @@
 import { FrameType } from '@taco/protocol';
 import { type Redis } from 'ioredis';
-import { RedisConnections } from '../src/bus/redis/redis-connections';
 import { roomKeys } from '../src/bus/redis/redis-keys';
 import { MetricsService } from '../src/metrics/metrics.service';
 import { RedisServer } from './support/redis-server';
 import { repeated, storedMessages, watchMessages } from './support/room-traffic';
-import { startTestApp, type TestApp } from './support/test-app';
+import { redisOf, startTestApp, type TestApp } from './support/test-app';
 import { type TestClient } from './support/test-client';
 import { until } from './support/until';
 
@@ -100,7 +99,7 @@ describe('Room subscriptions that Redis dropped', () => {
 
   it('finds a subscription gone without a word, subscribes again and delivers what it missed', async () => {
     const room = 'silently-dropped';
-    const redisOfTwo = two.app.get(RedisConnections);
+    const redisOfTwo = redisOf(two);
     const before = await resubscribes(two, 'lost');
     await underTraffic(one, two, room, async () => {
       // Redis forgets replica two's subscription; its client is told nothing.

@@ -1,11 +1,10 @@
 import { ApiPath, FrameType, type ServerFrame, type ServerHistoryFrame } from '@taco/protocol';
 import { type Redis } from 'ioredis';
-import { RedisConnections } from '../src/bus/redis/redis-connections';
 import { roomKeys } from '../src/bus/redis/redis-keys';
 import { isError, isHistory, isSingleMessage } from './support/frames';
 import { parsePrometheusText } from './support/prometheus-text';
 import { RedisServer } from './support/redis-server';
-import { startTestApp, type TestApp } from './support/test-app';
+import { redisOf, startTestApp, type TestApp } from './support/test-app';
 import { until } from './support/until';
 
 const WAIT_TIMEOUT_MS = 1500;
@@ -116,7 +115,7 @@ describe('Durable acknowledgement (REDIS_WAIT_REPLICAS=1) on a standalone master
     const room = 'filled-early';
     const ann = await app.join(room, 'Ann');
     const bob = await app.join(room, 'Bob');
-    const redis = app.app.get(RedisConnections);
+    const redis = redisOf(app);
     const plain = master.client();
     ann.send({ type: FrameType.Message, body: 'first', client_id: 'c5' });
     await ann.next(ownCopy('c5'), 5000);

@@ -2,6 +2,7 @@ import { CloseCode, FrameType } from '@taco/protocol';
 import { type Redis } from 'ioredis';
 import { RedisConnections } from '../src/bus/redis/redis-connections';
 import { SHARED_KEYS } from '../src/bus/redis/redis-keys';
+import { RedisTokenSecretStore } from '../src/bus/redis/redis-token-secret.store';
 import { TokenSecret } from '../src/rooms/token-secret';
 import { RedisServer } from './support/redis-server';
 import { startTestApp, TEST_SECRET } from './support/test-app';
@@ -54,11 +55,12 @@ describe('The token secret of replicas sharing Redis', () => {
 
   it('is stored again when Redis lost it, and followed when another one is there', async () => {
     const connections = new RedisConnections(redis.url, 'secret-test');
-    const secret = await TokenSecret.shared(connections, 5000);
+    const store = new RedisTokenSecretStore(connections);
+    const secret = await TokenSecret.shared(store, 5000);
     try {
       const first = secret.key.export().toString();
       expect(await plain.get(SHARED_KEYS.jwtSecret)).toBe(first);
-      secret.keepAgreed(connections, 50);
+      secret.keepAgreed(store, 50);
 
       await plain.del(SHARED_KEYS.jwtSecret);
       await until(async () => (await plain.get(SHARED_KEYS.jwtSecret)) === first);
@@ -75,7 +77,7 @@ describe('The token secret of replicas sharing Redis', () => {
   it('stops the boot with a clear error when Redis cannot be reached to agree on one', async () => {
     const connections = new RedisConnections('redis://127.0.0.1:1', 'secret-test');
     try {
-      await expect(TokenSecret.shared(connections, 300)).rejects.toThrow(
+      await expect(TokenSecret.shared(new RedisTokenSecretStore(connections), 300)).rejects.toThrow(
         /No JWT_SECRET set and Redis could not be reached within 0.3 s/,
       );
     } finally {

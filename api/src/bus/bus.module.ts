@@ -5,112 +5,122 @@ import {
   Module,
   type OnApplicationShutdown,
   type OnModuleInit,
+  type Provider,
 } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { ChatBus } from './chat-bus.port';
-import { MemoryChatBus } from './memory/memory-chat-bus';
-import { MemoryPresenceStore } from './memory/memory-presence.store';
+import { ConnectionLimiter } from './connection-limiter.port';
+import {
+  CredentialsRateLimiter,
+  LOOKUPS_PER_CREDENTIAL,
+  LookupRateLimiter,
+} from './ip-rate-limiter.port';
+import { MemoryStorageDriver } from './memory/memory-storage.driver';
 import { PresenceStore } from './presence.port';
-import { RedisChatBus } from './redis/redis-chat-bus';
-import { RedisConnections } from './redis/redis-connections';
-import { RedisPresenceStore } from './redis/redis-presence.store';
+import { RedisConnections, type RedisTarget } from './redis/redis-connections';
+import { RedisStorageDriver } from './redis/redis-storage.driver';
+import { StorageDriver } from './storage-driver.port';
+import { TicketStore } from './ticket-store.port';
+import { TokenSecretStore } from './token-secret-store.port';
 
-const SWEEP_INTERVAL_MS = 60_000;
 /** Where the Redis driver's notable events are logged (unconfirmed messages, lost subscriptions). */
 const busLog = new Logger('RedisChatBus');
-const REDIS_BOOT_WAIT_MS = 5000;
+
+function redisDriver(config: AppConfig, metrics: MetricsService, target: RedisTarget) {
+  return new RedisStorageDriver(new RedisConnections(target, config.replicaId), config.replicaId, {
+    bus: {
+      historyMax: config.historyMax,
+      roomTtlSeconds: config.roomTtlSeconds,
+      waitReplicas: config.redisWaitReplicas,
+      waitTimeoutMs: config.redisWaitTimeoutMs,
+      onRoundTrip: (command, seconds) => metrics.redisSeconds.observe({ command }, seconds),
+      subscriptionCheckMs: config.subscriptionCheckMs,
+      onResubscribed: (room, cause) => {
+        metrics.resubscribes.inc({ cause });
+        if (cause === 'lost') {
+          busLog.warn(`The subscription to room ${room} was gone: subscribed again`);
+        }
+      },
+      onUnconfirmed: (why) => {
+        metrics.unconfirmedMessages.inc();
+        busLog.warn(why);
+      },
+    },
+    presenceExpiryMs: config.presenceExpiryMs,
+    connectionsPerIp: config.connectionsPerIp,
+    credentialsPerMinute: config.credentialsPerMinute,
+    lookupsPerMinute: config.credentialsPerMinute * LOOKUPS_PER_CREDENTIAL,
+    ticketLog: new Logger('RedisTicketStore'),
+  });
+}
 
 /**
- * Chooses the storage and fan-out driver from configuration: Redis with `REDIS_URL` or
+ * The one place the storage driver is chosen, from configuration: Redis with `REDIS_URL` or
  * `REDIS_CLUSTER_NODES` (a Redis Cluster), else memory.
  */
+export function createStorageDriver(
+  config: AppConfig,
+  clock: Clock,
+  metrics: MetricsService,
+): StorageDriver {
+  if (config.redisClusterNodes !== undefined) {
+    return redisDriver(config, metrics, { clusterNodes: config.redisClusterNodes });
+  }
+  if (config.redisUrl !== undefined) return redisDriver(config, metrics, { url: config.redisUrl });
+  return new MemoryStorageDriver({
+    historyMax: config.historyMax,
+    roomTtlMs: config.roomTtlSeconds * 1000,
+    connectionsPerIp: config.connectionsPerIp,
+    credentialsPerMinute: config.credentialsPerMinute,
+    lookupsPerMinute: config.credentialsPerMinute * LOOKUPS_PER_CREDENTIAL,
+    now: () => clock.now(),
+  });
+}
+
+/** Provides `token` as the chosen driver's port. */
+const port = (token: abstract new () => unknown, of: (driver: StorageDriver) => unknown) =>
+  ({ provide: token, useFactory: of, inject: [StorageDriver] }) satisfies Provider;
+
+/** Every storage port, from the one driver chosen by configuration. */
 @Global()
 @Module({
   providers: [
     {
-      provide: RedisConnections,
-      useFactory: (config: AppConfig) => {
-        if (config.redisClusterNodes !== undefined) {
-          return new RedisConnections({ clusterNodes: config.redisClusterNodes }, config.replicaId);
-        }
-        return config.redisUrl === undefined
-          ? null
-          : new RedisConnections({ url: config.redisUrl }, config.replicaId);
-      },
-      inject: [AppConfig],
+      provide: StorageDriver,
+      useFactory: createStorageDriver,
+      inject: [AppConfig, Clock, MetricsService],
     },
-    {
-      provide: ChatBus,
-      useFactory: (
-        config: AppConfig,
-        clock: Clock,
-        metrics: MetricsService,
-        redis: RedisConnections | null,
-      ) =>
-        redis
-          ? new RedisChatBus(redis, {
-              historyMax: config.historyMax,
-              roomTtlSeconds: config.roomTtlSeconds,
-              waitReplicas: config.redisWaitReplicas,
-              waitTimeoutMs: config.redisWaitTimeoutMs,
-              onRoundTrip: (command, seconds) => metrics.redisSeconds.observe({ command }, seconds),
-              subscriptionCheckMs: config.subscriptionCheckMs,
-              onResubscribed: (room, cause) => {
-                metrics.resubscribes.inc({ cause });
-                if (cause === 'lost') {
-                  busLog.warn(`The subscription to room ${room} was gone: subscribed again`);
-                }
-              },
-              onUnconfirmed: (why) => {
-                metrics.unconfirmedMessages.inc();
-                busLog.warn(why);
-              },
-            })
-          : new MemoryChatBus({
-              historyMax: config.historyMax,
-              roomTtlMs: config.roomTtlSeconds * 1000,
-              now: () => clock.now(),
-            }),
-      inject: [AppConfig, Clock, MetricsService, RedisConnections],
-    },
-    {
-      provide: PresenceStore,
-      useFactory: (config: AppConfig, redis: RedisConnections | null, bus: ChatBus) =>
-        redis
-          ? new RedisPresenceStore(redis, config.presenceExpiryMs)
-          : new MemoryPresenceStore(bus),
-      inject: [AppConfig, RedisConnections, ChatBus],
-    },
+    port(ChatBus, (driver) => driver.bus),
+    port(PresenceStore, (driver) => driver.presence),
+    port(TicketStore, (driver) => driver.tickets),
+    port(ConnectionLimiter, (driver) => driver.connections),
+    port(CredentialsRateLimiter, (driver) => driver.credentialsBudget),
+    port(LookupRateLimiter, (driver) => driver.lookupsBudget),
+    port(TokenSecretStore, (driver) => driver.tokenSecrets),
   ],
-  exports: [ChatBus, PresenceStore, RedisConnections],
+  exports: [
+    ChatBus,
+    PresenceStore,
+    TicketStore,
+    ConnectionLimiter,
+    CredentialsRateLimiter,
+    LookupRateLimiter,
+    TokenSecretStore,
+  ],
 })
 export class BusModule implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(BusModule.name);
-  private sweeper: NodeJS.Timeout | undefined;
 
-  constructor(
-    @Inject(ChatBus) private readonly bus: ChatBus,
-    @Inject(RedisConnections) private readonly redis: RedisConnections | null,
-  ) {}
+  constructor(@Inject(StorageDriver) private readonly driver: StorageDriver) {}
 
-  async onModuleInit(): Promise<void> {
-    const bus = this.bus;
-    if (bus instanceof MemoryChatBus) {
-      this.logger.log('Embedded mode: rooms, history and presence live in this process');
-      this.sweeper = setInterval(() => bus.sweep(), SWEEP_INTERVAL_MS).unref();
-      return;
-    }
-    if (this.redis && !(await this.redis.waitUntilReady(REDIS_BOOT_WAIT_MS))) {
-      this.logger.warn('Redis is not reachable yet: not ready until it is');
-    }
+  onModuleInit(): Promise<void> {
+    return this.driver.start(this.logger);
   }
 
-  /** Runs after the gateway has drained, so the Redis connections are the last thing to close. */
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.sweeper);
-    if (this.bus instanceof RedisChatBus) this.bus.stop();
-    await this.redis?.close();
+  /** Runs after the gateway has drained, so the storage connections are the last thing to close. */
+  onApplicationShutdown(): Promise<void> {
+    return this.driver.stop();
   }
 }

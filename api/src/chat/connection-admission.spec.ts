@@ -7,8 +7,8 @@ import { loadConfig } from '../config/load-config';
 import { type HealthService } from '../health/health.service';
 import { type RoomTokenService } from '../rooms/room-token.service';
 import { ConnectionAdmission } from './connection-admission';
-import { MemoryTicketStore } from '../rooms/tickets';
-import { MemoryConnectionLimiter } from './connection-limiter';
+import { MemoryTicketStore } from '../bus/memory/memory-ticket.store';
+import { MemoryConnectionLimiter } from '../bus/memory/memory-connection-limiter';
 
 function request(url: string, headers: Record<string, string> = {}): IncomingMessage {
   return {

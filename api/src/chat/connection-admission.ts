@@ -5,8 +5,8 @@ import { ClientIpResolver } from '../common/client-ip';
 import { AppConfig } from '../config/app-config';
 import { HealthService } from '../health/health.service';
 import { RoomTokenService, type TokenHolder } from '../rooms/room-token.service';
-import { type TicketClaims, TicketStore } from '../rooms/tickets';
-import { ConnectionLimiter } from './connection-limiter';
+import { type TicketClaims, TicketStore } from '../bus/ticket-store.port';
+import { ConnectionLimiter } from '../bus/connection-limiter.port';
 
 /**
  * A socket let in: its room, the user name its token carries and who holds it (`TokenHolder`),

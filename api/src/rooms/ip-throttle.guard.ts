@@ -10,7 +10,11 @@ import { RATE_LIMITED_MESSAGE } from '@taco/protocol';
 import { type Request, type Response } from 'express';
 import { ClientIpResolver } from '../common/client-ip';
 import { MetricsService } from '../metrics/metrics.service';
-import { CredentialsRateLimiter, type IpRateLimiter, LookupRateLimiter } from './ip-rate-limiter';
+import {
+  CredentialsRateLimiter,
+  type IpRateLimiter,
+  LookupRateLimiter,
+} from '../bus/ip-rate-limiter.port';
 
 /** 429: a client IP over its budget, with the `Retry-After` seconds to send. */
 export class RateLimitedException extends HttpException {

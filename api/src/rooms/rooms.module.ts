@@ -1,16 +1,6 @@
-import { Inject, Module, type OnModuleDestroy } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
-import { RedisConnections } from '../bus/redis/redis-connections';
-import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
-import {
-  CredentialsRateLimiter,
-  type IpRateLimiter,
-  LOOKUPS_PER_CREDENTIAL,
-  LookupRateLimiter,
-  MemoryIpRateLimiter,
-  RedisIpRateLimiter,
-} from './ip-rate-limiter';
 import { PlainRoutes } from '../common/plain-route';
 import { CredentialsRoute } from './credentials.route';
 import { CredentialsThrottleGuard, LookupThrottleGuard } from './ip-throttle.guard';
@@ -20,17 +10,8 @@ import { RoomsController } from './rooms.controller';
 import { RoomsService } from './rooms.service';
 import { TokenSecret } from './token-secret';
 import { TokenSecretModule } from './token-secret.module';
-import { MemoryTicketStore, RedisTicketStore, TicketStore } from './tickets';
 import { TicketsController } from './tickets.controller';
 import { TicketRoute } from './ticket.route';
-
-/** A per-IP budget: in Redis when the replicas share one, else in this process. */
-function ipBudget(name: string, perMinute: (config: AppConfig) => number) {
-  return (config: AppConfig, clock: Clock, redis: RedisConnections | null): IpRateLimiter =>
-    redis
-      ? new RedisIpRateLimiter(redis, name, perMinute(config))
-      : new MemoryIpRateLimiter(perMinute(config), () => clock.now());
-}
 
 @Module({
   imports: [
@@ -52,38 +33,9 @@ function ipBudget(name: string, perMinute: (config: AppConfig) => number) {
     PlainRoutes,
     CredentialsRoute,
     TicketRoute,
-    {
-      provide: CredentialsRateLimiter,
-      useFactory: ipBudget('credentials', (config) => config.credentialsPerMinute),
-      inject: [AppConfig, Clock, RedisConnections],
-    },
-    {
-      provide: LookupRateLimiter,
-      useFactory: ipBudget(
-        'lookups',
-        (config) => config.credentialsPerMinute * LOOKUPS_PER_CREDENTIAL,
-      ),
-      inject: [AppConfig, Clock, RedisConnections],
-    },
     CredentialsThrottleGuard,
     LookupThrottleGuard,
-    {
-      provide: TicketStore,
-      useFactory: (clock: Clock, redis: RedisConnections | null) =>
-        redis ? new RedisTicketStore(redis) : new MemoryTicketStore(() => clock.now()),
-      inject: [Clock, RedisConnections],
-    },
   ],
-  exports: [RoomTokenService, TicketStore, LookupThrottleGuard, LookupRateLimiter],
+  exports: [RoomTokenService, LookupThrottleGuard],
 })
-export class RoomsModule implements OnModuleDestroy {
-  constructor(
-    @Inject(CredentialsRateLimiter) private readonly credentials: IpRateLimiter,
-    @Inject(LookupRateLimiter) private readonly lookups: IpRateLimiter,
-  ) {}
-
-  onModuleDestroy(): void {
-    this.credentials.close();
-    this.lookups.close();
-  }
-}
+export class RoomsModule {}

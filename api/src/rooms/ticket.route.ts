@@ -11,7 +11,7 @@ import { ROOM_PATH } from './room-id.pipe';
 import { LookupThrottleGuard } from './ip-throttle.guard';
 import { RoomTokenService } from './room-token.service';
 import { bearerToken } from './tickets.controller';
-import { TicketStore } from './tickets';
+import { TicketStore } from '../bus/ticket-store.port';
 
 const PATH_SUFFIX = '/ticket';
 

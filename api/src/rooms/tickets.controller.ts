@@ -12,7 +12,7 @@ import { type RoomTicketResponse, TICKET_UNAUTHORIZED_MESSAGE } from '@taco/prot
 import { LookupThrottleGuard } from './ip-throttle.guard';
 import { RoomIdPipe } from './room-id.pipe';
 import { RoomTokenService } from './room-token.service';
-import { TicketStore } from './tickets';
+import { TicketStore } from '../bus/ticket-store.port';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 

@@ -1,5 +1,5 @@
 import { Inject, Module, type OnModuleDestroy } from '@nestjs/common';
-import { RedisConnections } from '../bus/redis/redis-connections';
+import { TokenSecretStore } from '../bus/token-secret-store.port';
 import { AppConfig } from '../config/app-config';
 import { TokenSecret } from './token-secret';
 
@@ -8,15 +8,15 @@ import { TokenSecret } from './token-secret';
   providers: [
     {
       provide: TokenSecret,
-      useFactory: async (config: AppConfig, redis: RedisConnections | null) => {
-        if (config.jwtSecret !== undefined || redis === null) {
+      useFactory: async (config: AppConfig, store: TokenSecretStore) => {
+        if (config.jwtSecret !== undefined || !store.shared) {
           return TokenSecret.local(config.jwtSecret);
         }
-        const secret = await TokenSecret.shared(redis);
-        secret.keepAgreed(redis);
+        const secret = await TokenSecret.shared(store);
+        secret.keepAgreed(store);
         return secret;
       },
-      inject: [AppConfig, RedisConnections],
+      inject: [AppConfig, TokenSecretStore],
     },
   ],
   exports: [TokenSecret],

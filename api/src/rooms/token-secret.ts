@@ -1,7 +1,6 @@
 import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { SHARED_KEYS } from '../bus/redis/redis-keys';
-import { type RedisConnections } from '../bus/redis/redis-connections';
+import { type TokenSecretStore } from '../bus/token-secret-store.port';
 
 /** Where the secret came from: the operator, this boot, or the replicas' agreement in Redis. */
 export type TokenSecretSource = 'configured' | 'boot' | 'shared';
@@ -58,7 +57,7 @@ export class TokenSecret {
    * without the shared secret.
    */
   static async shared(
-    redis: RedisConnections,
+    store: TokenSecretStore,
     timeoutMs = SECRET_AGREEMENT_TIMEOUT_MS,
   ): Promise<TokenSecret> {
     const logger = new Logger('TokenSecret');
@@ -67,7 +66,7 @@ export class TokenSecret {
     let lastLog = Date.now();
     for (;;) {
       try {
-        const stored = await storeOrRead(redis, candidate);
+        const stored = await store.agree(candidate);
         logger.log(
           stored === candidate
             ? 'No JWT_SECRET set: generated the token secret the replicas share (kept in Redis)'
@@ -90,11 +89,11 @@ export class TokenSecret {
   }
 
   /** Checks now and then that Redis still holds this replica's secret (shared secrets only). */
-  keepAgreed(redis: RedisConnections, intervalMs = SECRET_CHECK_INTERVAL_MS): void {
+  keepAgreed(store: TokenSecretStore, intervalMs = SECRET_CHECK_INTERVAL_MS): void {
     if (this.source !== 'shared' || this.timer !== undefined) return;
     const logger = new Logger('TokenSecret');
     this.timer = setInterval(() => {
-      storeOrRead(redis, this.text).then(
+      store.agree(this.text).then(
         (stored) => {
           if (stored === this.text) return;
           this.text = stored;
@@ -113,14 +112,4 @@ export class TokenSecret {
     clearInterval(this.timer);
     this.timer = undefined;
   }
-}
-
-/**
- * Stores `candidate` unless a secret is already there, and returns the one Redis holds, in one
- * atomic step (`SET key value NX GET`, Redis ≥ 7.0). The key never expires.
- */
-async function storeOrRead(redis: RedisConnections, candidate: string): Promise<string> {
-  if (!redis.isConnected) throw new Error('Redis is not connected');
-  const previous = await redis.command.set(SHARED_KEYS.jwtSecret, candidate, 'NX', 'GET');
-  return previous ?? candidate;
 }

@@ -1,7 +1,16 @@
 import { MemoryChatBus } from '../../src/bus/memory/memory-chat-bus';
+import { MemoryConnectionLimiter } from '../../src/bus/memory/memory-connection-limiter';
+import { MemoryIpRateLimiter } from '../../src/bus/memory/memory-ip-rate-limiter';
 import { MemoryPresenceStore } from '../../src/bus/memory/memory-presence.store';
+import { MemoryTicketStore } from '../../src/bus/memory/memory-ticket.store';
+import { MemoryTokenSecretStore } from '../../src/bus/memory/memory-token-secret.store';
+import { FakeClock } from '../support/fake-clock';
 import { describeChatBusContract } from './chat-bus.contract';
+import { describeConnectionLimiterContract } from './connection-limiter.contract';
+import { describeIpRateLimiterContract } from './ip-rate-limiter.contract';
 import { describePresenceContract } from './presence.contract';
+import { describeTicketStoreContract } from './ticket-store.contract';
+import { describeTokenSecretStoreContract } from './token-secret-store.contract';
 
 const HISTORY_MAX = 5;
 
@@ -33,6 +42,40 @@ describePresenceContract('memory', () => {
     bus,
     dispose: () => Promise.resolve(),
   });
+});
+
+// Embedded, one process is every replica there is: each port's peer is the port itself.
+
+describeTicketStoreContract('memory', () => {
+  const clock = new FakeClock();
+  const store = new MemoryTicketStore(() => clock.now());
+  return Promise.resolve({
+    store,
+    peer: store,
+    elapse: (ms: number) => Promise.resolve(clock.advance(ms)),
+    dispose: () => Promise.resolve(),
+  });
+});
+
+describeConnectionLimiterContract('memory', (cap) => {
+  const limiter = new MemoryConnectionLimiter(cap);
+  return Promise.resolve({ limiter, peer: limiter, dispose: () => Promise.resolve() });
+});
+
+describeIpRateLimiterContract('memory', (perMinute) => {
+  const clock = new FakeClock();
+  const limiter = new MemoryIpRateLimiter(perMinute, () => clock.now());
+  return Promise.resolve({
+    limiter,
+    peer: limiter,
+    elapse: (ms: number) => Promise.resolve(clock.advance(ms)),
+    dispose: () => Promise.resolve(limiter.close()),
+  });
+});
+
+describeTokenSecretStoreContract('memory', () => {
+  const store = new MemoryTokenSecretStore();
+  return Promise.resolve({ store, peer: store, dispose: () => Promise.resolve() });
 });
 
 describe('MemoryChatBus room expiry', () => {

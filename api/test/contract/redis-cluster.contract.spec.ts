@@ -7,6 +7,7 @@ import { RedisPresenceStore } from '../../src/bus/redis/redis-presence.store';
 import { until } from '../support/until';
 import { describeChatBusContract } from './chat-bus.contract';
 import { describePresenceContract } from './presence.contract';
+import { describeSharedPortContracts } from './redis-storage.contracts';
 
 /** The Redis driver's contract again, on a local Redis Cluster: 3 masters, a replica each. */
 
@@ -67,6 +68,8 @@ describePresenceContract('redis cluster', async () => {
     dispose: () => redis.close(),
   };
 });
+
+describeSharedPortContracts('redis cluster', connections, () => plain);
 
 describe('Room channels on a Redis Cluster', () => {
   it('are shard channels on the shard that owns the room, never classic ones', async () => {

@@ -7,17 +7,24 @@ import { RedisServer } from '../support/redis-server';
 import { until } from '../support/until';
 import { describeChatBusContract } from './chat-bus.contract';
 import { describePresenceContract } from './presence.contract';
+import { describeSharedPortContracts } from './redis-storage.contracts';
 
 const HISTORY_MAX = 5;
 let server: RedisServer;
+/** A client of the server for the shared ports' contracts. */
+let client: Redis;
 
 beforeAll(async () => {
   server = await RedisServer.start();
+  client = server.client();
 });
-afterAll(() => server.dispose());
+afterAll(async () => {
+  client?.disconnect();
+  await server.dispose();
+});
 
-async function connections(): Promise<RedisConnections> {
-  const redis = new RedisConnections(server.url, 'contract');
+async function connections(replica = 'contract'): Promise<RedisConnections> {
+  const redis = new RedisConnections(server.url, replica);
   if (!(await redis.waitUntilReady(5000))) throw new Error('Redis did not become ready');
   return redis;
 }
@@ -171,3 +178,5 @@ describePresenceContract('redis', async () => {
     dispose: () => redis.close(),
   };
 });
+
+describeSharedPortContracts('redis', connections, () => client);

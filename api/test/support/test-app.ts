@@ -12,6 +12,9 @@ import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import { type DestinationStream } from 'pino';
 import { type ClientOptions } from 'ws';
 import { AppModule } from '../../src/app.module';
+import { type RedisConnections } from '../../src/bus/redis/redis-connections';
+import { RedisStorageDriver } from '../../src/bus/redis/redis-storage.driver';
+import { StorageDriver } from '../../src/bus/storage-driver.port';
 import { configureApp, type ConfigureOptions } from '../../src/app.setup';
 import { Clock } from '../../src/common/clock';
 import { createLogger } from '../../src/common/logging';
@@ -117,3 +120,10 @@ export async function startTestApp(
 }
 
 export type { CreateRoomResponse };
+
+/** The Redis connections of an application started with a Redis driver. */
+export function redisOf(app: TestApp): RedisConnections {
+  const driver = app.app.get(StorageDriver);
+  if (!(driver instanceof RedisStorageDriver)) throw new Error('The application runs embedded');
+  return driver.redis;
+}

@@ -1,55 +1,8 @@
-import { SHARED_KEYS } from '../bus/redis/redis-keys';
-import { type RedisConnections } from '../bus/redis/redis-connections';
-import { LuaScript } from '../bus/redis/lua-script';
-
-/**
- * Open connections per client IP, capped by `CONNECTIONS_PER_IP`. The port (also the injection
- * token): this process's own count when embedded, the count over every replica with Redis.
- */
-export abstract class ConnectionLimiter {
-  /** Takes a place for one more connection from `ip`; false when it is over the cap. */
-  abstract acquire(ip: string): Promise<boolean>;
-  /** Gives back a place `acquire` took. */
-  abstract release(ip: string): void;
-  /** Stops background work. */
-  close(): void {}
-}
-
-/** This process's open connections per address. */
-export class MemoryConnectionLimiter extends ConnectionLimiter {
-  private readonly counts = new Map<string, number>();
-
-  constructor(private readonly cap: number) {
-    super();
-  }
-
-  acquire(ip: string): Promise<boolean> {
-    return Promise.resolve(this.take(ip));
-  }
-
-  /** The same as `acquire`, answered at once. */
-  take(ip: string): boolean {
-    const count = this.counts.get(ip) ?? 0;
-    if (count >= this.cap) return false;
-    this.counts.set(ip, count + 1);
-    return true;
-  }
-
-  release(ip: string): void {
-    const count = this.counts.get(ip) ?? 0;
-    if (count <= 1) this.counts.delete(ip);
-    else this.counts.set(ip, count - 1);
-  }
-
-  /** Every address with open connections, and how many. */
-  entries(): IterableIterator<[string, number]> {
-    return this.counts.entries();
-  }
-
-  countOf(ip: string): number {
-    return this.counts.get(ip) ?? 0;
-  }
-}
+import { ConnectionLimiter } from '../connection-limiter.port';
+import { MemoryConnectionLimiter } from '../memory/memory-connection-limiter';
+import { LuaScript } from './lua-script';
+import { type RedisConnections } from './redis-connections';
+import { SHARED_KEYS } from './redis-keys';
 
 /** How long a replica's count stands without a refresh: a dead replica's stops counting then. */
 export const CONNECTION_COUNT_TTL_MS = 30_000;

@@ -1,0 +1,60 @@
+import { StorageDriver, type StorageLog } from '../storage-driver.port';
+import { MemoryChatBus } from './memory-chat-bus';
+import { MemoryConnectionLimiter } from './memory-connection-limiter';
+import { MemoryIpRateLimiter } from './memory-ip-rate-limiter';
+import { MemoryPresenceStore } from './memory-presence.store';
+import { MemoryTicketStore } from './memory-ticket.store';
+import { MemoryTokenSecretStore } from './memory-token-secret.store';
+
+export interface MemoryStorageOptions {
+  historyMax: number;
+  roomTtlMs: number;
+  connectionsPerIp: number;
+  credentialsPerMinute: number;
+  lookupsPerMinute: number;
+  now: () => number;
+}
+
+/** How often rooms idle past the room TTL are forgotten. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+/** The embedded driver: rooms, history, presence, tickets and budgets live in this process. */
+export class MemoryStorageDriver extends StorageDriver {
+  readonly bus: MemoryChatBus;
+  readonly presence: MemoryPresenceStore;
+  readonly tickets: MemoryTicketStore;
+  readonly connections: MemoryConnectionLimiter;
+  readonly credentialsBudget: MemoryIpRateLimiter;
+  readonly lookupsBudget: MemoryIpRateLimiter;
+  readonly tokenSecrets = new MemoryTokenSecretStore();
+  private sweeper: NodeJS.Timeout | undefined;
+
+  constructor(options: MemoryStorageOptions) {
+    super();
+    const { now } = options;
+    this.bus = new MemoryChatBus({
+      historyMax: options.historyMax,
+      roomTtlMs: options.roomTtlMs,
+      now,
+    });
+    this.presence = new MemoryPresenceStore(this.bus);
+    this.tickets = new MemoryTicketStore(now);
+    this.connections = new MemoryConnectionLimiter(options.connectionsPerIp);
+    this.credentialsBudget = new MemoryIpRateLimiter(options.credentialsPerMinute, now);
+    this.lookupsBudget = new MemoryIpRateLimiter(options.lookupsPerMinute, now);
+  }
+
+  start(log: StorageLog): Promise<void> {
+    log.log('Embedded mode: rooms, history and presence live in this process');
+    this.sweeper = setInterval(() => this.bus.sweep(), SWEEP_INTERVAL_MS).unref();
+    return Promise.resolve();
+  }
+
+  stop(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.credentialsBudget.close();
+    this.lookupsBudget.close();
+    this.connections.close();
+    return Promise.resolve();
+  }
+}

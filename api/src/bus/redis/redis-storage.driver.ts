@@ -1,0 +1,69 @@
+import { type WarnLogger } from '../../common/storage-unavailable';
+import { StorageDriver, type StorageLog } from '../storage-driver.port';
+import { RedisChatBus, type RedisChatBusOptions } from './redis-chat-bus';
+import { RedisConnectionLimiter } from './redis-connection-limiter';
+import { RedisConnections } from './redis-connections';
+import { RedisIpRateLimiter } from './redis-ip-rate-limiter';
+import { RedisPresenceStore } from './redis-presence.store';
+import { RedisTicketStore } from './redis-ticket.store';
+import { RedisTokenSecretStore } from './redis-token-secret.store';
+
+export interface RedisStorageOptions {
+  bus: RedisChatBusOptions;
+  presenceExpiryMs: number;
+  connectionsPerIp: number;
+  credentialsPerMinute: number;
+  lookupsPerMinute: number;
+  /** Where a ticket that could not be stored is logged. */
+  ticketLog: WarnLogger;
+}
+
+/** How long the boot waits for Redis before it goes on, not ready until Redis answers. */
+const REDIS_BOOT_WAIT_MS = 5000;
+
+/**
+ * The scaled driver: every port on one set of Redis connections (`RedisConnections`), shared by
+ * the replicas, on a standalone Redis or a Redis Cluster.
+ */
+export class RedisStorageDriver extends StorageDriver {
+  readonly bus: RedisChatBus;
+  readonly presence: RedisPresenceStore;
+  readonly tickets: RedisTicketStore;
+  readonly connections: RedisConnectionLimiter;
+  readonly credentialsBudget: RedisIpRateLimiter;
+  readonly lookupsBudget: RedisIpRateLimiter;
+  readonly tokenSecrets: RedisTokenSecretStore;
+
+  /** `redis`: the connections every port uses; closed by `stop`. */
+  constructor(
+    readonly redis: RedisConnections,
+    replicaId: string,
+    options: RedisStorageOptions,
+  ) {
+    super();
+    this.bus = new RedisChatBus(redis, options.bus);
+    this.presence = new RedisPresenceStore(redis, options.presenceExpiryMs);
+    this.tickets = new RedisTicketStore(redis, options.ticketLog);
+    this.connections = new RedisConnectionLimiter(redis, replicaId, options.connectionsPerIp);
+    this.credentialsBudget = new RedisIpRateLimiter(
+      redis,
+      'credentials',
+      options.credentialsPerMinute,
+    );
+    this.lookupsBudget = new RedisIpRateLimiter(redis, 'lookups', options.lookupsPerMinute);
+    this.tokenSecrets = new RedisTokenSecretStore(redis);
+  }
+
+  async start(log: StorageLog): Promise<void> {
+    if (!(await this.redis.waitUntilReady(REDIS_BOOT_WAIT_MS))) {
+      log.warn('Redis is not reachable yet: not ready until it is');
+    }
+  }
+
+  /** The connections close last, once the gateway has drained. */
+  async stop(): Promise<void> {
+    this.connections.close();
+    this.bus.stop();
+    await this.redis.close();
+  }
+}

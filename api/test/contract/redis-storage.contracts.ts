@@ -1,0 +1,89 @@
+import { type Cluster, type Redis } from 'ioredis';
+import { RedisConnectionLimiter } from '../../src/bus/redis/redis-connection-limiter';
+import { type RedisConnections } from '../../src/bus/redis/redis-connections';
+import { RedisIpRateLimiter } from '../../src/bus/redis/redis-ip-rate-limiter';
+import { SHARED_KEYS } from '../../src/bus/redis/redis-keys';
+import { RedisTicketStore } from '../../src/bus/redis/redis-ticket.store';
+import { RedisTokenSecretStore } from '../../src/bus/redis/redis-token-secret.store';
+import { elapseKeys } from '../support/redis-clock';
+import { describeConnectionLimiterContract } from './connection-limiter.contract';
+import { describeIpRateLimiterContract } from './ip-rate-limiter.contract';
+import { describeTicketStoreContract } from './ticket-store.contract';
+import { describeTokenSecretStoreContract } from './token-secret-store.contract';
+
+/** Where a ticket the store could not keep would be logged: nowhere, in these tests. */
+const quiet = { warn: () => undefined };
+
+/**
+ * The contracts of the ports the Redis driver shares between replicas (tickets, per-IP limits, the
+ * token secret), each run with two replicas: `connect` gives a replica's connections, `plain` a
+ * client of the same Redis for the tests' own reads and writes.
+ */
+export function describeSharedPortContracts(
+  driver: string,
+  connect: (replica: string) => Promise<RedisConnections>,
+  plain: () => Redis | Cluster,
+): void {
+  /** Two replicas' connections, and how to close them both. */
+  async function replicas() {
+    const [one, two] = await Promise.all([connect('one'), connect('two')]);
+    const close = async () => {
+      await one.close();
+      await two.close();
+    };
+    return { one, two, close };
+  }
+
+  describeTicketStoreContract(driver, async () => {
+    const { one, two, close } = await replicas();
+    return {
+      store: new RedisTicketStore(one, quiet),
+      peer: new RedisTicketStore(two, quiet),
+      elapse: (ms, tickets) => elapseKeys(plain(), tickets.map(SHARED_KEYS.ticket), ms),
+      dispose: close,
+    };
+  });
+
+  describeConnectionLimiterContract(driver, async (cap) => {
+    const { one, two, close } = await replicas();
+    const limiter = new RedisConnectionLimiter(one, 'one', cap);
+    const peer = new RedisConnectionLimiter(two, 'two', cap);
+    return {
+      limiter,
+      peer,
+      dispose: async () => {
+        limiter.close();
+        peer.close();
+        await close();
+      },
+    };
+  });
+
+  let budgets = 0;
+  describeIpRateLimiterContract(driver, async (perMinute) => {
+    const { one, two, close } = await replicas();
+    const budget = `contract-${++budgets}`;
+    return {
+      limiter: new RedisIpRateLimiter(one, budget, perMinute),
+      peer: new RedisIpRateLimiter(two, budget, perMinute),
+      // rate-limiter-flexible keeps an address's count at `<prefix>:<address>`.
+      elapse: (ms, ips) =>
+        elapseKeys(
+          plain(),
+          ips.map((ip) => `${SHARED_KEYS.rateLimitPrefix(budget)}:${ip}`),
+          ms,
+        ),
+      dispose: close,
+    };
+  });
+
+  describeTokenSecretStoreContract(driver, async () => {
+    await plain().del(SHARED_KEYS.jwtSecret);
+    const { one, two, close } = await replicas();
+    return {
+      store: new RedisTokenSecretStore(one),
+      peer: new RedisTokenSecretStore(two),
+      dispose: close,
+    };
+  });
+}
