@@ -1,6 +1,6 @@
 import { isSameUserName } from '@taco/protocol';
 import { useEffect, useRef, useState } from 'react';
-import { PRODUCT_NAME } from '../../app/brand';
+import { PRODUCT_NAME } from '../../common/brand';
 import { mentionsUser } from '../messages/mentions';
 import type { Message } from '../messages/messagesSlice';
 
