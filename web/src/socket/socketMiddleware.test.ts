@@ -296,6 +296,74 @@ describe('socket middleware: reconnection', () => {
   });
 });
 
+describe('socket middleware: the resume point', () => {
+  /** Reconnects after history held 1 and 2, and sends a live message before the resume's answer. */
+  function resumeOvertaken(liveSeq: number) {
+    const fake = setup();
+    openAndSync(fake, [chatMessage(1), chatMessage(2)]);
+    fake.last().serverClose(CloseCode.Abnormal);
+    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 1.2);
+    const socket = fake.last();
+    socket.serverOpen();
+    socket.serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      epoch: EPOCH,
+      ...chatMessage(liveSeq),
+    });
+    return { fake, socket };
+  }
+
+  it('asks for the next page after the page, not after a live message that overtook it', () => {
+    const live = HISTORY_REQUEST_COUNT * 3;
+    const { fake, socket } = resumeOvertaken(live);
+    const full = Array.from({ length: HISTORY_REQUEST_COUNT }, (_, i) => chatMessage(i + 3));
+    socket.serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      epoch: EPOCH,
+      messages: full,
+      complete: true,
+    });
+    expect(socket.sent[1]).toEqual({
+      type: FrameType.History,
+      count: HISTORY_REQUEST_COUNT,
+      after: HISTORY_REQUEST_COUNT + 2,
+      epoch: EPOCH,
+    });
+    const rest = Array.from({ length: live - HISTORY_REQUEST_COUNT - 3 }, (_, i) =>
+      chatMessage(i + HISTORY_REQUEST_COUNT + 3),
+    );
+    socket.serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      epoch: EPOCH,
+      messages: rest.slice(0, HISTORY_REQUEST_COUNT),
+      complete: true,
+    });
+    socket.serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      epoch: EPOCH,
+      messages: rest.slice(HISTORY_REQUEST_COUNT),
+      complete: true,
+    });
+    const seqs = selectMessages(fake.store.getState(), ROOM).map((m) => m.seq);
+    expect(seqs).toEqual(Array.from({ length: live }, (_, i) => i + 1));
+    expect(selectResumePoint(fake.store.getState(), ROOM).after).toBe(live);
+  });
+
+  it('resumes from where it was when the socket drops before the answer', () => {
+    const { fake } = resumeOvertaken(50);
+    fake.last().serverClose(CloseCode.Abnormal);
+    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 1.2);
+    fake.last().serverOpen();
+    expect(fake.last().sent).toEqual([
+      { type: FrameType.History, count: HISTORY_REQUEST_COUNT, after: 2, epoch: EPOCH },
+    ]);
+  });
+});
+
 it('lets a typing indicator outlive the pause between two typing frames', () => {
   expect(TYPING_STALE_MS).toBeGreaterThan(TYPING_THROTTLE_MS);
 });
