@@ -1,21 +1,12 @@
 import { type ChatMessage, FrameType } from '@taco/protocol';
 import { fakeSocketDeps } from '../../../test/fakeSocket';
+import { authenticated } from '../../../test/openRoom';
 import { makeStore } from '../../app/store';
-import { keyOf } from '../../common/keyed';
 import { presenceUpdated, roomCleared, roomForgotten, roomJoined } from '../chat/chatActions';
 import { FEED_EVENTS_MAX, feedSlice, selectFeedEvents } from './feedSlice';
 
 const ROOM = 'teal-otter';
 const ME = 'Alice';
-const auth = {
-  [keyOf(ROOM)]: {
-    roomID: ROOM,
-    senderName: ME,
-    token: 't',
-    authenticated: true,
-    rejectionCount: 0,
-  },
-};
 
 const chat = (seq: number, sender = 'Bob'): ChatMessage => ({
   sender,
@@ -30,7 +21,7 @@ const chat = (seq: number, sender = 'Bob'): ChatMessage => ({
  */
 function settled() {
   const fake = fakeSocketDeps();
-  const store = makeStore({ roomAuth: auth }, { socket: fake.deps });
+  const store = makeStore(authenticated(ME, 't'), { socket: fake.deps });
   store.dispatch(roomJoined({ room: ROOM, token: 't' }));
   const socket = fake.last();
   const room = {
