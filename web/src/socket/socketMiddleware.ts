@@ -90,8 +90,9 @@ function closeOutcome(room: string, code: number, decision: ReconnectDecision): 
 /**
  * Owns the one WebSocket of the tab: opens it when a room is joined and closes it when the room
  * is left, reconnects by the reconnect machine, turns frames into actions (`frameAction`) and
- * the user's actions into frames (`Outbox`, `TypingSignal`), and resumes history after its last
- * `(epoch, seq)`.
+ * the user's actions into frames (`Outbox`, `TypingSignal`), and resumes history after the
+ * messages slice's resume point (`selectResumePoint`). It reads the state a frame's action
+ * needs (the user's names, who is present, the newest message held) before dispatching it.
  */
 export function createSocketMiddleware(deps: SocketDeps): Middleware<object, SocketState> {
   return (api) => {
