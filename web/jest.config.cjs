@@ -30,7 +30,8 @@ module.exports = {
     '^@taco/protocol/testing$': '<rootDir>/../protocol/src/testing/growth.ts',
     // `import.meta.env` does not exist under Jest; every import of app/config goes through `../app/config`.
     '^(\\.\\./)+app/config$': '<rootDir>/test/config.ts',
-    // The lazily loaded pages, loaded at once (see test/pages.ts).
+    // The lazily loaded pages and the room's chat view, loaded at once (see test/pages.ts).
     '^(\\./|(\\.\\./)+app/)pages$': '<rootDir>/test/pages.ts',
+    '^\\./chatRoomChunk$': '<rootDir>/test/chatRoomChunk.ts',
   },
 };

@@ -2,6 +2,3 @@
 // expect the page (and its socket) right after `render`. The browser suite loads the real chunks.
 export { CreateRoomPage } from '../src/features/create/CreateRoomPage';
 export { RoomPage } from '../src/features/room/RoomPage';
-export { ChatRoom } from '../src/features/room/ChatRoom';
-
-export function preloadChatRoom(): void {}

@@ -1,7 +1,7 @@
 import { Suspense } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router-dom';
 import { WebRoute } from '@taco/protocol';
-import { PRODUCT_EMOJI, PRODUCT_NAME } from './brand';
+import { PRODUCT_EMOJI, PRODUCT_NAME } from '../common/brand';
 import { PageErrorBoundary } from './PageErrorBoundary';
 import { ThemeToggle } from './ThemeToggle';
 import { useViewportHeight } from './useViewportHeight';

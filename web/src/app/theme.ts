@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { withStorage } from './browserStorage';
+import { withStorage } from '../common/browserStorage';
 
 /** Bootstrap 5.3 colour modes, set as `data-bs-theme` on `<html>`. */
 export type ColorMode = 'light' | 'dark';

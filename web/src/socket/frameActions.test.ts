@@ -12,7 +12,17 @@ import {
 import { type FrameContext, frameAction } from './frameActions';
 
 const ROOM = 'teal-otter';
-const context: FrameContext = { room: ROOM, me: 'Alice', historyAfter: 41, now: 1_700_000_000_123 };
+/** Bob is present; the newest message held is 41 of e1. */
+const context: FrameContext = {
+  room: ROOM,
+  me: 'Alice',
+  historyAfter: 41,
+  now: 1_700_000_000_123,
+  settling: false,
+  isPresent: (name) => name === 'Bob',
+  newest: { epoch: 'e1', seq: 41 },
+};
+const feedAt = context.newest;
 const stored = { sender: 'Bob', body: 'hi', timestamp: 1_700_000_000.5, seq: 42 };
 
 /** Each server frame type, and the action it becomes. */
@@ -20,7 +30,7 @@ const table: Array<[string, ServerFrame, ReturnType<typeof frameAction>]> = [
   [
     'a single message',
     { type: FrameType.Message, room: ROOM, epoch: 'e1', ...stored, client_id: 'c1' },
-    messageReceived({ room: ROOM, message: stored, clientId: 'c1', own: false, epoch: 'e1' }),
+    messageReceived({ room: ROOM, message: stored, clientId: 'c1', me: 'Alice', epoch: 'e1' }),
   ],
   [
     'a history batch',
@@ -42,12 +52,12 @@ const table: Array<[string, ServerFrame, ReturnType<typeof frameAction>]> = [
   [
     'a presence update',
     { type: FrameType.Presence, room: ROOM, sender: 'Bob', connecting: false },
-    presenceUpdated({ room: ROOM, sender: 'Bob', active: false, time: context.now }),
+    presenceUpdated({ room: ROOM, sender: 'Bob', active: false, time: context.now, feedAt }),
   ],
   [
     'a clear',
     { type: FrameType.Clear, room: ROOM, sender: 'Bob' },
-    roomCleared({ room: ROOM, source: 'remote', sender: 'Bob', time: context.now }),
+    roomCleared({ room: ROOM, source: 'remote', sender: 'Bob', time: context.now, feedAt }),
   ],
   [
     'an error naming a message',
@@ -79,7 +89,7 @@ const table: Array<[string, ServerFrame, ReturnType<typeof frameAction>]> = [
       connecting: true,
       renamed_from: 'Bob',
     },
-    participantRenamed({ room: ROOM, from: 'Bob', to: 'Bobby', time: context.now }),
+    participantRenamed({ room: ROOM, from: 'Bob', to: 'Bobby', time: context.now, feedAt }),
   ],
   [
     'a rename: the old name gone with renamed_to',
@@ -102,9 +112,34 @@ describe('frame → action table', () => {
     expect([...covered].sort()).toEqual(serverTypes.sort());
   });
 
-  it("tells the user's own messages by name, as the server normalizes it", () => {
+  it("leaves telling own messages to the messages slice: a message carries the user's names", () => {
+    const formerNames = [{ name: 'Ali', epoch: 'e1', upToSeq: 3 }];
     const own = { type: FrameType.Message, room: ROOM, epoch: 'e1', ...stored, sender: 'alice ' };
-    expect(frameAction(own, context)).toMatchObject({ payload: { own: true, clientId: null } });
+    expect(frameAction(own, { ...context, formerNames })).toMatchObject({
+      payload: { me: 'Alice', formerNames, clientId: null },
+    });
+  });
+
+  it('makes a presence frame a feed line only when it changes who is present, after the roster', () => {
+    const presence = (sender: string, connecting: boolean): ServerFrame => ({
+      type: FrameType.Presence,
+      room: ROOM,
+      sender,
+      connecting,
+    });
+    const lineOf = (frame: ServerFrame, settling = false) =>
+      (frameAction(frame, { ...context, settling }) as ReturnType<typeof presenceUpdated>).payload
+        .feedAt;
+    expect(lineOf(presence('Cy', true))).toEqual(feedAt);
+    expect(lineOf(presence('Bob', false))).toEqual(feedAt);
+    // No change: Bob is here already, Cy is not.
+    expect(lineOf(presence('Bob', true))).toBeUndefined();
+    expect(lineOf(presence('Cy', false))).toBeUndefined();
+    // The roster a connecting socket gets.
+    expect(lineOf(presence('Cy', true), true)).toBeUndefined();
+    // A rename into a name present already: another tab of the user's renamed first.
+    const rename = { ...presence('Bob', true), renamed_from: 'Alice' };
+    expect(lineOf(rename)).toBeUndefined();
   });
 
   it('answers the first history request with after null', () => {

@@ -1,10 +1,11 @@
 import type { UnknownAction } from '@reduxjs/toolkit';
-import { FrameType, isHistoryFrame, isSameUserName, type ServerFrame } from '@taco/protocol';
+import { FrameType, isHistoryFrame, type ServerFrame } from '@taco/protocol';
 import {
   errorFrameReceived,
   type FormerName,
   historyReceived,
   messageReceived,
+  type MessagePoint,
   participantRenamed,
   participantRenamedAway,
   presenceUpdated,
@@ -24,6 +25,12 @@ export interface FrameContext {
   historyAfter: number | null;
   /** Milliseconds since the epoch. */
   now: number;
+  /** Whether presence frames are still the roster of the socket's opening (`selectSettling`). */
+  settling: boolean;
+  /** Whether a name is present now, before the frame (`selectIsPresent`). */
+  isPresent: (name: string) => boolean;
+  /** The newest message held, where a feed line goes (`selectNewestHeld`). */
+  newest: MessagePoint;
 }
 
 type FrameOf<T extends ServerFrame['type']> = Extract<ServerFrame, { type: T }>;
@@ -52,23 +59,39 @@ const frameTable: {
             seq: frame.seq,
           },
           clientId: frame.client_id ?? null,
-          own: isSameUserName(frame.sender, me),
+          me,
+          formerNames,
           epoch: frame.epoch,
         }),
   [FrameType.Typing]: (frame, { room, now }) =>
     typingUpdated({ room, sender: frame.sender, typing: frame.typing, time: now }),
-  [FrameType.Presence]: (frame, { room, now }) => {
+  [FrameType.Presence]: (frame, { room, now, settling, isPresent, newest }) => {
     // A rename: the new name arrives with `renamed_from`, the old one leaves with `renamed_to`.
     if (frame.connecting && frame.renamed_from !== undefined) {
-      return participantRenamed({ room, from: frame.renamed_from, to: frame.sender, time: now });
+      // Into a name already here: another tab of this browser renamed first, and said so.
+      const feedAt = isPresent(frame.sender) ? {} : { feedAt: newest };
+      return participantRenamed({
+        room,
+        from: frame.renamed_from,
+        to: frame.sender,
+        time: now,
+        ...feedAt,
+      });
     }
     if (!frame.connecting && frame.renamed_to !== undefined) {
       return participantRenamedAway({ room, name: frame.sender, to: frame.renamed_to });
     }
-    return presenceUpdated({ room, sender: frame.sender, active: frame.connecting, time: now });
+    const news = !settling && isPresent(frame.sender) !== frame.connecting;
+    return presenceUpdated({
+      room,
+      sender: frame.sender,
+      active: frame.connecting,
+      time: now,
+      ...(news ? { feedAt: newest } : {}),
+    });
   },
-  [FrameType.Clear]: (frame, { room, now }) =>
-    roomCleared({ room, source: 'remote', sender: frame.sender, time: now }),
+  [FrameType.Clear]: (frame, { room, now, newest }) =>
+    roomCleared({ room, source: 'remote', sender: frame.sender, time: now, feedAt: newest }),
   [FrameType.Error]: (frame, { room }) =>
     errorFrameReceived({
       room,

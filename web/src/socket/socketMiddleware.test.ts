@@ -7,6 +7,7 @@ import {
   RECONNECT_ATTEMPTS,
   RATE_LIMITS,
   RECONNECT_INTERVAL_MS,
+  type ServerFrame,
   TYPING_STALE_MS,
   TYPING_THROTTLE_MS,
 } from '@taco/protocol';
@@ -72,6 +73,37 @@ function openAndSync(fake: ReturnType<typeof setup>, history = [chatMessage(1)])
     complete: true,
   });
   socket.sent.length = 0;
+  return socket;
+}
+
+/** Messages `from`, `from + 1`, … (`count` of them). */
+const messagesFrom = (from: number, count: number) =>
+  Array.from({ length: count }, (_, i) => chatMessage(from + i));
+
+/** A history answer in the room's epoch. */
+const historyFrame = (messages: ReturnType<typeof chatMessage>[]): ServerFrame => ({
+  type: FrameType.Message,
+  room: ROOM,
+  epoch: EPOCH,
+  messages,
+  complete: true,
+});
+
+/** The history request resuming after `after` in the room's epoch. */
+const resumeRequest = (after: number) => ({
+  type: FrameType.History,
+  count: HISTORY_REQUEST_COUNT,
+  after,
+  epoch: EPOCH,
+});
+
+/** Holds 1 and 2 from history, loses the connection, and opens the next one. */
+function reconnected(fake: ReturnType<typeof setup>) {
+  openAndSync(fake, [chatMessage(1), chatMessage(2)]);
+  fake.last().serverClose(CloseCode.Abnormal);
+  jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 1.2);
+  const socket = fake.last();
+  socket.serverOpen();
   return socket;
 }
 
@@ -262,37 +294,51 @@ describe('socket middleware: reconnection', () => {
 
   it('asks for history after the last seq on reconnect, and again while batches are full', () => {
     const fake = setup();
-    openAndSync(fake, [chatMessage(1), chatMessage(2)]);
-    fake.last().serverClose(CloseCode.Abnormal);
-    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 1.2);
-    const socket = fake.last();
-    socket.serverOpen();
-    expect(socket.sent).toEqual([
-      { type: FrameType.History, count: HISTORY_REQUEST_COUNT, after: 2, epoch: EPOCH },
-    ]);
-    const full = Array.from({ length: HISTORY_REQUEST_COUNT }, (_, i) => chatMessage(i + 3));
-    socket.serverSend({
-      type: FrameType.Message,
-      room: ROOM,
-      epoch: EPOCH,
-      messages: full,
-      complete: true,
-    });
-    expect(socket.sent[1]).toEqual({
-      type: FrameType.History,
-      count: HISTORY_REQUEST_COUNT,
-      after: HISTORY_REQUEST_COUNT + 2,
-      epoch: EPOCH,
-    });
-    socket.serverSend({
-      type: FrameType.Message,
-      room: ROOM,
-      epoch: EPOCH,
-      messages: [chatMessage(HISTORY_REQUEST_COUNT + 3)],
-      complete: true,
-    });
+    const socket = reconnected(fake);
+    expect(socket.sent).toEqual([resumeRequest(2)]);
+    socket.serverSend(historyFrame(messagesFrom(3, HISTORY_REQUEST_COUNT)));
+    expect(socket.sent[1]).toEqual(resumeRequest(HISTORY_REQUEST_COUNT + 2));
+    socket.serverSend(historyFrame([chatMessage(HISTORY_REQUEST_COUNT + 3)]));
     const seqs = selectMessages(fake.store.getState(), ROOM).map((m) => m.seq);
     expect(seqs).toEqual(Array.from({ length: HISTORY_REQUEST_COUNT + 3 }, (_, i) => i + 1));
+  });
+});
+
+describe('socket middleware: the resume point', () => {
+  /** Reconnects, and a live message comes before the resume's answer. */
+  function resumeOvertaken(liveSeq: number) {
+    const fake = setup();
+    const socket = reconnected(fake);
+    socket.serverSend({
+      type: FrameType.Message,
+      room: ROOM,
+      epoch: EPOCH,
+      ...chatMessage(liveSeq),
+    });
+    return { fake, socket };
+  }
+
+  it('asks for the next page after the page, not after a live message that overtook it', () => {
+    const live = HISTORY_REQUEST_COUNT * 3;
+    const { fake, socket } = resumeOvertaken(live);
+    socket.serverSend(historyFrame(messagesFrom(3, HISTORY_REQUEST_COUNT)));
+    expect(socket.sent[1]).toEqual(resumeRequest(HISTORY_REQUEST_COUNT + 2));
+    socket.serverSend(historyFrame(messagesFrom(HISTORY_REQUEST_COUNT + 3, HISTORY_REQUEST_COUNT)));
+    expect(socket.sent[2]).toEqual(resumeRequest(HISTORY_REQUEST_COUNT * 2 + 2));
+    socket.serverSend(
+      historyFrame(messagesFrom(HISTORY_REQUEST_COUNT * 2 + 3, HISTORY_REQUEST_COUNT - 2)),
+    );
+    const seqs = selectMessages(fake.store.getState(), ROOM).map((m) => m.seq);
+    expect(seqs).toEqual(Array.from({ length: live }, (_, i) => i + 1));
+    expect(selectResumePoint(fake.store.getState(), ROOM).after).toBe(live);
+  });
+
+  it('resumes from where it was when the socket drops before the answer', () => {
+    const { fake } = resumeOvertaken(50);
+    fake.last().serverClose(CloseCode.Abnormal);
+    jest.advanceTimersByTime(RECONNECT_INTERVAL_MS * 1.2);
+    fake.last().serverOpen();
+    expect(fake.last().sent).toEqual([resumeRequest(2)]);
   });
 });
 

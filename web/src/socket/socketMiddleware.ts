@@ -35,9 +35,12 @@ import {
   typingUpdated,
 } from '../features/chat/chatActions';
 import {
+  isOwn,
   type MessagesState,
+  selectNewestHeld,
   selectPendingMessages,
   selectResumePoint,
+  selectStoredMessage,
   selectUnsentMessage,
 } from '../features/messages/messagesSlice';
 import {
@@ -49,7 +52,11 @@ import {
 import { selectMentionNames } from '../features/messages/mentionNames';
 import { mentionsUser } from '../features/messages/mentions';
 import { type NotifyPrefsState, selectNotifyMode } from '../features/notifyPrefs/notifyPrefsSlice';
-import type { PresenceState } from '../features/presence/presenceSlice';
+import {
+  type PresenceState,
+  selectIsPresent,
+  selectSettling,
+} from '../features/presence/presenceSlice';
 import type { TypingState } from '../features/typing/typingSlice';
 import { frameAction } from './frameActions';
 import { notificationTag } from './notifications';
@@ -83,8 +90,9 @@ function closeOutcome(room: string, code: number, decision: ReconnectDecision): 
 /**
  * Owns the one WebSocket of the tab: opens it when a room is joined and closes it when the room
  * is left, reconnects by the reconnect machine, turns frames into actions (`frameAction`) and
- * the user's actions into frames (`Outbox`, `TypingSignal`), and resumes history after its last
- * `(epoch, seq)`.
+ * the user's actions into frames (`Outbox`, `TypingSignal`), and resumes history after the
+ * messages slice's resume point (`selectResumePoint`). It reads the state a frame's action
+ * needs (the user's names, who is present, the newest message held) before dispatching it.
  */
 export function createSocketMiddleware(deps: SocketDeps): Middleware<object, SocketState> {
   return (api) => {
@@ -159,7 +167,8 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
     }
 
     function onFrame(room: string, frame: ServerFrame) {
-      const auth = selectRoomAuth(api.getState(), room);
+      const state = api.getState();
+      const auth = selectRoomAuth(state, room);
       const me = auth?.senderName ?? '';
       const action = frameAction(frame, {
         room,
@@ -167,6 +176,9 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
         formerNames: auth?.formerNames,
         historyAfter,
         now: deps.now(),
+        settling: selectSettling(state, room),
+        isPresent: (name) => selectIsPresent(state, room, name),
+        newest: selectNewestHeld(state, room),
       });
       if (action === null) return;
       api.dispatch(action);
@@ -179,8 +191,10 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
           outbox.flush();
         }
       } else if (messageReceived.match(action)) {
-        if (action.payload.clientId !== null) outbox.settled(action.payload.clientId);
-        if (!action.payload.own) notify(room, me, action.payload.message);
+        const { clientId, message } = action.payload;
+        if (clientId !== null) outbox.settled(clientId);
+        const stored = selectStoredMessage(api.getState(), room, message.seq);
+        if (stored && !isOwn(stored)) notify(room, me, message);
       } else if (errorFrameReceived.match(action)) {
         const { clientId, code } = action.payload;
         if (clientId !== null && code === ErrorCode.RateLimited && !outbox.refused(clientId)) {
@@ -203,8 +217,8 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
 
     /** The user is `name` in `room` now, and was `from` up to the newest message held there. */
     function renamedFrom(room: string, from: string, name: string, token: string) {
-      const { after, epoch } = selectResumePoint(api.getState(), room);
-      const former = after !== null && epoch ? { name: from, epoch, upToSeq: after } : undefined;
+      const { seq, epoch } = selectNewestHeld(api.getState(), room);
+      const former = seq !== null && epoch ? { name: from, epoch, upToSeq: seq } : undefined;
       return renamed({ room, name, token, former });
     }
 

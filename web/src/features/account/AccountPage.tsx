@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { PRODUCT_NAME } from '../../app/brand';
+import { PRODUCT_NAME } from '../../common/brand';
 import { BadgeIcon } from '../../components/BadgeIcon';
 
 /** The account page: a placeholder, since Taco Chat has no accounts. */

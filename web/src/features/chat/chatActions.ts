@@ -19,6 +19,15 @@ export interface FormerName {
   upToSeq: number;
 }
 
+/**
+ * A place in the room's messages: after `seq` of `epoch` (`null`: before any message of it). A
+ * feed line carries the place it happened at, so it sits where the user saw it.
+ */
+export interface MessagePoint {
+  epoch: string | null;
+  seq: number | null;
+}
+
 /** A room was opened or created on this device. */
 export const roomCreated = createAction<{ room: string }>('chat/roomCreated');
 
@@ -41,6 +50,8 @@ export const roomCleared = createAction<{
   sender?: string;
   /** When the frame came (ms since the epoch). */
   time?: number;
+  /** The server's frame: the newest message held when it came. */
+  feedAt?: MessagePoint;
 }>('chat/roomCleared');
 
 // Messages
@@ -49,7 +60,10 @@ export interface MessageReceivedPayload {
   room: string;
   message: ChatMessage;
   clientId: string | null;
-  own: boolean;
+  /** The current user's name in the room, to tell own messages. */
+  me: string;
+  /** The user's former names in the room, whose earlier messages are own too. */
+  formerNames?: readonly FormerName[];
   /** The room's epoch the frame carried. */
   epoch?: string;
 }
@@ -102,6 +116,12 @@ export const presenceUpdated = createAction<{
   sender: string;
   active: boolean;
   time?: number;
+  /**
+   * Set when the frame is news for the feed, "{name} joined" or "{name} left": it changes whether
+   * the name is present, outside the roster a (re)connecting socket gets. The newest message held
+   * then.
+   */
+  feedAt?: MessagePoint;
 }>('chat/presenceUpdated');
 
 /** Someone started or stopped typing (frame 2), at `time` (ms since the epoch). */
@@ -168,6 +188,11 @@ export const participantRenamed = createAction<{
   from: string;
   to: string;
   time: number;
+  /**
+   * Set unless `to` was present already (another tab of the renamer's browser renamed first, and
+   * the feed said so then): the newest message held, after which the feed says so.
+   */
+  feedAt?: MessagePoint;
 }>('chat/participantRenamed');
 
 /** `name` has no connection left because it was renamed (a presence frame with `renamed_to`). */

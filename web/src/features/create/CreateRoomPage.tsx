@@ -18,7 +18,7 @@ import {
 import { useNavigate } from 'react-router-dom';
 import { errorReason, errorStatus } from '../../api/errorText';
 import { useCreateRoomMutation, useRoomInfoQuery, useRoomNameQuery } from '../../api/roomsApi';
-import { PRODUCT_NAME } from '../../app/brand';
+import { PRODUCT_NAME } from '../../common/brand';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { BadgeIcon } from '../../components/BadgeIcon';
 import { roomCreated } from '../chat/chatActions';

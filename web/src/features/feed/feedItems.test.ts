@@ -36,7 +36,6 @@ function feed(input: Partial<FeedInput>) {
     messages: [],
     events: [],
     epoch: 'e1',
-    me: 'Alice',
     unreadAfter: null,
     now: NOW,
     ...input,

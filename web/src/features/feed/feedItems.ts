@@ -1,5 +1,5 @@
 import { isSameUserName } from '@taco/protocol';
-import type { Message } from '../messages/messagesSlice';
+import { isOwn, type Message } from '../messages/messagesSlice';
 import type { FeedEvent } from './feedSlice';
 
 /** Messages from one sender closer together than this share one name and time. */
@@ -36,7 +36,6 @@ export interface FeedInput {
   events: readonly FeedEvent[];
   /** The epoch the stored messages' `seq`s belong to. */
   epoch: string | null;
-  me: string;
   /** The "New messages" line goes before the first message from others after this. */
   unreadAfter: SeenPoint | null;
   /** Milliseconds since the epoch: what "Today" is. */
@@ -163,7 +162,7 @@ export function buildFeed(input: FeedInput): FeedItem[] {
       continue;
     }
     const { message } = row;
-    const own = message.id === 0 || isSameUserName(message.senderName, input.me);
+    const own = isOwn(message);
     divide(message.timestamp * 1000);
     if (
       !unreadShown &&

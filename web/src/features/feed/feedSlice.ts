@@ -1,11 +1,7 @@
 import { createSlice } from '@reduxjs/toolkit';
-import { userNameKey } from '@taco/protocol';
 import {
-  connectionOpened,
-  historyReceived,
-  messageReceived,
+  type MessagePoint,
   participantRenamed,
-  participantRenamedAway,
   presenceUpdated,
   roomCleared,
   roomForgotten,
@@ -14,9 +10,11 @@ import { type Keyed, keyOf } from '../../common/keyed';
 
 /**
  * Lines the feed shows between messages, known only to this tab and never sent: "{name}
- * joined", "{name} left", "{from} is now {name}" and "History cleared by {name}". Each is anchored after the newest
- * message this tab held when it happened (its `(epoch, seq)`), so it sits in the order the
- * user saw things, whatever the clocks say.
+ * joined", "{name} left", "{from} is now {name}" and "History cleared by {name}". Each is
+ * anchored after the newest message this tab held when it happened (its `(epoch, seq)`), so it
+ * sits in the order the user saw things, whatever the clocks say. Whether a presence frame makes
+ * a line, and where, comes with its action (`feedAt`), from the presence and messages slices
+ * that own who is present, the settling window and the messages held.
  */
 export type FeedEventKind = 'joined' | 'left' | 'renamed' | 'cleared';
 
@@ -36,15 +34,6 @@ export interface FeedEvent {
 
 export interface RoomFeed {
   events: FeedEvent[];
-  /** Who is present (by name key), as far as join and leave lines go. */
-  present: Keyed<boolean>;
-  /**
-   * From a socket opening until its first history answer: the presence frames are the roster
-   * the server sends every (re)joining connection, not people joining.
-   */
-  settling: boolean;
-  epoch: string | null;
-  lastSeq: number | null;
   nextId: number;
 }
 
@@ -56,33 +45,17 @@ export type FeedState = Keyed<RoomFeed>;
 
 const initialState: FeedState = {};
 
-/** Where `present` keeps a name: by `userNameKey`, so "Ann" and "ann" are one person. */
-const presentKey = (name: string) => keyOf(userNameKey(name));
+const BEFORE_ANY: MessagePoint = { epoch: null, seq: null };
 
 function ensureRoom(state: FeedState, room: string): RoomFeed {
-  return (state[keyOf(room)] ??= {
-    events: [],
-    present: {},
-    settling: true,
-    epoch: null,
-    lastSeq: null,
-    nextId: 1,
-  });
-}
-
-/** Follows the newest message's `(epoch, seq)`. */
-function advance(feed: RoomFeed, epoch: string | undefined, seqs: readonly number[]) {
-  if (epoch !== undefined && epoch !== feed.epoch) {
-    feed.epoch = epoch;
-    feed.lastSeq = null;
-  }
-  for (const seq of seqs) if (feed.lastSeq === null || seq > feed.lastSeq) feed.lastSeq = seq;
+  return (state[keyOf(room)] ??= { events: [], nextId: 1 });
 }
 
 function add(
   feed: RoomFeed,
   kind: FeedEventKind,
   name: string,
+  at: MessagePoint,
   time: number | undefined,
   from?: string,
 ) {
@@ -91,8 +64,8 @@ function add(
     kind,
     name,
     ...(from === undefined ? {} : { from }),
-    epoch: feed.epoch,
-    afterSeq: feed.lastSeq,
+    epoch: at.epoch,
+    afterSeq: at.seq,
     time: time ?? null,
   });
   if (feed.events.length > FEED_EVENTS_MAX)
@@ -105,58 +78,32 @@ export const feedSlice = createSlice({
   reducers: {},
   extraReducers: (builder) => {
     builder
-      .addCase(connectionOpened, (state, { payload }) => {
-        const feed = ensureRoom(state, payload.room);
-        feed.settling = true;
-        feed.present = {};
-      })
-      .addCase(historyReceived, (state, { payload }) => {
-        const feed = ensureRoom(state, payload.room);
-        feed.settling = false;
-        advance(
-          feed,
-          payload.epoch,
-          payload.messages.map((m) => m.seq),
-        );
-      })
-      .addCase(messageReceived, (state, { payload }) => {
-        advance(ensureRoom(state, payload.room), payload.epoch, [payload.message.seq]);
-      })
       .addCase(presenceUpdated, (state, { payload }) => {
+        const at = payload.feedAt;
+        if (at === undefined) return;
         const feed = ensureRoom(state, payload.room);
-        const key = presentKey(payload.sender);
-        const was = feed.present[key] === true;
-        feed.present[key] = payload.active;
-        if (feed.settling || was === payload.active) return;
         if (payload.active) {
           // Back before anyone said a word (a reload, a dropped connection): no lines at all.
           const left = feed.events.findIndex(
             (e) =>
               e.kind === 'left' &&
-              presentKey(e.name) === key &&
-              e.epoch === feed.epoch &&
-              e.afterSeq === feed.lastSeq,
+              e.name === payload.sender &&
+              e.epoch === at.epoch &&
+              e.afterSeq === at.seq,
           );
           if (left !== -1) {
             feed.events.splice(left, 1);
             return;
           }
-          add(feed, 'joined', payload.sender, payload.time);
+          add(feed, 'joined', payload.sender, at, payload.time);
         } else {
-          add(feed, 'left', payload.sender, payload.time);
+          add(feed, 'left', payload.sender, at, payload.time);
         }
       })
       .addCase(participantRenamed, (state, { payload }) => {
+        if (payload.feedAt === undefined) return;
         const feed = ensureRoom(state, payload.room);
-        const key = presentKey(payload.to);
-        // Into a name already here: another tab of this browser renamed first, and said so.
-        if (feed.present[key] === true) return;
-        feed.present[key] = true;
-        add(feed, 'renamed', payload.to, payload.time, payload.from);
-      })
-      .addCase(participantRenamedAway, (state, { payload }) => {
-        // The old name's last connection moved to the new name: no "left" line for it.
-        ensureRoom(state, payload.room).present[presentKey(payload.name)] = false;
+        add(feed, 'renamed', payload.to, payload.feedAt, payload.time, payload.from);
       })
       .addCase(roomForgotten, (state, { payload }) => {
         delete state[keyOf(payload.room)];
@@ -166,7 +113,7 @@ export const feedSlice = createSlice({
         if (payload.sender === undefined) return;
         const feed = ensureRoom(state, payload.room);
         feed.events = [];
-        add(feed, 'cleared', payload.sender, payload.time);
+        add(feed, 'cleared', payload.sender, payload.feedAt ?? BEFORE_ANY, payload.time);
       });
   },
 });

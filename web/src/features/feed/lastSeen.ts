@@ -1,4 +1,4 @@
-import { withStorage } from '../../app/browserStorage';
+import { withStorage } from '../../common/browserStorage';
 import type { SeenPoint } from './feedItems';
 
 /**

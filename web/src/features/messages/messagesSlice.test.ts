@@ -11,6 +11,8 @@ import {
   roomEntered,
 } from '../chat/chatActions';
 import {
+  isOwn,
+  isOwnMessage,
   selectEarlierMissing,
   selectMessages,
   selectPendingMessages,
@@ -57,7 +59,7 @@ describe('messages slice (spec §4 actions on chat state)', () => {
     expect(selectMessages(store.getState(), ROOM)).toEqual([]);
     expect(selectResumePoint(store.getState(), ROOM)).toEqual({ after: null, epoch: null });
     expect(selectEarlierMissing(store.getState(), ROOM)).toBe(false);
-    store.dispatch(messageReceived({ room: ROOM, message: msg(1), clientId: null, own: false }));
+    store.dispatch(messageReceived({ room: ROOM, message: msg(1), clientId: null, me: 'Alice' }));
     store.dispatch(roomCreated({ room: ROOM }));
     expect(selectMessages(store.getState(), ROOM)).toHaveLength(1);
   });
@@ -70,22 +72,24 @@ describe('messages slice (spec §4 actions on chat state)', () => {
 
   it('new message appends, marks own messages with id 0 and others with the sender name', () => {
     const store = setup();
-    store.dispatch(messageReceived({ room: ROOM, message: msg(1), clientId: null, own: false }));
+    store.dispatch(history([]));
+    store.dispatch(messageReceived({ room: ROOM, message: msg(1), clientId: null, me: 'Alice' }));
     store.dispatch(
-      messageReceived({ room: ROOM, message: msg(2, 'Alice'), clientId: null, own: true }),
+      messageReceived({ room: ROOM, message: msg(2, 'Alice'), clientId: null, me: 'Alice' }),
     );
     const messages = selectMessages(store.getState(), ROOM);
     expect(messages.map((m) => [m.id, m.message, m.senderName, m.timestamp])).toEqual([
       ['Bob', 'm1', 'Bob', 1_700_000_001],
       [0, 'm2', 'Alice', 1_700_000_002],
     ]);
+    expect(messages.map(isOwn)).toEqual([false, true]);
     expect(selectResumePoint(store.getState(), ROOM).after).toBe(2);
   });
 
   it('ignores a message it already has (same seq)', () => {
     const store = setup();
-    store.dispatch(messageReceived({ room: ROOM, message: msg(1), clientId: null, own: false }));
-    store.dispatch(messageReceived({ room: ROOM, message: msg(1), clientId: null, own: false }));
+    store.dispatch(messageReceived({ room: ROOM, message: msg(1), clientId: null, me: 'Alice' }));
+    store.dispatch(messageReceived({ room: ROOM, message: msg(1), clientId: null, me: 'Alice' }));
     expect(selectMessages(store.getState(), ROOM)).toHaveLength(1);
   });
 
@@ -102,13 +106,13 @@ describe('messages slice (spec §4 actions on chat state)', () => {
     );
     let [pending] = selectMessages(store.getState(), ROOM);
     expect(pending).toMatchObject({ id: 0, status: 'pending', source: 'local', seq: null });
-    store.dispatch(messageReceived({ room: ROOM, message: msg(7), clientId: null, own: false }));
+    store.dispatch(messageReceived({ room: ROOM, message: msg(7), clientId: null, me: 'Alice' }));
     store.dispatch(
       messageReceived({
         room: ROOM,
         message: msg(8, 'Alice', 'hello'),
         clientId: 'c1',
-        own: true,
+        me: 'Alice',
       }),
     );
     const messages = selectMessages(store.getState(), ROOM);
@@ -125,7 +129,7 @@ describe('messages slice (spec §4 actions on chat state)', () => {
     store.dispatch(
       messageSent({ room: ROOM, clientId: 'c1', body: 'mine', senderName: 'A', timestamp: 1 }),
     );
-    store.dispatch(messageReceived({ room: ROOM, message: msg(3), clientId: null, own: false }));
+    store.dispatch(messageReceived({ room: ROOM, message: msg(3), clientId: null, me: 'Alice' }));
     expect(selectMessages(store.getState(), ROOM).map((m) => m.message)).toEqual(['m3', 'mine']);
   });
 
@@ -148,7 +152,7 @@ describe('messages slice (spec §4 actions on chat state)', () => {
 
   it('clear room empties the message list', () => {
     const store = setup();
-    store.dispatch(messageReceived({ room: ROOM, message: msg(1), clientId: null, own: false }));
+    store.dispatch(messageReceived({ room: ROOM, message: msg(1), clientId: null, me: 'Alice' }));
     store.dispatch(roomCleared({ room: ROOM, source: 'remote' }));
     expect(selectMessages(store.getState(), ROOM)).toEqual([]);
   });
@@ -180,7 +184,9 @@ describe('messages slice (spec §4 actions on chat state)', () => {
 
     it('keeps live messages that arrived before the answer to the first request', () => {
       const store = setup();
-      store.dispatch(messageReceived({ room: ROOM, message: msg(5), clientId: null, own: false }));
+      store.dispatch(messageReceived({ room: ROOM, message: msg(5), clientId: null, me: 'Alice' }));
+      // What came before it is not known yet: a drop now would resume from the latest.
+      expect(selectResumePoint(store.getState(), ROOM).after).toBeNull();
       store.dispatch(history([msg(3), msg(4)]));
       expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([3, 4, 5]);
       expect(selectResumePoint(store.getState(), ROOM).after).toBe(5);
@@ -189,7 +195,7 @@ describe('messages slice (spec §4 actions on chat state)', () => {
     it('puts a late resume answer before newer live messages', () => {
       const store = setup();
       store.dispatch(history([msg(1), msg(2)]));
-      store.dispatch(messageReceived({ room: ROOM, message: msg(5), clientId: null, own: false }));
+      store.dispatch(messageReceived({ room: ROOM, message: msg(5), clientId: null, me: 'Alice' }));
       store.dispatch(history([msg(3), msg(4), msg(5)], { after: 2 }));
       expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([1, 2, 3, 4, 5]);
     });
@@ -197,7 +203,7 @@ describe('messages slice (spec §4 actions on chat state)', () => {
     it('a replacing answer keeps live messages newer than what it carries', () => {
       const store = setup();
       store.dispatch(history([msg(1), msg(2)]));
-      store.dispatch(messageReceived({ room: ROOM, message: msg(9), clientId: null, own: false }));
+      store.dispatch(messageReceived({ room: ROOM, message: msg(9), clientId: null, me: 'Alice' }));
       store.dispatch(history([], { after: 2, complete: false }));
       expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([9]);
       expect(selectResumePoint(store.getState(), ROOM).after).toBe(9);
@@ -212,6 +218,41 @@ describe('messages slice (spec §4 actions on chat state)', () => {
       expect(selectMessages(store.getState(), ROOM).map((m) => [m.seq, m.status])).toEqual([
         [4, 'sent'],
       ]);
+    });
+  });
+
+  describe('resume point', () => {
+    const live = (seq: number) =>
+      messageReceived({ room: ROOM, message: msg(seq), clientId: null, me: 'Alice' });
+    const after = (store: ReturnType<typeof setup>) =>
+      selectResumePoint(store.getState(), ROOM).after;
+
+    it('moves only over messages that follow it without a gap', () => {
+      const store = setup();
+      store.dispatch(history([msg(1), msg(2)]));
+      // A live message overtook the resume's answer: 3 to 8 are still to come from history.
+      store.dispatch(live(9));
+      expect(after(store)).toBe(2);
+      store.dispatch(history([msg(3), msg(4), msg(5)], { after: 2 }));
+      expect(after(store)).toBe(5);
+      store.dispatch(live(6));
+      store.dispatch(live(8));
+      expect(after(store)).toBe(6);
+      store.dispatch(live(7));
+      expect(after(store)).toBe(9);
+    });
+
+    it('starts at the next live message in an empty room and after a clear', () => {
+      const store = setup();
+      store.dispatch(history([]));
+      expect(after(store)).toBeNull();
+      store.dispatch(live(1));
+      expect(after(store)).toBe(1);
+      store.dispatch(roomCleared({ room: ROOM, source: 'remote', sender: 'Bob' }));
+      expect(after(store)).toBeNull();
+      store.dispatch(live(2));
+      store.dispatch(live(3));
+      expect(after(store)).toBe(3);
     });
   });
 
@@ -245,7 +286,7 @@ describe('messages slice (spec §4 actions on chat state)', () => {
       const store = setup();
       store.dispatch(history([msg(5)], { epoch: 'e1' }));
       store.dispatch(
-        messageReceived({ room: ROOM, message: msg(1), clientId: null, own: false, epoch: 'e2' }),
+        messageReceived({ room: ROOM, message: msg(1), clientId: null, me: 'Alice', epoch: 'e2' }),
       );
       expect(selectResumePoint(store.getState(), ROOM)).toEqual({ epoch: 'e2', after: 1 });
       expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([1]);
@@ -275,10 +316,10 @@ describe('messages slice (spec §4 actions on chat state)', () => {
 
     it('gives the same feed while the room did not change, and an empty one for an unknown room', () => {
       const store = setup();
-      store.dispatch(messageReceived({ room: ROOM, message: msg(1), clientId: null, own: false }));
+      store.dispatch(messageReceived({ room: ROOM, message: msg(1), clientId: null, me: 'Alice' }));
       const feed = selectMessages(store.getState(), ROOM);
       store.dispatch(
-        messageReceived({ room: 'red-fox', message: msg(1), clientId: null, own: false }),
+        messageReceived({ room: 'red-fox', message: msg(1), clientId: null, me: 'Alice' }),
       );
       expect(selectMessages(store.getState(), ROOM)).toBe(feed);
       expect(selectMessages(store.getState(), 'blue-owl')).toEqual([]);
@@ -290,11 +331,10 @@ describe('messages slice (spec §4 actions on chat state)', () => {
     const store = setup();
     for (const seq of [3, 1, 2]) {
       store.dispatch(
-        messageReceived({ room: ROOM, message: msg(seq), clientId: null, own: false }),
+        messageReceived({ room: ROOM, message: msg(seq), clientId: null, me: 'Alice' }),
       );
     }
     expect(selectMessages(store.getState(), ROOM).map((m) => m.seq)).toEqual([1, 2, 3]);
-    expect(selectResumePoint(store.getState(), ROOM).after).toBe(3);
   });
 
   it('a failure or retry of a message it does not hold changes nothing', () => {
@@ -315,7 +355,7 @@ describe('messages slice (spec §4 actions on chat state)', () => {
   it('clear room also drops unsent messages, and resumes from the latest, in the same epoch', () => {
     const store = setup();
     store.dispatch(
-      messageReceived({ room: ROOM, message: msg(4), clientId: null, own: false, epoch: 'e1' }),
+      messageReceived({ room: ROOM, message: msg(4), clientId: null, me: 'Alice', epoch: 'e1' }),
     );
     store.dispatch(
       messageSent({ room: ROOM, clientId: 'c1', body: 'x', senderName: 'A', timestamp: 1 }),
@@ -324,5 +364,16 @@ describe('messages slice (spec §4 actions on chat state)', () => {
     expect(selectMessages(store.getState(), ROOM)).toEqual([]);
     expect(selectPendingMessages(store.getState(), ROOM)).toEqual([]);
     expect(selectResumePoint(store.getState(), ROOM)).toEqual({ after: null, epoch: 'e1' });
+  });
+});
+
+describe('isOwnMessage', () => {
+  const former = [{ name: 'Ann', epoch: 'e1', upToSeq: 5 }];
+  it('is the current name, or a former one up to the rename in its epoch', () => {
+    expect(isOwnMessage({ sender: 'annie', seq: 9 }, 'e1', 'Annie', former)).toBe(true);
+    expect(isOwnMessage({ sender: 'Ann', seq: 5 }, 'e1', 'Annie', former)).toBe(true);
+    expect(isOwnMessage({ sender: 'Ann', seq: 6 }, 'e1', 'Annie', former)).toBe(false);
+    expect(isOwnMessage({ sender: 'Ann', seq: 2 }, 'e2', 'Annie', former)).toBe(false);
+    expect(isOwnMessage({ sender: 'Bob', seq: 2 }, 'e1', 'Annie', former)).toBe(false);
   });
 });

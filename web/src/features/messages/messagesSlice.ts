@@ -5,12 +5,12 @@ import {
   type EntityState,
   isAnyOf,
 } from '@reduxjs/toolkit';
-import { type ChatMessage, ErrorCode } from '@taco/protocol';
+import { type ChatMessage, ErrorCode, isSameUserName } from '@taco/protocol';
 import { roomsApi } from '../../api/roomsApi';
 import { type Key, type Keyed, keyOf } from '../../common/keyed';
-import { isOwnMessage } from '../roomAuth/roomAuthSlice';
 import {
   errorFrameReceived,
+  type FormerName,
   historyReceived,
   messageFailed,
   messageReceived,
@@ -21,6 +21,7 @@ import {
   roomEntered,
   roomForgotten,
   roomJoined,
+  type MessagePoint,
 } from '../chat/chatActions';
 
 export type MessageStatus = 'pending' | 'sent' | 'failed';
@@ -29,7 +30,10 @@ export type MessageStatus = 'pending' | 'sent' | 'failed';
 export interface Message {
   /** Unique within the room: from the server's `seq`, or from the local `client_id` until then. */
   key: string;
-  /** 0 for an own message, otherwise the sender's name (the spec's field). */
+  /**
+   * 0 for an own message, otherwise the sender's name (the spec's field): whether a message is
+   * the user's is decided here once, when it is stored (`isOwnMessage`), and read with `isOwn`.
+   */
   id: 0 | string;
   message: string;
   senderName: string;
@@ -64,10 +68,21 @@ export interface RoomMessages {
   stored: EntityState<StoredMessage, number>;
   /** Own messages waiting for the server, by `client_id`. */
   unsent: EntityState<UnsentMessage, Key>;
-  /** The room's epoch that `lastSeq` and the stored messages' `seq`s belong to. */
+  /** The room's epoch that `resumeAfter` and the stored messages' `seq`s belong to. */
   epoch: string | null;
-  /** The highest `seq` seen in this room, to resume history after a reconnect. */
-  lastSeq: number | null;
+  /**
+   * Where a resume picks up after a reconnect: every message of the epoch from where history
+   * started up to this `seq` is held (or was cleared). It moves only over messages that follow
+   * it without a gap, so a live message that overtakes a history answer cannot make a resume skip
+   * what the answer was to bring. `null`: nothing to resume after (ask for the latest).
+   */
+  resumeAfter: number | null;
+  /**
+   * A history answer came: from then on the live messages follow what is held, so one after a
+   * `null` resume point (an empty room, a clear, a new epoch) starts it. Before the first answer
+   * a live message says nothing about what came before it.
+   */
+  historyLoaded: boolean;
   /** Earlier messages were trimmed or cleared while this client was away. */
   earlierMissing: boolean;
 }
@@ -83,13 +98,35 @@ function emptyRoom(name: string): RoomMessages {
     stored: storedAdapter.getInitialState(),
     unsent: unsentAdapter.getInitialState(),
     epoch: null,
-    lastSeq: null,
+    resumeAfter: null,
+    historyLoaded: false,
     earlierMissing: false,
   };
 }
 
 function ensureRoom(state: MessagesState, room: string): RoomMessages {
   return (state[keyOf(room)] ??= emptyRoom(room));
+}
+
+/** Whether a stored message was the user's: sent under the current name, or a former one then. */
+export function isOwnMessage(
+  message: { sender: string; seq: number },
+  epoch: string | undefined,
+  me: string,
+  formerNames: readonly FormerName[] = [],
+): boolean {
+  if (isSameUserName(message.sender, me)) return true;
+  return formerNames.some(
+    (former) =>
+      former.epoch === epoch &&
+      message.seq <= former.upToSeq &&
+      isSameUserName(message.sender, former.name),
+  );
+}
+
+/** Whether a message of the feed is the user's own (sent from here, or decided when stored). */
+export function isOwn(message: Message): boolean {
+  return message.id === 0;
 }
 
 function storedMessage(message: ChatMessage, own: boolean, clientId: string | null) {
@@ -107,8 +144,15 @@ function storedMessage(message: ChatMessage, own: boolean, clientId: string | nu
   return stored;
 }
 
-function bumpSeq(room: RoomMessages, seq: number) {
-  if (room.lastSeq === null || seq > room.lastSeq) room.lastSeq = seq;
+/** Moves the resume point over the held messages that follow it without a gap. */
+function advanceResume(room: RoomMessages) {
+  if (!room.historyLoaded) return;
+  if (room.resumeAfter === null) {
+    const first = room.stored.ids[0];
+    if (first === undefined) return;
+    room.resumeAfter = first;
+  }
+  while (room.stored.entities[room.resumeAfter + 1]) room.resumeAfter++;
 }
 
 /**
@@ -122,7 +166,7 @@ function adoptEpoch(room: RoomMessages, epoch: string | undefined): boolean {
   room.epoch = epoch;
   if (changed) {
     storedAdapter.removeAll(room.stored);
-    room.lastSeq = null;
+    room.resumeAfter = null;
     room.earlierMissing = true;
   }
   return changed;
@@ -137,7 +181,6 @@ function dropReplaced(room: RoomMessages, newest: number) {
     room.stored,
     room.stored.ids.filter((seq) => seq <= newest),
   );
-  room.lastSeq = room.stored.ids.at(-1) ?? null;
 }
 
 /** Removes and returns the first unsent own message with this body, if any. */
@@ -156,23 +199,29 @@ export const messagesSlice = createSlice({
   extraReducers: (builder) => {
     builder
       .addCase(messageReceived, (state, action) => {
-        const { message, clientId, own, epoch } = action.payload;
+        const { message, clientId, me, formerNames, epoch } = action.payload;
         const room = ensureRoom(state, action.payload.room);
         adoptEpoch(room, epoch);
         if (room.stored.entities[message.seq]) return;
         if (clientId !== null) unsentAdapter.removeOne(room.unsent, keyOf(clientId));
+        const own = isOwnMessage(message, room.epoch ?? undefined, me, formerNames);
         storedAdapter.addOne(room.stored, storedMessage(message, own, clientId));
-        bumpSeq(room, message.seq);
+        advanceResume(room);
       })
       .addCase(historyReceived, (state, action) => {
         const { messages, complete, after, me, formerNames, epoch } = action.payload;
         const room = ensureRoom(state, action.payload.room);
         const epochChanged = adoptEpoch(room, epoch);
+        const newest = messages.reduce<number | null>(
+          (max, m) => Math.max(max ?? m.seq, m.seq),
+          null,
+        );
         if (after === null || !complete || epochChanged) {
-          dropReplaced(
-            room,
-            messages.reduce<number>((max, m) => Math.max(max, m.seq), after ?? -1),
-          );
+          dropReplaced(room, Math.max(newest ?? -1, after ?? -1));
+          room.resumeAfter = newest;
+        } else if (newest !== null && (room.resumeAfter === null || newest > room.resumeAfter)) {
+          // A resume's answer holds every message after `after` up to its newest.
+          room.resumeAfter = newest;
         }
         if (after !== null && !complete) room.earlierMissing = true;
         for (const item of messages) {
@@ -181,8 +230,9 @@ export const messagesSlice = createSlice({
           // An own message sent before a drop may be stored without its echo ever arriving.
           const unsent = own ? takeUnsent(room, item.body) : undefined;
           storedAdapter.addOne(room.stored, storedMessage(item, own, unsent?.clientId ?? null));
-          bumpSeq(room, item.seq);
         }
+        room.historyLoaded = true;
+        advanceResume(room);
       })
       .addCase(messageSent, (state, action) => {
         const { clientId, body, senderName, timestamp } = action.payload;
@@ -229,7 +279,7 @@ export const messagesSlice = createSlice({
         room.earlierMissing = false;
         // Nothing held to resume after: a reconnect asks for the room's latest messages, and the
         // server, which answers a resume from the clear as incomplete, has nothing to say.
-        room.lastSeq = null;
+        room.resumeAfter = null;
       })
       .addMatcher(
         isAnyOf(roomCreated, roomEntered, roomJoined, roomsApi.endpoints.createRoom.matchFulfilled),
@@ -271,14 +321,33 @@ export const selectPendingMessages = createSelector(
 export const selectUnsentMessage = (state: WithMessages, room: string, clientId: string) =>
   selectRoom(state, room).unsent.entities[keyOf(clientId)];
 
-/** Where a history request resumes: after the last `seq` held, in the epoch it belongs to. */
+/**
+ * Where a history request resumes (`resumeAfter`, in its epoch): the one resume point, which the
+ * socket asks history after on every open and for each next page.
+ */
 export const selectResumePoint = createSelector(
   [
-    (state: WithMessages, room: string) => selectRoom(state, room).lastSeq,
+    (state: WithMessages, room: string) => selectRoom(state, room).resumeAfter,
     (state: WithMessages, room: string) => selectRoom(state, room).epoch,
   ],
   (after, epoch) => ({ after, epoch }),
 );
+
+/**
+ * The newest message held, in its epoch: where the user has read up to, where a feed line that
+ * happens now goes, and what a name left by renaming covers. Derived from the stored messages.
+ */
+export const selectNewestHeld = createSelector(
+  [
+    (state: WithMessages, room: string) => selectRoom(state, room).stored.ids.at(-1) ?? null,
+    (state: WithMessages, room: string) => selectRoom(state, room).epoch,
+  ],
+  (seq, epoch): MessagePoint => ({ epoch, seq }),
+);
+
+/** A stored message by its `seq` in the room's epoch. */
+export const selectStoredMessage = (state: WithMessages, room: string, seq: number) =>
+  selectRoom(state, room).stored.entities[seq];
 
 export const selectEarlierMissing = (state: WithMessages, room: string) =>
   selectRoom(state, room).earlierMissing;

@@ -5,7 +5,12 @@ import {
   presenceUpdated,
   typingUpdated,
 } from '../chat/chatActions';
-import { selectActiveCount, selectParticipants } from './presenceSlice';
+import {
+  selectActiveCount,
+  selectIsPresent,
+  selectParticipants,
+  selectSettling,
+} from './presenceSlice';
 
 const ROOM = 'teal-otter';
 
@@ -86,5 +91,28 @@ describe('presence slice (spec §4 presence and typing updates)', () => {
     store.dispatch(presenceUpdated({ room: ROOM, sender: 'Cy', active: true }));
     store.dispatch(history());
     expect(selectActiveCount(store.getState(), ROOM)).toBe(3);
+  });
+
+  it('tells whether a name is present, by the name the frames give, and when the socket settles', () => {
+    const store = makeStore();
+    const history = historyReceived({
+      room: ROOM,
+      messages: [],
+      complete: true,
+      after: null,
+      me: 'Ann',
+    });
+    expect(selectSettling(store.getState(), ROOM)).toBe(false);
+    store.dispatch(connectionOpened({ room: ROOM }));
+    expect(selectSettling(store.getState(), ROOM)).toBe(true);
+    store.dispatch(presenceUpdated({ room: ROOM, sender: 'Bob', active: true }));
+    store.dispatch(history);
+    expect(selectSettling(store.getState(), ROOM)).toBe(false);
+    expect(selectIsPresent(store.getState(), ROOM, 'Bob')).toBe(true);
+    // Another spelling is another name on the wire (protocol §6.4): the same holder's other tab.
+    expect(selectIsPresent(store.getState(), ROOM, 'bob')).toBe(false);
+    store.dispatch(presenceUpdated({ room: ROOM, sender: 'Bob', active: false }));
+    expect(selectIsPresent(store.getState(), ROOM, 'Bob')).toBe(false);
+    expect(selectIsPresent(store.getState(), 'red-fox', 'Bob')).toBe(false);
   });
 });

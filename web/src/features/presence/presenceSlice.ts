@@ -35,7 +35,8 @@ const presenceAdapter = createEntityAdapter<Presence, Key>({ selectId: (p) => ke
 /**
  * A room's participants, and while its socket settles (from opening until the first history
  * answer, which the server sends after the roster every joining connection gets) the names heard
- * present since it opened.
+ * present since it opened. The one record of who is present (by name, as the server's frames
+ * say, protocol §6.4) and of the settling window: the feed's join and leave lines read them too.
  */
 export type RoomPresence = EntityState<Presence, Key> & { heardSinceOpen?: string[] };
 
@@ -113,6 +114,17 @@ export const selectParticipantNames = createSelector([selectRoomPresence], (pres
     .selectAll(presence)
     .map((p) => p.name),
 );
+
+/** Whether `name` (as written) is present in the room now. */
+export const selectIsPresent = (state: WithPresence, room: string, name: string) =>
+  selectRoomPresence(state, room).entities[keyOf(name)]?.active === true;
+
+/**
+ * Whether the room's socket is settling: opened, and its first history answer not in yet. Its
+ * presence frames are the roster every (re)joining connection gets, not people coming and going.
+ */
+export const selectSettling = (state: WithPresence, room: string) =>
+  state.presence[keyOf(room)]?.heardSinceOpen !== undefined;
 
 /** How many participants are present. */
 export const selectActiveCount = createSelector(

@@ -7,7 +7,7 @@ import { selectFeedEvents } from '../feed/feedSlice';
 import { readLastSeen, writeLastSeen } from '../feed/lastSeen';
 import { mentionMatcher, type MentionMatcher } from '../messages/markdown';
 import { selectMentionNames } from '../messages/mentionNames';
-import { selectEarlierMissing, selectMessages, selectResumePoint } from '../messages/messagesSlice';
+import { selectEarlierMissing, selectMessages, selectNewestHeld } from '../messages/messagesSlice';
 import { selectParticipants } from '../presence/presenceSlice';
 import { FeedScrollContext, MessageBubble } from './MessageBubble';
 import './feed.css';
@@ -83,7 +83,7 @@ export function MessageList({ room, me }: { room: string; me: string }) {
   const events = useAppSelector((state) => selectFeedEvents(state, room));
   const participants = useAppSelector((state) => selectParticipants(state, room));
   const earlierMissing = useAppSelector((state) => selectEarlierMissing(state, room));
-  const { after: lastSeq, epoch } = useAppSelector((state) => selectResumePoint(state, room));
+  const { seq: lastSeq, epoch } = useAppSelector((state) => selectNewestHeld(state, room));
   const typists = participants.filter((p) => p.typing && !isSameUserName(p.name, me));
   const scroller = useRef<HTMLDivElement>(null);
   const list = useRef<HTMLOListElement>(null);
@@ -100,8 +100,8 @@ export function MessageList({ room, me }: { room: string; me: string }) {
 
   const now = useToday();
   const items = useMemo(
-    () => buildFeed({ messages, events, epoch, me, unreadAfter, now }),
-    [messages, events, epoch, me, unreadAfter, now],
+    () => buildFeed({ messages, events, epoch, unreadAfter, now }),
+    [messages, events, epoch, unreadAfter, now],
   );
 
   /** Remembers the newest message as seen while the user is looking at the bottom. */

@@ -4,7 +4,7 @@ import { Link, useParams } from 'react-router-dom';
 import { useRequestCredentialsMutation } from '../../api/roomsApi';
 import { useAppDispatch, useAppSelector, useAppStore } from '../../app/hooks';
 import { Alert, Spinner } from '../../components/ui';
-import { ChatRoom, preloadChatRoom } from '../../app/pages';
+import { ChatRoom, preloadChatRoom } from './chatRoomChunk';
 import { roomCreated, roomEntered, roomJoined, roomLeft } from '../chat/chatActions';
 import { selectMentionNames } from '../messages/mentionNames';
 import { selectMessages, selectRoomKnown } from '../messages/messagesSlice';

@@ -1,5 +1,5 @@
 import { WebRoute } from '@taco/protocol';
-import { PRODUCT_NAME } from '../../app/brand';
+import { PRODUCT_NAME } from '../../common/brand';
 
 export const SHARE_COPIED_MESSAGE = 'Your link has been copied to your clipboard.';
 /** How long the "link copied" toast stays. */

@@ -1,8 +1,7 @@
-import { isSameUserName } from '@taco/protocol';
 import { useEffect, useRef, useState } from 'react';
-import { PRODUCT_NAME } from '../../app/brand';
+import { PRODUCT_NAME } from '../../common/brand';
 import { mentionsUser } from '../messages/mentions';
-import type { Message } from '../messages/messagesSlice';
+import { isOwn, type Message } from '../messages/messagesSlice';
 
 /** The tab title: `{room} · Taco Chat`, prefixed `(N)` while N are unread, `(N @)` if one mentions you. */
 export function unreadTitle(room: string, unread: number, mentioned: boolean): string {
@@ -31,7 +30,7 @@ export function useUnreadTitle(
     seen.current = keys;
     if (!previous || !document.hidden) return;
     const fresh = messages.filter(
-      (m) => !previous.has(m.key) && m.source === 'remote' && !isSameUserName(m.senderName, me),
+      (m) => !previous.has(m.key) && m.source === 'remote' && !isOwn(m),
     );
     if (fresh.length === 0) return;
     const mentioned = fresh.some((m) => mentionsUser(m.message, me, knownNames));

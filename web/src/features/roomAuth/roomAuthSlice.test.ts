@@ -8,7 +8,6 @@ import { renamed, roomCreated, roomForgotten, roomJoined } from '../chat/chatAct
 import { selectAuthError } from './authErrorsSlice';
 import {
   FORMER_NAMES_MAX,
-  isOwnMessage,
   RECENT_ROOMS_MAX,
   selectRecentRooms,
   selectRoomAuth,
@@ -224,16 +223,5 @@ describe('rooms you were in', () => {
       epoch: 'e2',
       upToSeq: 11 + FORMER_NAMES_MAX,
     });
-  });
-});
-
-describe('isOwnMessage', () => {
-  const former = [{ name: 'Ann', epoch: 'e1', upToSeq: 5 }];
-  it('is the current name, or a former one up to the rename in its epoch', () => {
-    expect(isOwnMessage({ sender: 'annie', seq: 9 }, 'e1', 'Annie', former)).toBe(true);
-    expect(isOwnMessage({ sender: 'Ann', seq: 5 }, 'e1', 'Annie', former)).toBe(true);
-    expect(isOwnMessage({ sender: 'Ann', seq: 6 }, 'e1', 'Annie', former)).toBe(false);
-    expect(isOwnMessage({ sender: 'Ann', seq: 2 }, 'e2', 'Annie', former)).toBe(false);
-    expect(isOwnMessage({ sender: 'Bob', seq: 2 }, 'e1', 'Annie', former)).toBe(false);
   });
 });

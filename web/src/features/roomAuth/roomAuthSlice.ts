@@ -25,22 +25,6 @@ export interface RoomAuthRecord {
   formerNames?: FormerName[];
 }
 
-/** Whether a stored message was the user's: sent under the current name, or a former one then. */
-export function isOwnMessage(
-  message: { sender: string; seq: number },
-  epoch: string | undefined,
-  me: string,
-  formerNames: readonly FormerName[] = [],
-): boolean {
-  if (isSameUserName(message.sender, me)) return true;
-  return formerNames.some(
-    (former) =>
-      former.epoch === epoch &&
-      message.seq <= former.upToSeq &&
-      isSameUserName(message.sender, former.name),
-  );
-}
-
 /** Room id → its authentication. */
 export type RoomAuthState = Keyed<RoomAuthRecord>;
 
