@@ -9,6 +9,7 @@ import { BrowserSuite, composer, feed, openRenameDialog } from './suite';
  */
 
 const STEP_MS = 15_000;
+jest.setTimeout(120_000);
 
 let cluster: Cluster;
 const browser = new BrowserSuite(() => cluster.url, STEP_MS);
