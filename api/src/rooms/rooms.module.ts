@@ -21,7 +21,6 @@ import { RoomsService } from './rooms.service';
 import { TokenSecret } from './token-secret';
 import { TokenSecretModule } from './token-secret.module';
 import { MemoryTicketStore, RedisTicketStore, TicketStore } from './tickets';
-import { TicketsController } from './tickets.controller';
 import { TicketRoute } from './ticket.route';
 
 /** A per-IP budget: in Redis when the replicas share one, else in this process. */
@@ -45,7 +44,7 @@ function ipBudget(name: string, perMinute: (config: AppConfig) => number) {
       }),
     }),
   ],
-  controllers: [RoomsController, TicketsController, RoomDirectoryController],
+  controllers: [RoomsController, RoomDirectoryController],
   providers: [
     RoomsService,
     RoomTokenService,
