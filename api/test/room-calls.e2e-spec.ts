@@ -157,11 +157,7 @@ const credentialCalls: [string, RawRequest, Expected][] = [
     },
     issued('Ann'),
   ],
-  [
-    'a body of exactly the limit',
-    { path, body: bodyOfLength(BODY_LIMIT_BYTES) },
-    issued('Ann'),
-  ],
+  ['a body of exactly the limit', { path, body: bodyOfLength(BODY_LIMIT_BYTES) }, issued('Ann')],
   [
     'a field named like the DTO getter',
     { path, body: json({ sender_id: 'Ann', senderName: 'Zed' }) },
@@ -172,7 +168,11 @@ const credentialCalls: [string, RawRequest, Expected][] = [
     { path, body: json({ sender_id: 'Max', sender: '!' }) },
     issued('Max'),
   ],
-  ['a name beside __proto__', { path, body: '{"__proto__":{"x":1},"sender":"Ann"}' }, issued('Ann')],
+  [
+    'a name beside __proto__',
+    { path, body: '{"__proto__":{"x":1},"sender":"Ann"}' },
+    issued('Ann'),
+  ],
   [
     'a short room id',
     { path: '/api/room/ab', body: json({ sender_id: 'Kim' }) },

@@ -91,7 +91,7 @@ function isParseFailure(error: unknown): error is ParseFailure {
  * The body parser's refusal as answered: a body it cannot parse as the protocol's 400 instead of
  * the parser's own wording (`Unexpected end of JSON input`), any other (413, 415) as it is.
  */
-function bodyRefusal(error: unknown): unknown {
+function bodyRefusal<E>(error: E): E | BadRequestException {
   return isParseFailure(error) ? unreadableBody(error.body) : error;
 }
 
@@ -116,7 +116,8 @@ export function jsonBodyReader(): (
     new Promise((resolve, reject) => {
       const read = request as Request;
       parse(read, response as never, (error?: unknown) => {
-        if (error !== undefined) return reject(bodyRefusal(error));
+        // body-parser's refusals are `http-errors` errors.
+        if (error !== undefined) return reject(bodyRefusal(error as Error));
         const refused = unsupportedBody(request);
         if (refused !== undefined) return reject(refused);
         resolve(read.body);
