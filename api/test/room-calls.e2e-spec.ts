@@ -97,6 +97,13 @@ async function rateLimitedCount(t: TestApp): Promise<number | undefined> {
 }
 
 const path = ApiPath.roomCredentials('teal-otter');
+const { RoomNameInvalid } = ValidationMessage;
+
+/** A credentials call for the room id written as it goes in the path. */
+const atRoom = (id: string, body = json({ sender_id: 'Kim' })): RawRequest => ({
+  path: `/api/room/${id}`,
+  body,
+});
 
 const credentialCalls: [string, RawRequest, Expected][] = [
   ['sender_id', { path, body: json({ sender_id: 'Ann' }) }, issued('Ann')],
@@ -173,39 +180,19 @@ const credentialCalls: [string, RawRequest, Expected][] = [
     { path, body: '{"__proto__":{"x":1},"sender":"Ann"}' },
     issued('Ann'),
   ],
-  [
-    'a short room id',
-    { path: '/api/room/ab', body: json({ sender_id: 'Kim' }) },
-    invalid(ValidationMessage.RoomNameTooShort),
-  ],
-  [
-    'a long room id',
-    { path: ApiPath.roomCredentials('x'.repeat(41)), body: json({ sender_id: 'Kim' }) },
-    invalid(ValidationMessage.RoomNameTooLong),
-  ],
-  [
-    'a room id with an encoded slash',
-    { path: '/api/room/teal%2Fotter', body: json({ sender_id: 'Kim' }) },
-    invalid(ValidationMessage.RoomNameInvalid),
-  ],
-  [
-    'a room id of punctuation only',
-    { path: '/api/room/---', body: json({ sender_id: 'Kim' }) },
-    invalid(ValidationMessage.RoomNameInvalid),
-  ],
-  [
-    'a bad percent-encoding',
-    { path: '/api/room/teal%E0%A4%A', body: json({ sender_id: 'Ann' }) },
-    invalid(ValidationMessage.RoomNameInvalid),
-  ],
+  ['a short room id', atRoom('ab'), invalid(ValidationMessage.RoomNameTooShort)],
+  ['a long room id', atRoom('x'.repeat(41)), invalid(ValidationMessage.RoomNameTooLong)],
+  ['a room id with an encoded slash', atRoom('teal%2Fotter'), invalid(RoomNameInvalid)],
+  ['a room id of punctuation only', atRoom('---'), invalid(RoomNameInvalid)],
+  ['a bad percent-encoding', atRoom('teal%E0%A4%A'), invalid(RoomNameInvalid)],
   [
     'a bad room id before a bad name',
-    { path: '/api/room/ab', body: json({ sender_id: 'x' }) },
+    atRoom('ab', json({ sender_id: 'x' })),
     invalid(ValidationMessage.RoomNameTooShort),
   ],
   [
     'a bad room id before a body that is no object',
-    { path: '/api/room/ab', body: '[1]' },
+    atRoom('ab', '[1]'),
     invalid(ValidationMessage.RoomNameTooShort),
   ],
   ['a missing name', { path, body: json({}) }, invalid(ValidationMessage.UserNameTooShort)],
