@@ -97,7 +97,21 @@ async function rateLimitedCount(t: TestApp): Promise<number | undefined> {
 }
 
 const path = ApiPath.roomCredentials('teal-otter');
-const { RoomNameInvalid } = ValidationMessage;
+const { RoomNameTooShort, RoomNameTooLong, RoomNameInvalid } = ValidationMessage;
+const { UserNameTooShort, UserNameTooLong, UserNameInvalid } = ValidationMessage;
+const notJsonType = refused(415, [BODY_NOT_JSON_TYPE_MESSAGE]);
+const unsupported = refused(415, 'Unsupported Media Type');
+const tooLarge = refused(413, 'Payload Too Large');
+
+/** A credentials call with these JSON fields (or this raw body), and more of the request. */
+const named = (fields: object | string, more: Partial<RawRequest> = {}): RawRequest => ({
+  path,
+  body: typeof fields === 'string' ? fields : json(fields),
+  ...more,
+});
+const asAnn = { sender_id: 'Ann' };
+const typed = (type: string | undefined) => ({ headers: { 'content-type': type } });
+const coded = (coding: string) => ({ headers: { 'content-encoding': coding } });
 
 /** A credentials call for the room id written as it goes in the path. */
 const atRoom = (id: string, body = json({ sender_id: 'Kim' })): RawRequest => ({
@@ -106,189 +120,104 @@ const atRoom = (id: string, body = json({ sender_id: 'Kim' })): RawRequest => ({
 });
 
 const credentialCalls: [string, RawRequest, Expected][] = [
-  ['sender_id', { path, body: json({ sender_id: 'Ann' }) }, issued('Ann')],
-  ['sender in its place', { path, body: json({ sender: 'Bob' }) }, issued('Bob')],
-  [
-    'both, where sender_id wins',
-    { path, body: json({ sender_id: 'Cleo', sender: 'Dora' }) },
-    issued('Cleo'),
-  ],
-  ['a name to trim', { path, body: json({ sender_id: '  Émile Zola ' }) }, issued('Émile Zola')],
+  ['sender_id', named(asAnn), issued('Ann')],
+  ['sender in its place', named({ sender: 'Bob' }), issued('Bob')],
+  ['both, where sender_id wins', named({ sender_id: 'Cleo', sender: 'Dora' }), issued('Cleo')],
+  ['a name to trim', named({ sender_id: '  Émile Zola ' }), issued('Émile Zola')],
   [
     'a unicode room id',
     { path: ApiPath.roomCredentials('café-öwl'), body: json({ sender: 'Fay' }) },
     issued('Fay', 'café-öwl'),
   ],
-  ['a byte order mark', { path, body: `\uFEFF${json({ sender_id: 'Gus' })}` }, issued('Gus')],
-  [
-    'a charset',
-    {
-      path,
-      body: json({ sender_id: 'Hal' }),
-      headers: { 'content-type': 'application/json; charset=UTF-8' },
-    },
-    issued('Hal'),
-  ],
+  ['a byte order mark', named(`\uFEFF${json(asAnn)}`), issued('Ann')],
+  ['a charset', named(asAnn, typed('application/json; charset=UTF-8')), issued('Ann')],
   [
     'a UTF-16 body',
-    {
-      path,
-      body: Buffer.from(json({ sender_id: 'Hal' }), 'utf16le'),
-      headers: { 'content-type': 'application/json; charset=utf-16le' },
-    },
-    issued('Hal'),
-  ],
-  [
-    'a +json type',
-    {
-      path,
-      body: json({ sender_id: 'Ann' }),
-      headers: { 'content-type': 'application/vnd.api+json' },
-    },
+    named(asAnn, {
+      ...typed('application/json; charset=utf-16le'),
+      body: Buffer.from(json(asAnn), 'utf16le'),
+    }),
     issued('Ann'),
   ],
-  ['a query string', { path: `${path}?x=1`, body: json({ sender_id: 'Ann' }) }, issued('Ann')],
-  ['a trailing slash', { path: `${path}/`, body: json({ sender_id: 'Ann' }) }, issued('Ann')],
-  ['a chunked body', { path, body: json({ sender_id: 'Ann' }), chunked: true }, issued('Ann')],
+  ['a +json type', named(asAnn, typed('application/vnd.api+json')), issued('Ann')],
+  ['a query string', named(asAnn, { path: `${path}?x=1` }), issued('Ann')],
+  ['a trailing slash', named(asAnn, { path: `${path}/` }), issued('Ann')],
+  ['a chunked body', named(asAnn, { chunked: true }), issued('Ann')],
   [
     'a gzipped body',
-    { path, body: gzipSync(json({ sender_id: 'Ann' })), headers: { 'content-encoding': 'gzip' } },
+    named(asAnn, { ...coded('gzip'), body: gzipSync(json(asAnn)) }),
     issued('Ann'),
   ],
   [
     'a brotli body',
-    {
-      path,
-      body: brotliCompressSync(json({ sender_id: 'Ann' })),
-      headers: { 'content-encoding': 'br' },
-    },
+    named(asAnn, { ...coded('br'), body: brotliCompressSync(json(asAnn)) }),
     issued('Ann'),
   ],
-  ['a body of exactly the limit', { path, body: bodyOfLength(BODY_LIMIT_BYTES) }, issued('Ann')],
-  [
-    'a field named like the DTO getter',
-    { path, body: json({ sender_id: 'Ann', senderName: 'Zed' }) },
-    issued('Ann'),
-  ],
-  [
-    'a bad sender beside a good sender_id',
-    { path, body: json({ sender_id: 'Max', sender: '!' }) },
-    issued('Max'),
-  ],
-  [
-    'a name beside __proto__',
-    { path, body: '{"__proto__":{"x":1},"sender":"Ann"}' },
-    issued('Ann'),
-  ],
-  ['a short room id', atRoom('ab'), invalid(ValidationMessage.RoomNameTooShort)],
-  ['a long room id', atRoom('x'.repeat(41)), invalid(ValidationMessage.RoomNameTooLong)],
+  ['a body of exactly the limit', named(bodyOfLength(BODY_LIMIT_BYTES)), issued('Ann')],
+  ['a field named like the DTO getter', named({ ...asAnn, senderName: 'Zed' }), issued('Ann')],
+  ['a bad sender beside a good sender_id', named({ ...asAnn, sender: '!' }), issued('Ann')],
+  ['a name beside __proto__', named('{"__proto__":{"x":1},"sender":"Ann"}'), issued('Ann')],
+  ['a short room id', atRoom('ab'), invalid(RoomNameTooShort)],
+  ['a long room id', atRoom('x'.repeat(41)), invalid(RoomNameTooLong)],
   ['a room id with an encoded slash', atRoom('teal%2Fotter'), invalid(RoomNameInvalid)],
   ['a room id of punctuation only', atRoom('---'), invalid(RoomNameInvalid)],
   ['a bad percent-encoding', atRoom('teal%E0%A4%A'), invalid(RoomNameInvalid)],
   [
     'a bad room id before a bad name',
     atRoom('ab', json({ sender_id: 'x' })),
-    invalid(ValidationMessage.RoomNameTooShort),
+    invalid(RoomNameTooShort),
   ],
-  [
-    'a bad room id before a body that is no object',
-    atRoom('ab', '[1]'),
-    invalid(ValidationMessage.RoomNameTooShort),
-  ],
-  ['a missing name', { path, body: json({}) }, invalid(ValidationMessage.UserNameTooShort)],
-  ['an empty body', { path, body: '' }, invalid(ValidationMessage.UserNameTooShort)],
+  ['a bad room id before a body that is no object', atRoom('ab', '[1]'), invalid(RoomNameTooShort)],
+  ['a missing name', named({}), invalid(UserNameTooShort)],
+  ['an empty body', named(''), invalid(UserNameTooShort)],
   [
     'no body at all',
     { path, headers: { 'content-type': undefined, 'content-length': undefined } },
-    invalid(ValidationMessage.UserNameTooShort),
+    invalid(UserNameTooShort),
   ],
-  [
-    'a name too long',
-    { path, body: json({ sender_id: 'y'.repeat(33) }) },
-    invalid(ValidationMessage.UserNameTooLong),
-  ],
-  [
-    'a name with a bidi override',
-    { path, body: json({ sender: 'ann\u202Eevil' }) },
-    invalid(ValidationMessage.UserNameInvalid),
-  ],
-  [
-    'a name that is a number',
-    { path, body: json({ sender_id: 12345 }) },
-    invalid(ValidationMessage.UserNameInvalid),
-  ],
+  ['a name too long', named({ sender_id: 'y'.repeat(33) }), invalid(UserNameTooLong)],
+  ['a name with a bidi override', named({ sender: 'ann\u202Eevil' }), invalid(UserNameInvalid)],
+  ['a name that is a number', named({ sender_id: 12345 }), invalid(UserNameInvalid)],
   [
     'a null sender_id beside a good sender',
-    { path, body: json({ sender_id: null, sender: 'Lou' }) },
-    invalid(ValidationMessage.UserNameTooShort),
+    named({ sender_id: null, sender: 'Lou' }),
+    invalid(UserNameTooShort),
   ],
   [
     'a name behind __proto__',
-    { path, body: '{"__proto__":{"sender_id":"Ann"}}' },
-    invalid(ValidationMessage.UserNameTooShort),
+    named('{"__proto__":{"sender_id":"Ann"}}'),
+    invalid(UserNameTooShort),
   ],
-  ['a body of whitespace', { path, body: ' \n\t ' }, invalid(BODY_NOT_JSON_MESSAGE)],
+  ['a body of whitespace', named(' \n\t '), invalid(BODY_NOT_JSON_MESSAGE)],
   [
     'bytes that are not UTF-8',
     { path, body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]) },
     invalid(BODY_NOT_JSON_MESSAGE),
   ],
-  ['a JSON number', { path, body: '12' }, invalid(BODY_NOT_OBJECT_MESSAGE)],
+  ['a JSON number', named('12'), invalid(BODY_NOT_OBJECT_MESSAGE)],
   [
     'JSON typed as a form (curl -d, k6)',
-    {
-      path,
-      body: json({ sender_id: 'Ann' }),
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    },
-    refused(415, [BODY_NOT_JSON_TYPE_MESSAGE]),
+    named(asAnn, typed('application/x-www-form-urlencoded')),
+    notJsonType,
   ],
-  [
-    'an untyped body',
-    { path, body: json({ sender_id: 'Ann' }), headers: { 'content-type': undefined } },
-    refused(415, [BODY_NOT_JSON_TYPE_MESSAGE]),
-  ],
-  [
-    'a chunked text body',
-    { path, body: 'Ann', chunked: true, headers: { 'content-type': 'text/plain' } },
-    refused(415, [BODY_NOT_JSON_TYPE_MESSAGE]),
-  ],
-  [
-    'another charset',
-    {
-      path,
-      body: json({ sender_id: 'Ann' }),
-      headers: { 'content-type': 'application/json; charset=latin1' },
-    },
-    refused(415, 'Unsupported Media Type'),
-  ],
-  [
-    'an unknown content coding',
-    { path, body: json({ sender_id: 'Ann' }), headers: { 'content-encoding': 'compress' } },
-    refused(415, 'Unsupported Media Type'),
-  ],
-  [
-    'a body one byte over the limit',
-    { path, body: bodyOfLength(BODY_LIMIT_BYTES + 1) },
-    refused(413, 'Payload Too Large'),
-  ],
+  ['an untyped body', named(asAnn, typed(undefined)), notJsonType],
+  ['a chunked text body', named('Ann', { ...typed('text/plain'), chunked: true }), notJsonType],
+  ['another charset', named(asAnn, typed('application/json; charset=latin1')), unsupported],
+  ['an unknown content coding', named(asAnn, coded('compress')), unsupported],
+  ['a body one byte over the limit', named(bodyOfLength(BODY_LIMIT_BYTES + 1)), tooLarge],
   [
     'a chunked body over the limit',
-    { path, body: json({ sender_id: 'z'.repeat(5000) }), chunked: true },
-    refused(413, 'Payload Too Large'),
+    named({ sender_id: 'z'.repeat(5000) }, { chunked: true }),
+    tooLarge,
   ],
   [
     'a gzipped body over the limit once inflated',
-    {
-      path,
-      body: gzipSync(json({ sender_id: 'z'.repeat(10_000) })),
-      headers: { 'content-encoding': 'gzip' },
-    },
-    refused(413, 'Payload Too Large'),
+    named(asAnn, { ...coded('gzip'), body: gzipSync(json({ sender_id: 'z'.repeat(10_000) })) }),
+    tooLarge,
   ],
   [
     'two trailing slashes',
-    { path: `${path}//`, body: json({ sender_id: 'Ann' }) },
+    named(asAnn, { path: `${path}//` }),
     refused(404, 'Cannot POST /api/room/teal-otter//'),
   ],
 ];
@@ -325,60 +254,33 @@ const ticket: Expected = {
 };
 const unauthorized = refused(401, TICKET_UNAUTHORIZED_MESSAGE);
 
+/** A ticket call with a valid token, and more of the request. */
+const held = (more: TicketCall = {}): TicketCall => ({ authorization: bearer, ...more });
+/** A ticket call with a valid token to the room id written as it goes in the path. */
+const heldAt = (id: string) => held({ path: `/api/room/${id}/ticket` });
+
 const ticketCalls: [string, TicketCall, Expected][] = [
-  ['a valid Bearer token and no body', { authorization: bearer }, ticket],
+  ['a valid Bearer token and no body', held(), ticket],
   ['a lower-case scheme', { authorization: (token) => `bearer ${token}` }, ticket],
-  ['an empty JSON body', { authorization: bearer, body: '' }, ticket],
-  ['a JSON object body, ignored', { authorization: bearer, body: '{"x":1}' }, ticket],
-  ['a JSON array body, ignored', { authorization: bearer, body: '[1]' }, ticket],
-  ['a chunked body', { authorization: bearer, body: '{}', chunked: true }, ticket],
-  [
-    'a gzipped body',
-    { authorization: bearer, body: gzipSync('{}'), headers: { 'content-encoding': 'gzip' } },
-    ticket,
-  ],
-  ['a query string', { authorization: bearer, path: `${ticketPath}?x=1` }, ticket],
-  ['a trailing slash', { authorization: bearer, path: `${ticketPath}/` }, ticket],
+  ['an empty JSON body', held({ body: '' }), ticket],
+  ['a JSON object body, ignored', held({ body: '{"x":1}' }), ticket],
+  ['a JSON array body, ignored', held({ body: '[1]' }), ticket],
+  ['a chunked body', held({ body: '{}', chunked: true }), ticket],
+  ['a gzipped body', held({ body: gzipSync('{}'), ...coded('gzip') }), ticket],
+  ['a query string', held({ path: `${ticketPath}?x=1` }), ticket],
+  ['a trailing slash', held({ path: `${ticketPath}/` }), ticket],
   ['no Authorization header', {}, unauthorized],
   ['a token that is not a JWT', { authorization: () => 'Bearer not-a-jwt' }, unauthorized],
   ['another scheme', { authorization: (token) => `Basic ${token}` }, unauthorized],
-  [
-    'a token of another room',
-    { authorization: bearer, path: ApiPath.roomTicket('blue-heron') },
-    unauthorized,
-  ],
-  [
-    'a short room id',
-    { authorization: bearer, path: '/api/room/ab/ticket' },
-    invalid(ValidationMessage.RoomNameTooShort),
-  ],
-  [
-    'a room id with a space',
-    { authorization: bearer, path: '/api/room/a%20b%20c/ticket' },
-    invalid(ValidationMessage.RoomNameInvalid),
-  ],
-  [
-    'a bad percent-encoding',
-    { authorization: bearer, path: '/api/room/teal%E0%A4%A/ticket' },
-    invalid(ValidationMessage.RoomNameInvalid),
-  ],
-  ['malformed JSON', { authorization: bearer, body: '{"x":' }, invalid(BODY_NOT_JSON_MESSAGE)],
-  ['a JSON string body', { authorization: bearer, body: '"x"' }, invalid(BODY_NOT_OBJECT_MESSAGE)],
-  [
-    'an untyped body that is not JSON',
-    { authorization: bearer, body: 'not json', headers: { 'content-type': undefined } },
-    refused(415, [BODY_NOT_JSON_TYPE_MESSAGE]),
-  ],
-  [
-    'an XML body',
-    { authorization: bearer, body: '<x/>', headers: { 'content-type': 'application/xml' } },
-    refused(415, [BODY_NOT_JSON_TYPE_MESSAGE]),
-  ],
-  [
-    'a body over the limit',
-    { authorization: bearer, body: json({ x: 'z'.repeat(5000) }) },
-    refused(413, 'Payload Too Large'),
-  ],
+  ['a token of another room', heldAt('blue-heron'), unauthorized],
+  ['a short room id', heldAt('ab'), invalid(RoomNameTooShort)],
+  ['a room id with a space', heldAt('a%20b%20c'), invalid(RoomNameInvalid)],
+  ['a bad percent-encoding', heldAt('teal%E0%A4%A'), invalid(RoomNameInvalid)],
+  ['malformed JSON', held({ body: '{"x":' }), invalid(BODY_NOT_JSON_MESSAGE)],
+  ['a JSON string body', held({ body: '"x"' }), invalid(BODY_NOT_OBJECT_MESSAGE)],
+  ['an untyped body that is not JSON', held({ body: 'x', ...typed(undefined) }), notJsonType],
+  ['an XML body', held({ body: '<x/>', ...typed('application/xml') }), notJsonType],
+  ['a body over the limit', held({ body: json({ x: 'z'.repeat(5000) }) }), tooLarge],
 ];
 
 describe('The credential and ticket calls', () => {
@@ -403,7 +305,7 @@ describe('The credential and ticket calls', () => {
   });
 
   it('issue a token for the room and the trimmed name', async () => {
-    const answer = await send(t, { path, body: json({ sender_id: ' Ann Lee ' }) });
+    const answer = await send(t, named({ sender_id: ' Ann Lee ' }));
     const { token } = bodyOf(answer) as { token: string };
     expect(claimsOf(token)).toMatchObject({ sub: 'Ann Lee', aud: 'teal-otter' });
     expect(t.app.get(RoomTokenService).verify(token, 'teal-otter')).not.toBeNull();
@@ -412,7 +314,7 @@ describe('The credential and ticket calls', () => {
   it('carry the headers of every API answer, as Express writes them, ETag included', async () => {
     // The same error body from a route Express answers (`POST /api/room`) and from each call.
     const fromExpress = await send(t, { path: ApiPath.createRoom, body: '"x"' });
-    const fromCredentials = await send(t, { path, body: '"x"' });
+    const fromCredentials = await send(t, named('"x"'));
     const fromTicket = await askTicket(t, { body: '"x"' });
     const comparable = ({ status, headers, body }: RawResponse) => {
       const { date: _date, 'x-request-id': id, connection: _c, ...rest } = headers;
@@ -421,7 +323,7 @@ describe('The credential and ticket calls', () => {
     expect(comparable(fromCredentials)).toEqual(comparable(fromExpress));
     expect(comparable(fromTicket)).toEqual(comparable(fromExpress));
     expect(fromExpress.headers.etag).toMatch(/^W\/"/);
-    const answer = await send(t, { path, body: json({ sender_id: 'Ann' }) });
+    const answer = await send(t, named(asAnn));
     expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(Number(answer.headers['content-length'])).toBe(answer.body.length);
     expect(answer.headers.etag).toMatch(/^W\/"/);
@@ -429,34 +331,22 @@ describe('The credential and ticket calls', () => {
   });
 
   it('answer a POST in full, never 304, even when If-None-Match names its ETag', async () => {
-    const first = await send(t, { path: '/api/room/ab', body: json({ sender_id: 'Kim' }) });
+    const first = await send(t, atRoom('ab'));
     const etag = first.headers.etag ?? '';
-    const again = await send(t, {
-      path: '/api/room/ab',
-      body: json({ sender_id: 'Kim' }),
-      headers: { 'if-none-match': etag },
-    });
+    const again = await send(t, { ...atRoom('ab'), headers: { 'if-none-match': etag } });
     expect([again.status, again.headers.etag, again.body]).toEqual([400, etag, first.body]);
   });
 
   it('keep a sane request id, and replace any other', async () => {
-    const kept = await send(t, {
-      path,
-      body: json({ sender_id: 'Ida' }),
-      headers: { 'x-request-id': 'lb-42.a' },
-    });
+    const kept = await send(t, named(asAnn, { headers: { 'x-request-id': 'lb-42.a' } }));
     expect(kept.headers['x-request-id']).toBe('lb-42.a');
-    const replaced = await askTicket(t, {
-      authorization: bearer,
-      headers: { 'x-request-id': 'no spaces allowed' },
-    });
+    const replaced = await askTicket(t, held({ headers: { 'x-request-id': 'no spaces allowed' } }));
     expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('answer 409 for a name connected in the room', async () => {
     await t.join('busy-room', 'Nia');
-    const raw = { path: ApiPath.roomCredentials('busy-room'), body: json({ sender: ' NIA ' }) };
-    const answer = await send(t, raw);
+    const answer = await send(t, atRoom('busy-room', json({ sender: ' NIA ' })));
     expect({ status: answer.status, body: bodyOf(answer) }).toEqual(
       refused(409, NAME_TAKEN_MESSAGE),
     );
@@ -466,7 +356,7 @@ describe('The credential and ticket calls', () => {
     jest
       .spyOn(t.app.get(PresenceStore), 'isTaken')
       .mockRejectedValueOnce(new Error('storage away'));
-    const answer = await send(t, { path, body: json({ sender_id: 'Otto' }) });
+    const answer = await send(t, named(asAnn));
     expect({ status: answer.status, body: bodyOf(answer) }).toEqual(
       refused(503, STORAGE_UNAVAILABLE_MESSAGE),
     );
@@ -477,10 +367,7 @@ describe('The credential and ticket calls', () => {
       throw new Error('signing failed');
     });
     jest.spyOn(t.app.get(TicketStore), 'issue').mockRejectedValueOnce(new Error('storage away'));
-    for (const answer of [
-      await send(t, { path, body: json({ sender_id: 'Pia' }) }),
-      await askTicket(t, { authorization: bearer }),
-    ]) {
+    for (const answer of [await send(t, named(asAnn)), await askTicket(t, held())]) {
       expect({ status: answer.status, body: bodyOf(answer) }).toEqual(
         refused(500, SERVER_ERROR_MESSAGE),
       );
@@ -489,8 +376,8 @@ describe('The credential and ticket calls', () => {
 
   it('issue a new single-use ticket on every call, for the token’s name and holder', async () => {
     const token = await t.token('teal-otter', 'Ann');
-    const first = await askTicket(t, { authorization: bearer }, token);
-    const second = await askTicket(t, { authorization: bearer }, token);
+    const first = await askTicket(t, held(), token);
+    const second = await askTicket(t, held(), token);
     const { ticket: issuedTicket } = bodyOf(first) as { ticket: string };
     expect(bodyOf(second)).not.toEqual({ ticket: issuedTicket });
     expect(await t.app.get(TicketStore).redeem(issuedTicket)).toEqual({
@@ -507,12 +394,12 @@ describe('The credential call’s order of checks (§2.1)', () => {
     try {
       const statuses = [];
       for (const raw of [
-        { path, body: json({ sender_id: 'Ann' }) },
-        { path, body: '{"sender_id":' },
-        { path, body: bodyOfLength(BODY_LIMIT_BYTES + 1) },
-        { path, body: 'Ann', headers: { 'content-type': 'text/plain' } },
-        { path: '/api/room/ab', body: '[1]' },
-        { path, body: json({ sender_id: 'Bob' }) },
+        named(asAnn),
+        named('{"sender_id":'),
+        named(bodyOfLength(BODY_LIMIT_BYTES + 1)),
+        named('Ann', typed('text/plain')),
+        atRoom('ab', '[1]'),
+        named({ sender_id: 'Bob' }),
       ]) {
         statuses.push((await send(t, raw)).status);
       }
@@ -542,10 +429,10 @@ describe.each([
   it('count valid and invalid credential calls, not unreadable bodies, and answer 429', async () => {
     const answers = [];
     for (const raw of [
-      { path, body: json({ sender_id: 'Ann' }) },
-      { path, body: '{"sender_id":' },
-      { path, body: json({ sender_id: '!' }) },
-      { path, body: json({ sender_id: 'Bob' }) },
+      named(asAnn),
+      named('{"sender_id":'),
+      named({ sender_id: '!' }),
+      named({ sender_id: 'Bob' }),
     ]) {
       answers.push(await send(t, raw));
     }
@@ -561,18 +448,18 @@ describe.each([
     const token = await t.token('teal-otter', 'Ann');
     const statuses = [];
     for (const call of [
-      ...Array.from({ length: 6 }, () => ({ authorization: bearer })),
+      ...Array.from({ length: 6 }, () => held()),
       { body: '{"x":' },
       {},
-      { authorization: bearer, path: '/api/room/ab/ticket' },
-      { authorization: bearer },
+      heldAt('ab'),
+      held(),
     ]) {
       statuses.push((await askTicket(t, call, token)).status);
     }
     expect(statuses).toEqual([201, 201, 201, 201, 201, 201, 400, 401, 400, 429]);
     expect(await rateLimitedCount(t)).toBe(1);
     // The credentials budget had one call of its two spent.
-    expect((await send(t, { path, body: json({ sender_id: 'Bob' }) })).status).toBe(200);
+    expect((await send(t, named({ sender_id: 'Bob' }))).status).toBe(200);
   });
 });
 
@@ -584,11 +471,7 @@ describe('The calls’ logging', () => {
       { write: (line: string) => lines.push(line) },
     );
     try {
-      const answer = await send(t, {
-        path,
-        body: json({ sender_id: 'Quinn' }),
-        headers: { 'x-request-id': 'trace-7' },
-      });
+      const answer = await send(t, named(asAnn, { headers: { 'x-request-id': 'trace-7' } }));
       const { token } = bodyOf(answer) as { token: string };
       await until(() => lines.some((line) => line.includes('trace-7')));
       const logged = lines
