@@ -19,10 +19,17 @@ function statusOf(exception: unknown): number | undefined {
   return typeof value === 'number' && value >= 400 && value < 600 ? value : undefined;
 }
 
-/** The status and JSON body an HTTP error is answered with. */
+/** The status, JSON body and `Retry-After` (if any) an HTTP error is answered with. */
 export interface HttpErrorAnswer {
   status: number;
   body: ApiErrorBody;
+  retryAfter?: string;
+}
+
+/** The `Retry-After` seconds an exception carries (a 429's, `RateLimitedException`), if any. */
+function retryAfterOf(exception: HttpException): string | undefined {
+  const { retryAfter } = exception as { retryAfter?: unknown };
+  return typeof retryAfter === 'string' ? retryAfter : undefined;
 }
 
 function bodyOf(exception: HttpException): ApiErrorBody {
@@ -49,7 +56,9 @@ export function httpErrorAnswer(
   logger: Logger,
 ): HttpErrorAnswer {
   if (exception instanceof HttpException) {
-    return { status: exception.getStatus(), body: bodyOf(exception) };
+    const retryAfter = retryAfterOf(exception);
+    const answer = { status: exception.getStatus(), body: bodyOf(exception) };
+    return retryAfter === undefined ? answer : { ...answer, retryAfter };
   }
   const status = statusOf(exception);
   if (status !== undefined && status < 500) {
@@ -76,7 +85,8 @@ export class HttpExceptionFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<Response>();
     if (response.headersSent) return;
     const request = host.switchToHttp().getRequest<IdentifiedRequest>();
-    const { status, body } = httpErrorAnswer(exception, request.id, this.logger);
+    const { status, body, retryAfter } = httpErrorAnswer(exception, request.id, this.logger);
+    if (retryAfter !== undefined) response.setHeader('Retry-After', retryAfter);
     response.status(status).json(body);
   }
 }

@@ -1,14 +1,17 @@
-import { type IncomingMessage } from 'node:http';
-import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  BadRequestException,
+  type HttpException,
+  UnsupportedMediaTypeException,
+} from '@nestjs/common';
 import {
   API_PREFIX,
   BODY_NOT_JSON_MESSAGE,
   BODY_NOT_JSON_TYPE_MESSAGE,
   BODY_NOT_OBJECT_MESSAGE,
 } from '@taco/protocol';
-import { type ErrorRequestHandler, type RequestHandler } from 'express';
-
-const BYTE_ORDER_MARK = '\uFEFF';
+import { type ErrorRequestHandler, json, type Request, type RequestHandler } from 'express';
+import { BODY_LIMIT_BYTES } from './body-validation.pipe';
 
 /**
  * The media types a body is read as JSON under: JSON's own, `application/json` and any
@@ -17,8 +20,7 @@ const BYTE_ORDER_MARK = '\uFEFF';
  * (`text/plain`, `application/x-www-form-urlencoded`, `multipart/form-data`) never reach a
  * route, so another site cannot spend a visitor's credential budget.
  */
-export const JSON_BODY_MEDIA = 'application/(?:json|[\\w.+-]*\\+json)';
-const JSON_BODY_TYPE = new RegExp(`^${JSON_BODY_MEDIA}\\s*(?:;|$)`, 'i');
+const JSON_BODY_TYPE = /^application\/(?:json|[\w.+-]*\+json)\s*(?:;|$)/i;
 
 /** Whether a body of this `Content-Type` (`undefined`: none given) is read as JSON. */
 export function isJsonBodyType(type: string | undefined): boolean {
@@ -26,8 +28,17 @@ export function isJsonBodyType(type: string | undefined): boolean {
 }
 
 /** The JSON body parser's `type` test: the request's body is read as JSON (`isJsonBodyType`). */
-export const readsJsonBody = (request: IncomingMessage): boolean =>
+const readsJsonBody = (request: IncomingMessage): boolean =>
   isJsonBodyType(request.headers['content-type']);
+
+/**
+ * The API's body parser (Express's own, strict): a body typed as JSON (`isJsonBodyType`) of at
+ * most `BODY_LIMIT_BYTES` (else 413), in a UTF charset (else 415), decompressed if it says so;
+ * empty reads as `{}`, a leading byte order mark is dropped.
+ */
+export function jsonBodyParser(): RequestHandler {
+  return json({ limit: BODY_LIMIT_BYTES, type: readsJsonBody });
+}
 
 /** Whether a request declares a body: a length above zero, or a chunked one. */
 function hasBody(request: IncomingMessage): boolean {
@@ -38,14 +49,19 @@ function hasBody(request: IncomingMessage): boolean {
 }
 
 /**
- * Refuses an API request whose body is not typed as JSON (`isJsonBodyType`) with a 415 saying
- * what to send, instead of reading it or letting its fields be taken for missing.
+ * The 415 saying what to send for a request whose body is not typed as JSON
+ * (`isJsonBodyType`), instead of leaving it unread and its fields taken for missing.
  */
+function unsupportedBody(request: IncomingMessage): HttpException | undefined {
+  return hasBody(request) && !readsJsonBody(request)
+    ? new UnsupportedMediaTypeException([BODY_NOT_JSON_TYPE_MESSAGE])
+    : undefined;
+}
+
+/** Refuses an API request whose body is not typed as JSON with `unsupportedBody`'s 415. */
 export function unsupportedBodies(): RequestHandler {
   return (request, _response, next) => {
-    const refused =
-      request.path.startsWith(`${API_PREFIX}/`) && hasBody(request) && !readsJsonBody(request);
-    next(refused ? new UnsupportedMediaTypeException([BODY_NOT_JSON_TYPE_MESSAGE]) : undefined);
+    next(request.path.startsWith(`${API_PREFIX}/`) ? unsupportedBody(request) : undefined);
   };
 }
 
@@ -57,24 +73,6 @@ function unreadableBody(text: string): BadRequestException {
     return new BadRequestException([BODY_NOT_JSON_MESSAGE]);
   }
   return new BadRequestException([BODY_NOT_OBJECT_MESSAGE]);
-}
-
-/**
- * A JSON body read as Express's strict parser reads it: a leading byte order mark dropped, empty
- * as `{}`, an object or an array; anything else is a 400 with one of the protocol's texts.
- */
-export function parseJsonBody(raw: Buffer): unknown {
-  let text = raw.toString('utf8');
-  if (text.startsWith(BYTE_ORDER_MARK)) text = text.slice(1);
-  if (text.length === 0) return {};
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw unreadableBody(text);
-  }
-  if (typeof body !== 'object' || body === null) throw unreadableBody(text);
-  return body;
 }
 
 /** What body-parser's JSON parser throws for a body it cannot take. */
@@ -90,11 +88,39 @@ function isParseFailure(error: unknown): error is ParseFailure {
 }
 
 /**
- * Express error middleware for the JSON parser's refusals: the protocol's text in a 400 instead
- * of the parser's own wording (`Unexpected end of JSON input`), which Nest would pass on.
+ * The body parser's refusal as answered: a body it cannot parse as the protocol's 400 instead of
+ * the parser's own wording (`Unexpected end of JSON input`), any other (413, 415) as it is.
  */
+function bodyRefusal<E>(error: E): E | BadRequestException {
+  return isParseFailure(error) ? unreadableBody(error.body) : error;
+}
+
+/** Express error middleware for the body parser's refusals (`bodyRefusal`). */
 export function jsonParseErrors(): ErrorRequestHandler {
   return (error: unknown, _request, _response, next) => {
-    next(isParseFailure(error) ? unreadableBody(error.body) : error);
+    next(bodyRefusal(error));
   };
+}
+
+/**
+ * A reader of an API request's body for a route answered without Express: the same steps as
+ * Express's (`jsonBodyParser`, `jsonParseErrors`, `unsupportedBodies`), resolving to the parsed
+ * body (`undefined` when there is none) or rejecting with what to answer.
+ */
+export function jsonBodyReader(): (
+  request: IncomingMessage,
+  response: ServerResponse,
+) => Promise<unknown> {
+  const parse = jsonBodyParser();
+  return (request, response) =>
+    new Promise((resolve, reject) => {
+      const read = request as Request;
+      parse(read, response as never, (error?: unknown) => {
+        // body-parser's refusals are `http-errors` errors.
+        if (error !== undefined) return reject(bodyRefusal(error as Error));
+        const refused = unsupportedBody(request);
+        if (refused !== undefined) return reject(refused);
+        resolve(read.body);
+      });
+    });
 }

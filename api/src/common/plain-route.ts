@@ -8,18 +8,10 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { type Application } from 'express';
 import { type Logger as PinoInstance } from 'pino';
-import { BODY_LIMIT_BYTES } from './body-validation.pipe';
 import { httpErrorAnswer } from './http-exception.filter';
-import { JSON_BODY_MEDIA } from './json-body';
+import { jsonBodyReader } from './json-body';
 import { type IdentifiedRequest, PINO_LOGGER, requestLogging } from './logging';
 import { API_CACHE_CONTROL, securityHeadersOfMiddleware } from './security-headers';
-
-/** The JSON bodies Express's parser reads as they are: no other charset, no content coding. */
-const PLAIN_JSON = new RegExp(
-  `^${JSON_BODY_MEDIA}\\s*(?:;\\s*charset\\s*=\\s*(?:utf-8|"utf-8")\\s*)?$`,
-  'i',
-);
-const DIGITS = /^\d+$/;
 
 /** Express's ETag function (`app.get('etag fn')`), so answers carry the same ETag as `res.json`'s. */
 type ETagFunction = (body: string, encoding: BufferEncoding) => string | undefined;
@@ -31,50 +23,46 @@ export interface PlainAnswer {
 }
 
 /**
- * A route answered on the HTTP server ahead of Express, for a call every connect or reconnect
- * makes: no Express router, no helmet per request, no Nest guard, pipes or filter. It must answer
- * exactly as its Nest route does (same request id and logging, security headers, texts, budget
- * and answers, ETag included); `PlainRoutes` does what they all share.
+ * An API route answered on the HTTP server ahead of Express, for a call every connect or
+ * reconnect makes: no Express router, no helmet per request, no Nest guard, pipes or filter. It
+ * is the route's only definition (no Nest controller has it): its handler does the route's checks
+ * in the order of `protocol/README.md` §2.1 (the body is read first, by `PlainRoutes`, as every
+ * route's is); `PlainRoutes` writes its answers with the headers every API answer carries.
  */
 export interface PlainRoute {
+  /** The route's `POST` path: `prefix`, one parameter, `suffix` (lower case). */
+  readonly prefix: string;
+  readonly suffix: string;
   /**
-   * The path's parameter (the room id) of a request this route answers exactly as the Nest route
-   * would, or `null` to leave it to Express.
+   * The answer to `request`, whose path parameter (decoded) and body (parsed; `undefined` when it
+   * has none) are given; throws the HTTP error to answer instead.
    */
-  match(request: IncomingMessage): string | null;
-  /** The answer to `request` with its body read; throws what the Nest route would answer. */
-  handle(request: IncomingMessage, param: string, body: Buffer): Promise<PlainAnswer>;
+  handle(request: IncomingMessage, param: string, body: unknown): Promise<PlainAnswer>;
 }
 
-/** The request's single path segment after `prefix` and before `suffix`, decoded, or `null`. */
-export function pathParam(request: IncomingMessage, prefix: string, suffix = ''): string | null {
+/**
+ * The decoded parameter of a `POST` to `route`'s path, matched as Express's router would (a
+ * trailing `/` and a query string allowed, case-insensitive), or `null`. A parameter that does not
+ * decode is `null` too: it is left to Express's middleware (`undecodableRoomIds`).
+ */
+export function pathParam(
+  request: IncomingMessage,
+  { prefix, suffix }: Pick<PlainRoute, 'prefix' | 'suffix'>,
+): string | null {
+  if (request.method !== 'POST') return null;
   const url = request.url ?? '';
-  if (request.method !== 'POST' || !url.startsWith(prefix) || !url.endsWith(suffix)) return null;
-  const segment = url.slice(prefix.length, url.length - suffix.length);
-  if (segment === '' || segment.includes('/') || segment.includes('?')) return null;
+  const query = url.indexOf('?');
+  let path = query === -1 ? url : url.slice(0, query);
+  if (path.endsWith('/')) path = path.slice(0, -1);
+  const folded = path.toLowerCase();
+  if (!folded.startsWith(prefix) || !folded.endsWith(suffix)) return null;
+  const segment = path.slice(prefix.length, path.length - suffix.length);
+  if (segment === '' || segment.includes('/')) return null;
   try {
     return decodeURIComponent(segment);
   } catch {
     return null;
   }
-}
-
-/**
- * Whether Express's JSON parser reads `request`'s body as it is: none at all, or one declared by
- * a `Content-Length` within the limit, not chunked, with no content coding, of a type read as
- * JSON (`isJsonBodyType`) in UTF-8. Any other body is left to Express, whose body parser and
- * `unsupportedBodies` answer each such case their own way.
- */
-export function hasPlainBody(request: IncomingMessage): boolean {
-  const { headers } = request;
-  if (headers['transfer-encoding'] !== undefined) return false;
-  const length = headers['content-length'];
-  if (length === undefined || length === '0') return true;
-  if (!DIGITS.test(length) || Number(length) > BODY_LIMIT_BYTES) return false;
-  const coding = headers['content-encoding'];
-  if (coding !== undefined && coding.toLowerCase() !== 'identity') return false;
-  const type = headers['content-type'];
-  return type !== undefined && PLAIN_JSON.test(type);
 }
 
 /**
@@ -88,6 +76,7 @@ export class PlainRoutes {
   private readonly logger = new Logger('Http');
   private readonly tagRequest: (request: IdentifiedRequest, response: ServerResponse) => void;
   private readonly securityHeaders = securityHeadersOfMiddleware().flat();
+  private readonly readBody = jsonBodyReader();
   private etag: ETagFunction | undefined;
 
   constructor(@Inject(PINO_LOGGER) pino: PinoInstance) {
@@ -104,7 +93,7 @@ export class PlainRoutes {
     server.removeAllListeners('request');
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       for (const route of routes) {
-        const param = route.match(request);
+        const param = pathParam(request, route);
         if (param !== null) return this.answer(route, request, response, param);
       }
       for (const listener of rest) listener.call(server, request, response);
@@ -118,25 +107,15 @@ export class PlainRoutes {
     param: string,
   ): void {
     this.tagRequest(request, response);
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.once('error', () => response.destroy());
-    request.once('end', () => {
-      route.handle(request, param, Buffer.concat(chunks)).then(
+    this.readBody(request, response)
+      .then((body) => route.handle(request, param, body))
+      .then(
         ({ status, body }) => this.send(response, status, body),
         (exception: unknown) => {
-          const { status, body } = httpErrorAnswer(exception, request.id, this.logger);
-          // A 429's `Retry-After` (`RateLimitedException`), as the throttle guard sets it.
-          const retryAfter = (exception as { retryAfter?: unknown } | null)?.retryAfter;
-          this.send(
-            response,
-            status,
-            body,
-            typeof retryAfter === 'string' ? retryAfter : undefined,
-          );
+          const { status, body, retryAfter } = httpErrorAnswer(exception, request.id, this.logger);
+          this.send(response, status, body, retryAfter);
         },
       );
-    });
   }
 
   /** Writes a JSON answer as Express's `res.json` does, with the security headers. */

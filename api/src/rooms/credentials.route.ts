@@ -1,52 +1,55 @@
 import { type IncomingMessage } from 'node:http';
-import { BadRequestException, ConflictException, Injectable } from '@nestjs/common';
+import { BadRequestException, HttpStatus, Injectable } from '@nestjs/common';
 import {
   BODY_NOT_OBJECT_MESSAGE,
-  NAME_TAKEN_MESSAGE,
   normalizeUserName,
+  type RoomCredentialsRequest,
   type RoomCredentialsResponse,
   validateRoomName,
   validateUserName,
 } from '@taco/protocol';
-import { parseJsonBody } from '../common/json-body';
-import { hasPlainBody, type PlainAnswer, type PlainRoute, pathParam } from '../common/plain-route';
+import { bodyObject } from '../common/body-validation.pipe';
+import { type PlainAnswer, type PlainRoute } from '../common/plain-route';
 import { ROOM_PATH } from './room-id.pipe';
-import { credentialsNameField } from './dto/room-credentials.dto';
 import { CredentialsThrottleGuard } from './ip-throttle.guard';
 import { RoomsService } from './rooms.service';
 
+/** A credentials body's fields, before validation. */
+type CredentialsFields = Readonly<Partial<Record<keyof RoomCredentialsRequest, unknown>>>;
+
 /**
- * `POST /api/room/:room_id` answered ahead of Express (`PlainRoutes`), the connect path's costliest
- * step otherwise. Same contract as `RoomsController.credentials`. It answers a single path
- * segment that decodes with a body declared as plain JSON (UTF-8, no content coding) by a
- * `Content-Length` within the limit; any other request (chunked, compressed, another charset or
- * type, too large, a query string) takes the Nest route. The budget and the name check go to
- * Redis together, in one round trip.
+ * The field of a credentials body that carries the name, and is validated: `sender_id`, or
+ * `sender` when only that is given.
+ */
+function credentialsNameField(body: CredentialsFields): keyof RoomCredentialsRequest {
+  return body.sender_id !== undefined || body.sender === undefined ? 'sender_id' : 'sender';
+}
+
+/**
+ * `POST /api/room/:room_id` (protocol/README.md §2.3), which every connect makes: answered ahead
+ * of Express (`PlainRoutes`), its only definition. The budget and the name check go to Redis
+ * together, in one round trip.
  */
 @Injectable()
 export class CredentialsRoute implements PlainRoute {
+  readonly prefix = ROOM_PATH;
+  readonly suffix = '';
+
   constructor(
     private readonly rooms: RoomsService,
     private readonly throttle: CredentialsThrottleGuard,
   ) {}
 
-  match(request: IncomingMessage): string | null {
-    const room = pathParam(request, ROOM_PATH);
-    return room !== null && hasPlainBody(request) ? room : null;
-  }
-
   /**
-   * The Nest route's steps in its order of answers: a malformed body (parsed before its guard),
-   * the budget (its guard), the room id (its path pipe), the body (its validation pipe), the
-   * name check. Only the budget and the name check need Redis, so they are sent together.
+   * The checks in the order of §2.1, after the body was read: the budget, the room id, the body,
+   * the name check. Only the budget and the name check need Redis, so they are sent together.
    */
-  async handle(request: IncomingMessage, room: string, raw: Buffer): Promise<PlainAnswer> {
-    const body = parseJsonBody(raw);
+  async handle(request: IncomingMessage, room: string, body: unknown): Promise<PlainAnswer> {
     let problem: string | null = validateRoomName(room);
     let name: string | null = null;
-    if (problem === null && Array.isArray(body)) problem = BODY_NOT_OBJECT_MESSAGE;
-    if (problem === null) {
-      const fields = body as Partial<Record<'sender_id' | 'sender', unknown>>;
+    const fields = bodyObject(body) as CredentialsFields | null;
+    if (problem === null && fields === null) problem = BODY_NOT_OBJECT_MESSAGE;
+    if (problem === null && fields !== null) {
       const given = fields[credentialsNameField(fields)];
       problem = validateUserName(given);
       if (problem === null) name = normalizeUserName(given as string);
@@ -56,9 +59,8 @@ export class CredentialsRoute implements PlainRoute {
       name === null ? Promise.resolve(false) : this.rooms.isTaken(room, name),
     );
     if (problem !== null || name === null) throw new BadRequestException([problem]);
-    if (taken()) throw new ConflictException(NAME_TAKEN_MESSAGE);
-    const { token } = this.rooms.credentials(room, name);
+    const { token } = this.rooms.credentials(room, name, taken());
     const answer: RoomCredentialsResponse = { room_id: room, sender_id: name, token };
-    return { status: 200, body: answer };
+    return { status: HttpStatus.OK, body: answer };
   }
 }

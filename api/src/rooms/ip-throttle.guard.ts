@@ -7,7 +7,7 @@ import {
   Injectable,
 } from '@nestjs/common';
 import { RATE_LIMITED_MESSAGE } from '@taco/protocol';
-import { type Request, type Response } from 'express';
+import { type Request } from 'express';
 import { ClientIpResolver } from '../common/client-ip';
 import { MetricsService } from '../metrics/metrics.service';
 import {
@@ -16,7 +16,7 @@ import {
   LookupRateLimiter,
 } from '../bus/ip-rate-limiter.port';
 
-/** 429: a client IP over its budget, with the `Retry-After` seconds to send. */
+/** 429: a client IP over its budget, with the `Retry-After` seconds to send (`httpErrorAnswer`). */
 export class RateLimitedException extends HttpException {
   readonly retryAfter: string;
 
@@ -60,10 +60,8 @@ abstract class IpThrottleGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const http = context.switchToHttp();
-    const refusal = await this.take(http.getRequest<Request>());
+    const refusal = await this.take(context.switchToHttp().getRequest<Request>());
     if (refusal === null) return true;
-    http.getResponse<Response>().setHeader('Retry-After', refusal.retryAfter);
     throw refusal;
   }
 }

@@ -1,11 +1,10 @@
-import { Body, Controller, HttpCode, HttpStatus, Param, Post, UseGuards } from '@nestjs/common';
-import { type CreateRoomResponse, type RoomCredentialsResponse } from '@taco/protocol';
+import { Body, Controller, HttpCode, HttpStatus, Post, UseGuards } from '@nestjs/common';
+import { type CreateRoomResponse } from '@taco/protocol';
 import { CreateRoomDto } from './dto/create-room.dto';
-import { RoomCredentialsDto } from './dto/room-credentials.dto';
 import { CredentialsThrottleGuard } from './ip-throttle.guard';
-import { RoomIdPipe } from './room-id.pipe';
 import { RoomsService } from './rooms.service';
 
+/** `POST /api/room`; `POST /api/room/:room_id` is `CredentialsRoute`. */
 @Controller('room')
 @UseGuards(CredentialsThrottleGuard)
 export class RoomsController {
@@ -17,16 +16,5 @@ export class RoomsController {
   async create(@Body() dto: CreateRoomDto): Promise<CreateRoomResponse> {
     const { name, token } = await this.rooms.issue(dto.room_id, dto.senderName);
     return { name, room: dto.room_id, token };
-  }
-
-  /** Credentials for a room. */
-  @Post(':room_id')
-  @HttpCode(HttpStatus.OK)
-  async credentials(
-    @Param('room_id', RoomIdPipe) room: string,
-    @Body() dto: RoomCredentialsDto,
-  ): Promise<RoomCredentialsResponse> {
-    const { name, token } = await this.rooms.issue(room, dto.senderName);
-    return { room_id: room, sender_id: name, token };
   }
 }

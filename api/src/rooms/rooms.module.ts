@@ -10,7 +10,6 @@ import { RoomsController } from './rooms.controller';
 import { RoomsService } from './rooms.service';
 import { TokenSecret } from './token-secret';
 import { TokenSecretModule } from './token-secret.module';
-import { TicketsController } from './tickets.controller';
 import { TicketRoute } from './ticket.route';
 
 @Module({
@@ -26,7 +25,7 @@ import { TicketRoute } from './ticket.route';
       }),
     }),
   ],
-  controllers: [RoomsController, TicketsController, RoomDirectoryController],
+  controllers: [RoomsController, RoomDirectoryController],
   providers: [
     RoomsService,
     RoomTokenService,

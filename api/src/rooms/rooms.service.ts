@@ -23,8 +23,7 @@ export class RoomsService {
   /** A token for `rawName` in `room`, unless the name is taken there right now (`isTaken`). */
   async issue(room: string, rawName: string): Promise<IssuedCredentials> {
     const name = normalizeUserName(rawName);
-    if (await this.isTaken(room, name)) throw new ConflictException(NAME_TAKEN_MESSAGE);
-    return this.credentials(room, name);
+    return this.credentials(room, name, await this.isTaken(room, name));
   }
 
   /**
@@ -35,8 +34,9 @@ export class RoomsService {
     return orUnavailable(this.logger, 'Presence check', () => this.presence.isTaken(room, name));
   }
 
-  /** Credentials for a trimmed `name` known to be free in `room`. */
-  credentials(room: string, name: string): IssuedCredentials {
+  /** Credentials for a trimmed `name` in `room`: 409 when the presence check found it `taken`. */
+  credentials(room: string, name: string, taken: boolean): IssuedCredentials {
+    if (taken) throw new ConflictException(NAME_TAKEN_MESSAGE);
     return { name, token: this.tokens.sign(room, name) };
   }
 }

@@ -5,43 +5,43 @@ import {
   TICKET_UNAUTHORIZED_MESSAGE,
   validateRoomName,
 } from '@taco/protocol';
-import { parseJsonBody } from '../common/json-body';
-import { hasPlainBody, type PlainAnswer, type PlainRoute, pathParam } from '../common/plain-route';
+import { type PlainAnswer, type PlainRoute } from '../common/plain-route';
 import { ROOM_PATH } from './room-id.pipe';
 import { LookupThrottleGuard } from './ip-throttle.guard';
 import { RoomTokenService } from './room-token.service';
-import { bearerToken } from './tickets.controller';
 import { TicketStore } from '../bus/ticket-store.port';
 
-const PATH_SUFFIX = '/ticket';
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** The token of an `Authorization: Bearer <token>` header, or `undefined`. */
+function bearerToken(authorization: string | undefined): string | undefined {
+  return BEARER.exec(authorization ?? '')?.[1];
+}
 
 /**
- * `POST /api/room/:room_id/ticket` answered ahead of Express (`PlainRoutes`): every reconnect of a
- * browser makes it. Same contract as `TicketsController.issue`. It answers a single path segment
- * that decodes, with no body or a body Express's JSON parser reads as it is (plain JSON within the
- * limit, or untyped, which Express does not read); anything else takes the Nest route.
+ * `POST /api/room/:room_id/ticket` (protocol/README.md §2.4), which every reconnect of a browser
+ * makes: answered ahead of Express (`PlainRoutes`), its only definition. A single-use socket
+ * ticket for the room of the Bearer token, so no URL carries the token; a JSON body is read (and
+ * refused if unreadable) as every route's is, then ignored.
  */
 @Injectable()
 export class TicketRoute implements PlainRoute {
+  readonly prefix = ROOM_PATH;
+  readonly suffix = '/ticket';
+
   constructor(
     private readonly tokens: RoomTokenService,
     private readonly tickets: TicketStore,
     private readonly throttle: LookupThrottleGuard,
   ) {}
 
-  match(request: IncomingMessage): string | null {
-    const room = pathParam(request, ROOM_PATH, PATH_SUFFIX);
-    return room !== null && hasPlainBody(request) ? room : null;
-  }
-
   /**
-   * The Nest route's answers in its order: a malformed JSON body (its body parser), the budget
-   * (its guard), the room id (its path pipe), the Bearer token, the ticket. The token is checked
-   * here without Redis, so a valid one's ticket is stored in the same round trip as the budget is
-   * taken (a ticket stored for a call then refused for its budget is never handed out, and lapses).
+   * The checks in the order of §2.1, after the body was read: the budget, the room id, the Bearer
+   * token, the ticket. The token is checked without Redis, so a valid one's ticket is stored in
+   * the same round trip as the budget is taken (a ticket stored for a call then refused for its
+   * budget is never handed out, and lapses).
    */
-  async handle(request: IncomingMessage, room: string, raw: Buffer): Promise<PlainAnswer> {
-    parseJsonBody(raw);
+  async handle(request: IncomingMessage, room: string): Promise<PlainAnswer> {
     const problem = validateRoomName(room);
     const holder =
       problem === null

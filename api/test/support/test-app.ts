@@ -15,7 +15,7 @@ import { AppModule } from '../../src/app.module';
 import { type RedisConnections } from '../../src/bus/redis/redis-connections';
 import { RedisStorageDriver } from '../../src/bus/redis/redis-storage.driver';
 import { StorageDriver } from '../../src/bus/storage-driver.port';
-import { configureApp, type ConfigureOptions } from '../../src/app.setup';
+import { configureApp } from '../../src/app.setup';
 import { Clock } from '../../src/common/clock';
 import { createLogger } from '../../src/common/logging';
 import { AppConfig } from '../../src/config/app-config';
@@ -42,13 +42,11 @@ export interface TestApp {
 
 /**
  * Boots the real application on a free port, with a fake clock and no web client. It logs only
- * fatal lines unless `overrides` say otherwise, as JSON lines to `logDestination` if given;
- * `setup` is handed to `configureApp`.
+ * fatal lines unless `overrides` say otherwise, as JSON lines to `logDestination` if given.
  */
 export async function startTestApp(
   overrides: Partial<AppConfig> = {},
   logDestination?: DestinationStream,
-  setup: ConfigureOptions = {},
 ): Promise<TestApp> {
   const base = loadConfig({ JWT_SECRET: TEST_SECRET, WEB_DIST: 'off', LOG_LEVEL: 'fatal' }, false);
   // Tests ask for many tokens from one address; the limit itself has its own tests.
@@ -66,7 +64,7 @@ export async function startTestApp(
     bodyParser: false,
     bufferLogs: true,
   });
-  configureApp(app, config, setup);
+  configureApp(app, config);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
