@@ -1,4 +1,4 @@
-import { roomKeys } from '../../api/src/bus/redis/redis-keys';
+import { roomKeys } from '@taco/protocol';
 import { type Cluster, type RedisCluster, sleep, waitFor } from '@taco/harness';
 import { type ChaosClient } from './chaos-client';
 import {

@@ -8,8 +8,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiPath } from '@taco/protocol';
-import { SHARED_KEYS } from '../../api/src/bus/redis/redis-keys';
+import { ApiPath, SHARED_KEYS } from '@taco/protocol';
 import { freePorts, REPO_ROOT, sleep, waitFor } from '@taco/harness';
 import {
   block,

@@ -7,4 +7,5 @@ export * from './limits';
 export * from './reconnect';
 export * from './room-names';
 export * from './security-policy';
+export * from './storage-keys';
 export * from './validation';

@@ -1,18 +1,4 @@
-/**
- * Every Redis key and channel of a room, built in one place. The room sits in a hash tag, so a
- * Redis Cluster keeps all of a room's keys in one slot.
- */
-export function roomKeys(room: string) {
-  return {
-    log: `chat:{${room}}:log`,
-    seq: `chat:{${room}}:seq`,
-    epoch: `chat:{${room}}:epoch`,
-    /** Where the last clear left the room: \`<epoch> <seq>\` (see `CLEAR_SCRIPT`). */
-    cleared: `chat:{${room}}:cleared`,
-    presence: `chat:{${room}}:presence`,
-    channel: `chat:{${room}}`,
-  } as const;
-}
+export { roomKeys, SHARED_KEYS } from '@taco/protocol';
 
 const CHANNEL_START = 'chat:{';
 const CHANNEL_END = '}';
@@ -36,15 +22,3 @@ export function roomOfChannel(channel: string | Buffer): string | null {
     return null;
   return channel.toString('utf8', start, end);
 }
-
-/** Keys shared by every replica rather than kept per room. */
-export const SHARED_KEYS = {
-  /** The token secret the replicas agreed on when the operator set none (see `TokenSecret`). */
-  jwtSecret: 'taco:jwt-secret',
-  /** A single-use socket ticket and the room and name it opens (see `TicketStore`). */
-  ticket: (ticket: string) => `taco:ticket:${ticket}`,
-  /** Per-IP call budgets (rate-limiter-flexible adds the IP after the prefix). */
-  rateLimitPrefix: (budget: string) => `taco:limit:${budget}`,
-  /** Open sockets of one client IP, counted per replica (see `RedisConnectionLimiter`). */
-  connections: (ip: string) => `taco:connections:{${ip}}`,
-} as const;

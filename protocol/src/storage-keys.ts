@@ -1,0 +1,32 @@
+/**
+ * The Redis layout (§8.1): every key and channel of a room, and the keys the replicas share, built
+ * in one place for the api's Redis driver and for tools that read a deployment's Redis.
+ */
+
+/**
+ * Every Redis key and channel of a room. The room sits in a hash tag, so a
+ * Redis Cluster keeps all of a room's keys in one slot.
+ */
+export function roomKeys(room: string) {
+  return {
+    log: `chat:{${room}}:log`,
+    seq: `chat:{${room}}:seq`,
+    epoch: `chat:{${room}}:epoch`,
+    /** Where the last clear left the room: \`<epoch> <seq>\` (§6.6). */
+    cleared: `chat:{${room}}:cleared`,
+    presence: `chat:{${room}}:presence`,
+    channel: `chat:{${room}}`,
+  } as const;
+}
+
+/** Keys shared by every replica rather than kept per room. */
+export const SHARED_KEYS = {
+  /** The token secret the replicas agreed on when the operator set none (the api's token secret). */
+  jwtSecret: 'taco:jwt-secret',
+  /** A single-use socket ticket and the room and name it opens (§4.2). */
+  ticket: (ticket: string) => `taco:ticket:${ticket}`,
+  /** Per-IP call budgets (rate-limiter-flexible adds the IP after the prefix). */
+  rateLimitPrefix: (budget: string) => `taco:limit:${budget}`,
+  /** Open sockets of one client IP, counted per replica (§7.3). */
+  connections: (ip: string) => `taco:connections:{${ip}}`,
+} as const;
