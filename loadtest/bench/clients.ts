@@ -6,7 +6,7 @@ import type { ClientMessage, ParentMessage } from './ipc';
 const CLIENT_SCRIPT = resolve(__dirname, 'load-client.ts');
 const REPLY_TIMEOUT_MS = 120_000;
 
-export type Reply<T extends ClientMessage['type']> = Extract<ClientMessage, { type: T }>;
+type Reply<T extends ClientMessage['type']> = Extract<ClientMessage, { type: T }>;
 
 interface Waiter {
   type: ClientMessage['type'];
@@ -88,19 +88,8 @@ class LoadClient {
   }
 }
 
-/** A set of load clients (Node processes, or k6 VUs) that answer the same requests. */
-export interface LoadPool {
-  /** Resolves once every client is up. */
-  ready(): Promise<void>;
-  /** Sends one message per client (built from its index) and waits for every answer. */
-  all<T extends ClientMessage['type']>(
-    build: (index: number) => ParentMessage,
-    answer: T,
-  ): Promise<Reply<T>[]>;
-  close(): Promise<unknown>;
-}
-
-export class ClientPool implements LoadPool {
+/** The load-client processes of one run, answering the same requests. */
+export class ClientPool {
   readonly clients: LoadClient[];
 
   constructor(count: number) {

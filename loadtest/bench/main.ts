@@ -13,7 +13,6 @@
  *   npm run bench -- --only cluster,pubsub
  *                                       # Taco Chat on a Redis Cluster beside one Redis, and
  *                                       # PUBLISH vs SPUBLISH as the cluster grows
- *   npm run bench -- --driver k6        # the same workloads driven by k6 instead of Node clients
  *   npm run bench -- --only manyRooms --rate 8 --seconds 20
  *                                       # hold one rate instead of searching: CPU per delivery
  *                                       # of each server at equal load, steady-state profiles
@@ -30,10 +29,8 @@ import {
   runClusterComparison,
   runPubSubBench,
 } from './cluster-bench';
-import { K6Pool, k6Executable } from './k6-pool';
 import {
   type BenchReport,
-  type Driver,
   machine,
   type Outcome,
   ratios,
@@ -101,15 +98,6 @@ function parseFixed(rate: string | undefined, seconds: string | undefined): RunS
   return { roomRate, seconds: duration };
 }
 
-/** `--driver node|k6`: the load generator (Node load-client processes, or one k6 run). */
-function parseDriver(text: string | undefined): Driver {
-  if (text === 'node' || text === 'k6') {
-    if (text === 'k6') k6Executable();
-    return text;
-  }
-  throw new Error(`--driver must be node or k6 (got "${text ?? ''}")`);
-}
-
 let profileDir: string | undefined;
 
 async function withServer<T>(
@@ -149,10 +137,8 @@ async function main(): Promise<void> {
       profile: { type: 'string' },
       rate: { type: 'string' },
       seconds: { type: 'string' },
-      driver: { type: 'string', default: 'node' },
     },
   });
-  const driver = parseDriver(values.driver);
   const workloads = parseList('only', values.only, WORKLOAD_IDS);
   const servers = parseList('servers', values.servers, SERVER_IDS);
   profileDir = values.profile === undefined ? undefined : resolve(values.profile);
@@ -168,7 +154,6 @@ async function main(): Promise<void> {
     clientSaturation: plan.clientSaturation,
     p99LimitMs: plan.p99LimitMs,
     loadFractions: plan.loadFractions,
-    pool: driver === 'k6' ? (count) => new K6Pool(count) : undefined,
     fixed: parseFixed(values.rate, values.seconds),
     log,
   };
@@ -223,7 +208,6 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine: machine(),
     plan,
-    driver,
     topology: TOPOLOGY,
     results: { ...results, cluster, pubsub },
     ratios: ratios(results),

@@ -12,12 +12,8 @@ export interface Outcome<T> {
   error: string | null;
 }
 
-/** The load generator of a run. */
-export type Driver = 'node' | 'k6';
-
 export interface BenchReport {
   date: string;
-  driver: Driver;
   machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
   plan: BenchPlan;
   topology: string;
@@ -253,9 +249,7 @@ export function render(report: BenchReport): string {
       ? 'SMOKE RUN: tiny sizes, the figures only show that every part works.'
       : `Sizes scaled by BENCH_SCALE=${plan.scale} (rooms, members and connections; per-room rates unchanged).`,
     report.topology,
-    report.driver === 'k6'
-      ? 'Load generator: k6 (one process; each VU plays one load client, figures as the Node clients report them).'
-      : 'Load generator: Node load-client processes.',
+    'Load generator: Node load-client processes.',
     ...(ran(results.fanout) ? [table(plan.fanout.title, rateRows(results.fanout))] : []),
     ...(ran(results.manyRooms) ? [table(plan.manyRooms.title, rateRows(results.manyRooms))] : []),
     ...(ran(results.idle) ? [table(plan.idle.title, idleRows(results.idle))] : []),

@@ -1,7 +1,7 @@
 /** Runs one workload against one running server with fresh load-client processes. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { IdleWorkload, RateWorkload } from '../workloads/workloads';
-import { ClientPool, type LoadPool } from './clients';
+import { ClientPool } from './clients';
 import { emptyHistogram, merge, quantile } from './histogram';
 import type { ConnSpec, SenderPlan } from './ipc';
 import { cpuSeconds, machineCpu, rssBytes, totalCpuSeconds } from './proc-stats';
@@ -18,8 +18,6 @@ export interface RunSettings {
   p99LimitMs: number;
   /** Fractions of the capacity found to run one step at each, after the search. */
   loadFractions: readonly number[];
-  /** The load generator: Node load-client processes by default. */
-  pool?: (clients: number) => LoadPool;
   /** Hold one rate instead of searching (for profiles and CPU comparisons at equal load). */
   fixed?: { roomRate: number; seconds: number };
   log: (line: string) => void;
@@ -138,7 +136,7 @@ function layout(
 }
 
 async function connect(
-  pool: LoadPool,
+  pool: ClientPool,
   perClient: ConnSpec[][],
   server: RunningServer,
   settings: RunSettings,
@@ -159,7 +157,7 @@ async function connect(
 }
 
 async function runStep(
-  pool: LoadPool,
+  pool: ClientPool,
   lay: Layout,
   server: RunningServer,
   workload: RateWorkload,
@@ -278,7 +276,7 @@ function disturbance(step: StepResult): number {
  * every run, the one that counts last.
  */
 async function steadyStep(
-  pool: LoadPool,
+  pool: ClientPool,
   lay: Layout,
   server: RunningServer,
   workload: RateWorkload,
@@ -315,7 +313,7 @@ export async function openRateSession(
   server: RunningServer,
   settings: RunSettings,
 ): Promise<RateSession> {
-  const pool = settings.pool?.(settings.clients) ?? new ClientPool(settings.clients);
+  const pool = new ClientPool(settings.clients);
   const tag = `${workload.id === 'fanout' ? 'fan' : 'rooms'}-${server.id}-${Date.now().toString(36)}`;
   const lay = layout(workload, server, settings.clients, tag);
   try {
@@ -501,7 +499,7 @@ export async function runIdleWorkload(
   const pid = server.processPids()[0];
   const port = server.ports[0];
   if (pid === undefined || port === undefined) throw new Error('server has no first process');
-  const pool = settings.pool?.(settings.clients) ?? new ClientPool(settings.clients);
+  const pool = new ClientPool(settings.clients);
   try {
     await pool.ready();
     const tag = `idle-${server.id}-${Date.now().toString(36)}`;
