@@ -22,27 +22,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchPlan } from '../workloads/workloads';
-import {
-  type ClusterFigures,
-  type PubSubFigures,
-  runClusterComparison,
-  runPubSubBench,
-} from './cluster-bench';
-import {
-  type BenchReport,
-  machine,
-  type Outcome,
-  ratios,
-  render,
-  SERVER_IDS,
-} from './report';
+import { benchPlan, type RateWorkload } from '../workloads/workloads';
+import { type ClusterFigures, runClusterComparison } from './cluster-bench';
+import { type Outcome, settle, skipped } from './outcome';
+import { type PubSubFigures, runPubSubBench } from './pubsub-bench';
+import type { RunSettings } from './rate-session';
+import { type BenchReport, machine, ratios, render, SERVER_IDS } from './report';
 import {
   type IdleFigures,
   type RateFigures,
   runIdleWorkload,
   runRateWorkload,
-  type RunSettings,
 } from './run-workload';
 import { runScenario } from './scenarios';
 import { type RunningServer, SERVER_NAMES, type ServerId, startServer } from './servers';
@@ -100,28 +90,21 @@ function parseFixed(rate: string | undefined, seconds: string | undefined): RunS
 
 let profileDir: string | undefined;
 
-async function withServer<T>(
+function withServer<T>(
   id: ServerId,
   replicas: number,
   run: (server: RunningServer) => Promise<T>,
 ): Promise<Outcome<T>> {
-  try {
-    current = await startServer(id, replicas, profileDir);
-    return { figures: await run(current), error: null };
-  } catch (error) {
-    return { figures: null, error: error instanceof Error ? error.message : String(error) };
-  } finally {
-    await current?.stop();
-    current = null;
-  }
-}
-
-async function settle<T>(running: Promise<T>): Promise<Outcome<T>> {
-  try {
-    return { figures: await running, error: null };
-  } catch (error) {
-    return { figures: null, error: error instanceof Error ? error.message : String(error) };
-  }
+  return settle(
+    async () => {
+      current = await startServer(id, replicas, profileDir);
+      return run(current);
+    },
+    async () => {
+      await current?.stop();
+      current = null;
+    },
+  );
 }
 
 async function main(): Promise<void> {
@@ -158,49 +141,53 @@ async function main(): Promise<void> {
     log,
   };
 
-  const results = {
-    fanout: {} as Record<ServerId, Outcome<RateFigures>>,
-    manyRooms: {} as Record<ServerId, Outcome<RateFigures>>,
-    idle: {} as Record<ServerId, Outcome<IdleFigures>>,
-  };
-  const skipped = (): Outcome<never> => ({ figures: null, error: null });
-  for (const id of SERVER_IDS) {
-    results.fanout[id] = skipped();
-    results.manyRooms[id] = skipped();
-    results.idle[id] = skipped();
-  }
-  for (const workload of [plan.fanout, plan.manyRooms]) {
-    if (!workloads.includes(workload.id)) continue;
-    log(`\n== ${workload.title}`);
+  const none = <T>(): Record<ServerId, Outcome<T>> => ({
+    taco: skipped(),
+    socketio: skipped(),
+    raw: skipped(),
+  });
+  /** One workload on each server of `--servers` in turn (the rest stay skipped). */
+  const perServer = async <T>(
+    title: string,
+    replicas: number,
+    run: (server: RunningServer) => Promise<T>,
+  ) => {
+    const outcomes = none<T>();
+    log(`\n== ${title}`);
     for (const id of servers) {
       log(`  ${SERVER_NAMES[id]}`);
-      results[workload.id][id] = await withServer(id, workload.replicas, (server) =>
-        runRateWorkload(workload, server, settings),
-      );
-      const error = results[workload.id][id].error;
-      if (error !== null) log(`    error: ${error}`);
+      const outcome = await withServer(id, replicas, run);
+      if (outcome.error !== null) log(`    error: ${outcome.error}`);
+      outcomes[id] = outcome;
     }
-  }
-  if (workloads.includes('idle')) log(`\n== ${plan.idle.title}`);
-  for (const id of workloads.includes('idle') ? servers : []) {
-    log(`  ${SERVER_NAMES[id]}`);
+    return outcomes;
+  };
+  const rate = (workload: RateWorkload) =>
+    workloads.includes(workload.id)
+      ? perServer(workload.title, workload.replicas, (server) =>
+          runRateWorkload(workload, server, settings),
+        )
+      : none<RateFigures>();
+  const results = {
+    fanout: await rate(plan.fanout),
+    manyRooms: await rate(plan.manyRooms),
     // Same topology as the other workloads (2 processes); every connection goes to the first.
-    results.idle[id] = await withServer(id, 2, (server) =>
-      runIdleWorkload(plan.idle, server, settings),
-    );
-    const error = results.idle[id].error;
-    if (error !== null) log(`    error: ${error}`);
-  }
+    idle: workloads.includes('idle')
+      ? await perServer(plan.idle.title, 2, (server) =>
+          runIdleWorkload(plan.idle, server, settings),
+        )
+      : none<IdleFigures>(),
+  };
 
   let cluster: Outcome<ClusterFigures> = skipped();
   if (workloads.includes('cluster')) {
     log(`\n== ${plan.cluster.title}`);
-    cluster = await settle(runClusterComparison(plan.cluster, settings, profileDir));
+    cluster = await settle(() => runClusterComparison(plan.cluster, settings, profileDir));
   }
   let pubsub: Outcome<PubSubFigures> = skipped();
   if (workloads.includes('pubsub')) {
     log(`\n== ${plan.pubsub.title}`);
-    pubsub = await settle(runPubSubBench(plan.pubsub, log));
+    pubsub = await settle(() => runPubSubBench(plan.pubsub, log));
     if (pubsub.error !== null) log(`    error: ${pubsub.error}`);
   }
 
