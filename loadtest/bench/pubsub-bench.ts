@@ -6,7 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { type RedisCluster, startRedisCluster } from '@taco/harness';
 import type { PubSubWorkload } from '../workloads/workloads';
-import { cpuSeconds, machineCpu } from './proc-stats';
+import { cpuSeconds, machineWindow } from './proc-stats';
+import { redisNodePid } from './servers';
 
 export type PubSubMode = 'PUBLISH' | 'SPUBLISH';
 
@@ -54,8 +55,7 @@ interface Node {
 async function openNodes(cluster: RedisCluster, subscribers: number): Promise<Node[]> {
   return Promise.all(
     cluster.nodes.map(async (node) => {
-      const info = await cluster.cli(node.port, 'info', 'server');
-      const pid = Number(/^process_id:(\d+)/m.exec(info)?.[1]);
+      const pid = await redisNodePid(cluster, node.port);
       const options = { host: '127.0.0.1', port: node.port, lazyConnect: true };
       const subs = Array.from({ length: subscribers }, () => new Redis(options));
       const pub = new Redis(options);
@@ -83,12 +83,7 @@ async function owners(cluster: RedisCluster, nodes: Node[], channels: string[]):
 
 /** CPU seconds per second every node of the cluster spends with nothing to do. */
 async function idleCpuRate(cluster: RedisCluster, seconds: number): Promise<number> {
-  const pids = await Promise.all(
-    cluster.nodes.map(async (node) => {
-      const info = await cluster.cli(node.port, 'info', 'server');
-      return Number(/^process_id:(\d+)/m.exec(info)?.[1]);
-    }),
-  );
+  const pids = await Promise.all(cluster.nodes.map((node) => redisNodePid(cluster, node.port)));
   const before = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
   const wall = Date.now();
   await sleep(seconds * 1000);
@@ -159,18 +154,13 @@ async function runMode(
     await drain(warm * subscribers);
     for (const node of nodes) node.received = 0;
     const before = cpu();
-    const machineBefore = machineCpu();
-    const selfBefore = process.cpuUsage();
-    const wall = Date.now();
+    const endWindow = machineWindow();
     const total = Math.round(workload.messagesPerSecond * workload.seconds);
     const published = await publish(total, workload.seconds);
     await drain(published * subscribers);
     const after = cpu();
-    const machineAfter = machineCpu();
-    const self = process.cpuUsage(selfBefore);
-    const wallSeconds = (Date.now() - wall) / 1000;
     const redisSeconds = after.reduce((all, value, index) => all + value - (before[index] ?? 0), 0);
-    const ours = redisSeconds + (self.user + self.system) / 1e6;
+    const { wallSeconds, outsideCores, stealCores } = endWindow(redisSeconds);
     const received = nodes.reduce((sum, node) => sum + node.received, 0);
     const byNode: Record<string, number> = {};
     nodes.forEach((node, index) => {
@@ -188,8 +178,8 @@ async function runMode(
       redisMicrosPerMessageByNode: byNode,
       netMicrosPerMessage:
         published > 0 ? Math.max(0, sum - ((idleRate * wallSeconds) / published) * 1e6) : null,
-      outsideCores: Math.max(0, (machineAfter.busy - machineBefore.busy - ours) / wallSeconds),
-      stealCores: (machineAfter.steal - machineBefore.steal) / wallSeconds,
+      outsideCores,
+      stealCores,
     };
     log(
       `    ${masters} masters, ${mode}, ${subscribers} subscriber(s) per channel: ` +

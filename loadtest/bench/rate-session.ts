@@ -8,7 +8,7 @@ import type { RateWorkload } from '../workloads/workloads';
 import { ClientPool } from './clients';
 import { emptyHistogram, merge, quantile } from './histogram';
 import type { ConnSpec, SenderPlan } from './ipc';
-import { cpuSeconds, machineCpu, totalCpuSeconds } from './proc-stats';
+import { cpuSeconds, machineWindow, totalCpuSeconds } from './proc-stats';
 import type { RunningServer } from './servers';
 
 export interface RunSettings {
@@ -141,9 +141,7 @@ async function runStep(
   const cpuBefore = totalCpuSeconds(server.allPids());
   const redisBefore = redisNodes.map((node) => cpuSeconds(node.pid));
   const nginxBefore = totalCpuSeconds(server.nginxPids());
-  const machineBefore = machineCpu();
-  const selfBefore = process.cpuUsage();
-  const wallBefore = Date.now();
+  const endWindow = machineWindow();
   const sentAnswers = await pool.all(
     (index) => ({
       type: 'step',
@@ -180,9 +178,6 @@ async function runStep(
   });
   const redisCpuSeconds = Object.values(redisCpuByNode).reduce((sum, value) => sum + value, 0);
   const nginxCpuSeconds = totalCpuSeconds(server.nginxPids()) - nginxBefore;
-  const machineAfter = machineCpu();
-  const self = process.cpuUsage(selfBefore);
-  const wallSeconds = (Date.now() - wallBefore) / 1000;
   const histogram = emptyHistogram();
   let received = 0;
   let errors = 0;
@@ -193,9 +188,7 @@ async function runStep(
     errors += answer.errors + answer.closed;
     clientsCpuSeconds += answer.cpuSeconds;
   }
-  const ours = serverCpuSeconds + clientsCpuSeconds + (self.user + self.system) / 1e6;
-  const outsideCores = Math.max(0, (machineAfter.busy - machineBefore.busy - ours) / wallSeconds);
-  const stealCores = (machineAfter.steal - machineBefore.steal) / wallSeconds;
+  const { wallSeconds, outsideCores, stealCores } = endWindow(serverCpuSeconds + clientsCpuSeconds);
   const p50Ms = quantile(histogram, 0.5);
   const p99Ms = quantile(histogram, 0.99);
   const pass =
