@@ -27,14 +27,7 @@ class LoadClient {
       execArgv: ['--import', 'tsx'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    this.ready = new Promise((resolve, reject) => {
-      this.waiters.push({
-        type: 'ready',
-        resolve,
-        reject,
-        timer: setTimeout(() => reject(new Error(`load client ${index} did not start`)), 30_000),
-      });
-    });
+    this.ready = this.wait('ready', 30_000);
     this.child.on('message', (message: ClientMessage) => {
       const at = this.waiters.findIndex((waiter) => waiter.type === message.type);
       const waiter = this.waiters[at];
@@ -52,7 +45,8 @@ class LoadClient {
     });
   }
 
-  request<T extends ClientMessage['type']>(message: ParentMessage, answer: T): Promise<Reply<T>> {
+  /** The next message of type `answer`, or an error after `timeoutMs` or when the process exits. */
+  private wait<T extends ClientMessage['type']>(answer: T, timeoutMs: number): Promise<Reply<T>> {
     return new Promise<Reply<T>>((resolve, reject) => {
       if (this.exited) {
         reject(new Error(`load client ${this.index} is not running`));
@@ -61,8 +55,8 @@ class LoadClient {
       const timer = setTimeout(() => {
         const at = this.waiters.indexOf(waiter);
         if (at >= 0) this.waiters.splice(at, 1);
-        reject(new Error(`load client ${this.index}: no ${answer} within ${REPLY_TIMEOUT_MS} ms`));
-      }, REPLY_TIMEOUT_MS);
+        reject(new Error(`load client ${this.index}: no ${answer} within ${timeoutMs} ms`));
+      }, timeoutMs);
       const waiter: Waiter = {
         type: answer,
         resolve: (reply) => resolve(reply as Reply<T>),
@@ -70,8 +64,13 @@ class LoadClient {
         timer,
       };
       this.waiters.push(waiter);
-      this.child.send(message);
     });
+  }
+
+  request<T extends ClientMessage['type']>(message: ParentMessage, answer: T): Promise<Reply<T>> {
+    const reply = this.wait(answer, REPLY_TIMEOUT_MS);
+    if (!this.exited) this.child.send(message);
+    return reply;
   }
 
   async close(): Promise<void> {

@@ -2,22 +2,8 @@
  * `npm run bench`: Taco Chat, Socket.IO 4 and a raw ws ceiling side by side on this machine, each
  * as 2 processes + redis-server, loaded by separate client processes. Prints one table per
  * workload, the ratios, and writes every figure to loadtest/results/bench-latest.json.
- *
- *   npm run bench                       # default sizes (BENCH_SCALE, see README)
- *   npm run bench -- --smoke            # tiny sizes, seconds: proves every part runs
- *   BENCH_SCALE=1 npm run bench         # the issue's full sizes
- *   npm run bench -- --out report.json  # another place for the JSON
- *   npm run bench -- --only fanout --servers taco,raw --profile /tmp/prof
- *                                       # one workload, some servers, V8 CPU profiles of each
- *                                       # server process (summarize: tsx loadtest/bench/profile-summary.ts /tmp/prof)
- *   npm run bench -- --only cluster,pubsub
- *                                       # Taco Chat on a Redis Cluster beside one Redis, and
- *                                       # PUBLISH vs SPUBLISH as the cluster grows
- *   npm run bench -- --only manyRooms --rate 8 --seconds 20
- *                                       # hold one rate instead of searching: CPU per delivery
- *                                       # of each server at equal load, steady-state profiles
- *   npm run bench -- --only slowReader --seconds 60
- *                                       # paused readers attack one replica (scenarios/slow-reader.ts)
+ * Options (`--smoke`, `--only`, `--servers`, `--rate`, `--profile`, `BENCH_SCALE`…) and what each
+ * figure means: loadtest/README.md; `--only slowReader|storm|connectCost`: scenarios/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
