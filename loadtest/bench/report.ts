@@ -162,45 +162,51 @@ export function ratios(
 function clusterLines(title: string, outcome: Outcome<ClusterFigures>): string[] {
   if (outcome.figures === null && outcome.error === null) return [];
   if (outcome.figures === null) return [`\n${title}`, `error: ${outcome.error ?? ''}`];
-  const lines = [`\n${title}`];
   const runs: [string, Outcome<ClusterRun>][] = [
     ['one Redis', outcome.figures.standalone],
     ['+ nginx', outcome.figures.viaNginx],
     ['Redis Cluster', outcome.figures.cluster],
   ];
+  const rows: string[][] = [];
+  const notes: string[] = [];
   for (const [name, run] of runs) {
     if (run.figures === null) {
-      lines.push(`${name}: error: ${run.error ?? 'not run'}`);
+      notes.push(`${name}: error: ${run.error ?? 'not run'}`);
       continue;
     }
-    const idle = run.figures.idle;
+    const { idle, steps } = run.figures;
     const idleRedis = Object.values(idle.redisCoresByNode).reduce((sum, value) => sum + value, 0);
-    lines.push(
-      `${name.padEnd(13)} idle, ${idle.connections} connected: api ${num(idle.apiCores, 3)} cores, ` +
+    notes.push(
+      `${name}, idle with ${idle.connections} connected: api ${num(idle.apiCores, 3)} cores, ` +
         `Redis ${num(idleRedis, 3)} cores${idle.nginxCores > 0 ? `, nginx ${num(idle.nginxCores, 3)} cores` : ''}`,
     );
-    for (const step of run.figures.steps) {
-      lines.push(
-        `${name.padEnd(13)} ${num(step.roomRate, 1).padStart(4)} msg/s/room: ` +
-          `${num(step.deliveredPerSecond, 0)} delivered/s (${step.received}/${step.expected}), ` +
-          `p50 / p99 ${num(step.p50Ms)} / ${num(step.p99Ms)} ms, ` +
-          `CPU ${num(step.cpuSecondsPer10kDeliveries, 3)} s per 10k deliveries, ` +
-          `µs per delivery: api ${num(step.apiMicrosPerDelivery, 2)}, ` +
-          `Redis ${num(step.redisMicrosPerDelivery, 2)} (net of idle ${num(step.netRedisMicrosPerDelivery, 2)})` +
-          `${step.nginxCpuSeconds > 0 ? `, nginx ${num(step.nginxMicrosPerDelivery, 2)}` : ''}; ` +
-          `outside ${num(step.outsideCores, 2)} + steal ${num(step.stealCores, 2)} cores`,
-      );
+    for (const step of steps) {
+      rows.push([
+        name,
+        num(step.roomRate, 1),
+        `${num(step.deliveredPerSecond, 0)} (${step.received}/${step.expected})`,
+        `${num(step.p50Ms)} / ${num(step.p99Ms)}`,
+        num(step.cpuSecondsPer10kDeliveries, 3),
+        num(step.apiMicrosPerDelivery, 2),
+        `${num(step.redisMicrosPerDelivery, 2)} (${num(step.netRedisMicrosPerDelivery, 2)})`,
+        step.nginxCpuSeconds > 0 ? num(step.nginxMicrosPerDelivery, 2) : '–',
+        `${num(step.outsideCores, 2)} + ${num(step.stealCores, 2)}`,
+      ]);
       const byNode = Object.entries(step.netRedisMicrosPerDeliveryByNode);
       if (byNode.length > 1) {
-        lines.push(
-          `${''.padEnd(13)}   Redis µs per delivery by node, net of idle: ${byNode
-            .map(([node, micros]) => `${node} ${num(micros, 2)}`)
-            .join(', ')}`,
+        const list = byNode.map(([node, micros]) => `${node} ${num(micros, 2)}`).join(', ');
+        notes.push(
+          `${name} at ${num(step.roomRate, 1)} msg/s/room, Redis µs per delivery by node, net of idle: ${list}`,
         );
       }
     }
   }
-  return lines;
+  const head = [
+    ...['', 'msg/s/room', 'delivered/s (received/expected)', 'p50 / p99 (ms)'],
+    ...['CPU s per 10k deliveries', 'µs per delivery: api', 'Redis (net of idle)', 'nginx'],
+    'outside + steal (cores)',
+  ];
+  return [textTable(title, head, rows), ...notes];
 }
 
 function pubsubLines(title: string, outcome: Outcome<PubSubFigures>): string[] {
