@@ -672,7 +672,7 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
         const summary = JSON.parse(summaryText) as {
           metrics: Record<string, Record<string, number> | undefined>;
         };
-        // The scripts' own metrics (loadtest/k6/lib.js), never k6's human output.
+        // The scripts' own metrics (loadtest/k6/chat-metrics.js), never k6's human output.
         const metric = (name: string) => summary.metrics[name] ?? {};
         const latency = metric('chat_delivery_latency');
         const k6 = {

@@ -6,7 +6,7 @@ import type { ClientMessage, ParentMessage } from './ipc';
 const CLIENT_SCRIPT = resolve(__dirname, 'load-client.ts');
 const REPLY_TIMEOUT_MS = 120_000;
 
-export type Reply<T extends ClientMessage['type']> = Extract<ClientMessage, { type: T }>;
+type Reply<T extends ClientMessage['type']> = Extract<ClientMessage, { type: T }>;
 
 interface Waiter {
   type: ClientMessage['type'];
@@ -27,14 +27,7 @@ class LoadClient {
       execArgv: ['--import', 'tsx'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    this.ready = new Promise((resolve, reject) => {
-      this.waiters.push({
-        type: 'ready',
-        resolve,
-        reject,
-        timer: setTimeout(() => reject(new Error(`load client ${index} did not start`)), 30_000),
-      });
-    });
+    this.ready = this.wait('ready', 30_000);
     this.child.on('message', (message: ClientMessage) => {
       const at = this.waiters.findIndex((waiter) => waiter.type === message.type);
       const waiter = this.waiters[at];
@@ -52,7 +45,8 @@ class LoadClient {
     });
   }
 
-  request<T extends ClientMessage['type']>(message: ParentMessage, answer: T): Promise<Reply<T>> {
+  /** The next message of type `answer`, or an error after `timeoutMs` or when the process exits. */
+  private wait<T extends ClientMessage['type']>(answer: T, timeoutMs: number): Promise<Reply<T>> {
     return new Promise<Reply<T>>((resolve, reject) => {
       if (this.exited) {
         reject(new Error(`load client ${this.index} is not running`));
@@ -61,8 +55,8 @@ class LoadClient {
       const timer = setTimeout(() => {
         const at = this.waiters.indexOf(waiter);
         if (at >= 0) this.waiters.splice(at, 1);
-        reject(new Error(`load client ${this.index}: no ${answer} within ${REPLY_TIMEOUT_MS} ms`));
-      }, REPLY_TIMEOUT_MS);
+        reject(new Error(`load client ${this.index}: no ${answer} within ${timeoutMs} ms`));
+      }, timeoutMs);
       const waiter: Waiter = {
         type: answer,
         resolve: (reply) => resolve(reply as Reply<T>),
@@ -70,8 +64,13 @@ class LoadClient {
         timer,
       };
       this.waiters.push(waiter);
-      this.child.send(message);
     });
+  }
+
+  request<T extends ClientMessage['type']>(message: ParentMessage, answer: T): Promise<Reply<T>> {
+    const reply = this.wait(answer, REPLY_TIMEOUT_MS);
+    if (!this.exited) this.child.send(message);
+    return reply;
   }
 
   async close(): Promise<void> {
@@ -88,19 +87,8 @@ class LoadClient {
   }
 }
 
-/** A set of load clients (Node processes, or k6 VUs) that answer the same requests. */
-export interface LoadPool {
-  /** Resolves once every client is up. */
-  ready(): Promise<void>;
-  /** Sends one message per client (built from its index) and waits for every answer. */
-  all<T extends ClientMessage['type']>(
-    build: (index: number) => ParentMessage,
-    answer: T,
-  ): Promise<Reply<T>[]>;
-  close(): Promise<unknown>;
-}
-
-export class ClientPool implements LoadPool {
+/** The load-client processes of one run, answering the same requests. */
+export class ClientPool {
   readonly clients: LoadClient[];
 
   constructor(count: number) {

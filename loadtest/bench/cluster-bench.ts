@@ -1,18 +1,12 @@
 /**
- * The Redis Cluster parts of the benchmark:
- * - `runClusterComparison`: the many-rooms workload on Taco Chat twice at the same fixed rates,
- *   on one standalone Redis and on a Redis Cluster (sharded pub/sub), with Redis CPU per delivered
- *   message for every node and end-to-end latency;
- * - `runPubSubBench`: what classic `PUBLISH` and `SPUBLISH` cost the cluster as it grows (Redis
- *   CPU per published message summed over every node, subscribers spread over the nodes).
+ * `--only cluster`: the many-rooms workload on Taco Chat at the same fixed rates on one standalone
+ * Redis (clients straight to the replicas, then through nginx) and on a Redis Cluster (sharded
+ * pub/sub), with Redis CPU per delivered message for every node and end-to-end latency.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
-import { type RedisCluster, startRedisCluster } from '@taco/harness';
-import type { ClusterWorkload, PubSubWorkload } from '../workloads/workloads';
-import { cpuSeconds, machineCpu } from './proc-stats';
-import type { Outcome } from './report';
-import { openRateSession, per10k, type RunSettings, type StepResult } from './run-workload';
+import type { ClusterWorkload } from '../workloads/workloads';
+import { type Outcome, settle } from './outcome';
+import { openRateSession, per10k, type RunSettings, type StepResult } from './rate-session';
 import { type RunningServer, startServer, startTacoOnRedisCluster } from './servers';
 
 /** One fixed-rate step of the comparison, with its CPU split per delivery. */
@@ -102,40 +96,37 @@ async function runOn(
   settings: RunSettings,
 ): Promise<Outcome<ClusterRun>> {
   let server: RunningServer | null = null;
-  try {
-    server = await start();
-    const session = await openRateSession(workload.rooms, server, settings);
-    try {
-      // A silent step first: what the connected members cost with nobody sending.
-      await sleep(settings.settleMs);
-      settings.log('    idle (connected, nobody sending):');
-      const connections = workload.rooms.rooms * workload.rooms.members;
-      const idle = idleCost(await session.step(0, workload.stepSeconds), connections);
-      const steps: ClusterStep[] = [];
-      for (const rate of workload.roomRates) {
+  return settle(
+    async () => {
+      server = await start();
+      const session = await openRateSession(workload.rooms, server, settings);
+      try {
+        // A silent step first: what the connected members cost with nobody sending.
         await sleep(settings.settleMs);
-        steps.push(clusterStep(await session.step(rate, workload.stepSeconds), idle));
-        const last = steps.at(-1);
-        if (last && Object.keys(last.redisMicrosPerDeliveryByNode).length > 1) {
-          settings.log(
-            `      Redis µs per delivery by node, net of idle: ${Object.entries(
-              last.netRedisMicrosPerDeliveryByNode,
-            )
-              .map(([name, micros]) => `${name} ${micros.toFixed(2)}`)
-              .join(', ')}`,
-          );
+        settings.log('    idle (connected, nobody sending):');
+        const connections = workload.rooms.rooms * workload.rooms.members;
+        const idle = idleCost(await session.step(0, workload.stepSeconds), connections);
+        const steps: ClusterStep[] = [];
+        for (const rate of workload.roomRates) {
+          await sleep(settings.settleMs);
+          const step = clusterStep(await session.step(rate, workload.stepSeconds), idle);
+          steps.push(step);
+          const byNode = Object.entries(step.netRedisMicrosPerDeliveryByNode);
+          if (byNode.length > 1) {
+            settings.log(
+              `      Redis µs per delivery by node, net of idle: ${byNode
+                .map(([name, micros]) => `${name} ${micros.toFixed(2)}`)
+                .join(', ')}`,
+            );
+          }
         }
+        return { nodes: server.redisNodes().map((node) => node.name), idle, steps };
+      } finally {
+        await session.close();
       }
-      const nodes = server.redisNodes().map((node) => node.name);
-      return { figures: { nodes, idle, steps }, error: null };
-    } finally {
-      await session.close();
-    }
-  } catch (error) {
-    return { figures: null, error: error instanceof Error ? error.message : String(error) };
-  } finally {
-    await server?.stop();
-  }
+    },
+    async () => server?.stop(),
+  );
 }
 
 /**
@@ -148,255 +139,19 @@ export async function runClusterComparison(
   profileDir?: string,
 ): Promise<ClusterFigures> {
   const replicas = workload.rooms.replicas;
-  settings.log('  Taco Chat, one Redis');
-  const standalone = await runOn(
-    () => startServer('taco', replicas, profileDir),
-    workload,
-    settings,
+  const run = async (title: string, start: () => Promise<RunningServer>) => {
+    settings.log(`  Taco Chat, ${title}`);
+    const outcome = await runOn(start, workload, settings);
+    if (outcome.error !== null) settings.log(`    error: ${outcome.error}`);
+    return outcome;
+  };
+  const standalone = await run('one Redis', () => startServer('taco', replicas, profileDir));
+  const viaNginx = await run('one Redis, every client through nginx', () =>
+    startServer('taco', replicas, profileDir, true),
   );
-  if (standalone.error !== null) settings.log(`    error: ${standalone.error}`);
-  settings.log('  Taco Chat, one Redis, every client through nginx');
-  const viaNginx = await runOn(
-    () => startServer('taco', replicas, profileDir, true),
-    workload,
-    settings,
-  );
-  if (viaNginx.error !== null) settings.log(`    error: ${viaNginx.error}`);
-  settings.log(
-    `  Taco Chat, Redis Cluster (${workload.masters} masters + ${workload.masters} replicas)`,
-  );
-  const cluster = await runOn(
+  const cluster = await run(
+    `Redis Cluster (${workload.masters} masters + ${workload.masters} replicas)`,
     () => startTacoOnRedisCluster(replicas, workload.masters, profileDir),
-    workload,
-    settings,
   );
-  if (cluster.error !== null) settings.log(`    error: ${cluster.error}`);
   return { standalone, viaNginx, cluster };
-}
-
-export type PubSubMode = 'PUBLISH' | 'SPUBLISH';
-
-export interface PubSubRun {
-  masters: number;
-  mode: PubSubMode;
-  /** Subscriber connections per channel (replicas with members in the room). */
-  subscribers: number;
-  published: number;
-  received: number;
-  seconds: number;
-  /** Redis CPU per published message summed over every node (µs). */
-  redisMicrosPerMessage: number | null;
-  /** The same per node, by `:port`. */
-  redisMicrosPerMessageByNode: Record<string, number>;
-  /**
-   * `redisMicrosPerMessage` less what the same nodes spent idle for as long (cron, cluster bus
-   * pings): the cost of the messages themselves.
-   */
-  netMicrosPerMessage: number | null;
-  /** Cores other processes (the benchmark's own parent and Redis aside) and the hypervisor took. */
-  outsideCores: number;
-  stealCores: number;
-}
-
-export interface PubSubFigures {
-  channels: number;
-  messagesPerSecond: number;
-  runs: PubSubRun[];
-}
-
-/** How long to wait for the last published messages to reach their subscribers. */
-const PUBSUB_DRAIN_MS = 5000;
-const TICK_MS = 10;
-
-interface Node {
-  port: number;
-  pid: number;
-  /** `subscribersPerChannel` subscriber connections, each subscribed to the same channels. */
-  subs: Redis[];
-  pub: Redis;
-  received: number;
-}
-
-async function openNodes(cluster: RedisCluster, subscribers: number): Promise<Node[]> {
-  return Promise.all(
-    cluster.nodes.map(async (node) => {
-      const info = await cluster.cli(node.port, 'info', 'server');
-      const pid = Number(/^process_id:(\d+)/m.exec(info)?.[1]);
-      const options = { host: '127.0.0.1', port: node.port, lazyConnect: true };
-      const subs = Array.from({ length: subscribers }, () => new Redis(options));
-      const pub = new Redis(options);
-      await Promise.all([...subs.map((sub) => sub.connect()), pub.connect()]);
-      return { port: node.port, pid, subs, pub, received: 0 };
-    }),
-  );
-}
-
-/** The node serving each channel's slot. */
-async function owners(cluster: RedisCluster, nodes: Node[], channels: string[]): Promise<Node[]> {
-  const first = nodes[0];
-  if (!first) throw new Error('the cluster has no node');
-  const slots = (await first.pub.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
-  const slotOf = await Promise.all(
-    channels.map(async (channel) => Number(await first.pub.call('CLUSTER', 'KEYSLOT', channel))),
-  );
-  return slotOf.map((slot, index) => {
-    const range = slots.find(([from, to]) => slot >= from && slot <= to);
-    const node = nodes.find((candidate) => candidate.port === range?.[2][1]);
-    if (!node) throw new Error(`no node serves ${channels[index] ?? ''} (slot ${slot})`);
-    return node;
-  });
-}
-
-/** CPU seconds per second every node of the cluster spends with nothing to do. */
-async function idleCpuRate(cluster: RedisCluster, seconds: number): Promise<number> {
-  const pids = await Promise.all(
-    cluster.nodes.map(async (node) => {
-      const info = await cluster.cli(node.port, 'info', 'server');
-      return Number(/^process_id:(\d+)/m.exec(info)?.[1]);
-    }),
-  );
-  const before = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
-  const wall = Date.now();
-  await sleep(seconds * 1000);
-  const after = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
-  return (after - before) / ((Date.now() - wall) / 1000);
-}
-
-async function runMode(
-  cluster: RedisCluster,
-  masters: number,
-  mode: PubSubMode,
-  subscribers: number,
-  workload: PubSubWorkload,
-  idleRate: number,
-  log: (line: string) => void,
-): Promise<PubSubRun> {
-  const nodes = await openNodes(cluster, subscribers);
-  try {
-    const channels = Array.from({ length: workload.channels }, (_, i) => `chat:{bench-${i}}`);
-    const owner = await owners(cluster, nodes, channels);
-    // Subscribers spread over the nodes: classic pub/sub may subscribe anywhere (round-robin);
-    // a shard channel only on the node that owns its slot.
-    const subscriberOf = (index: number) =>
-      mode === 'PUBLISH' ? (nodes[index % nodes.length] as Node) : (owner[index] as Node);
-    for (const node of nodes) {
-      const mine = channels.filter((_, index) => subscriberOf(index) === node);
-      const count = (): void => {
-        node.received += 1;
-      };
-      for (const sub of node.subs) {
-        sub.on(mode === 'PUBLISH' ? 'message' : 'smessage', count);
-        if (mine.length === 0) continue;
-        if (mode === 'PUBLISH') await sub.subscribe(...mine);
-        // One SSUBSCRIBE may only name channels of one slot.
-        else await Promise.all(mine.map((channel) => sub.ssubscribe(channel)));
-      }
-    }
-    const cpu = () => nodes.map((node) => cpuSeconds(node.pid));
-    const body = JSON.stringify({ type: 1, body: 'x'.repeat(120), seq: 0 });
-    const publish = async (total: number, seconds: number): Promise<number> => {
-      let sent = 0;
-      const started = Date.now();
-      for (let tick = 0; sent < total && tick < (seconds * 1000) / TICK_MS + 100; tick += 1) {
-        const due = Math.min(total, Math.ceil((total * (Date.now() - started)) / (seconds * 1000)));
-        const batches = new Map<Node, ReturnType<Redis['pipeline']>>();
-        for (; sent < due; sent += 1) {
-          const index = sent % channels.length;
-          const node = owner[index] as Node;
-          const pipeline = batches.get(node) ?? node.pub.pipeline();
-          batches.set(node, pipeline);
-          if (mode === 'PUBLISH') pipeline.publish(channels[index] as string, body);
-          else pipeline.spublish(channels[index] as string, body);
-        }
-        await Promise.all([...batches.values()].map((pipeline) => pipeline.exec()));
-        await sleep(TICK_MS);
-      }
-      return sent;
-    };
-    const drain = async (expected: number) => {
-      const deadline = Date.now() + PUBSUB_DRAIN_MS;
-      while (nodes.reduce((sum, node) => sum + node.received, 0) < expected) {
-        if (Date.now() >= deadline) break;
-        await sleep(20);
-      }
-    };
-    // Warm-up, not recorded.
-    const warm = await publish(Math.ceil(workload.messagesPerSecond / 4), 0.25);
-    await drain(warm * subscribers);
-    for (const node of nodes) node.received = 0;
-    const before = cpu();
-    const machineBefore = machineCpu();
-    const selfBefore = process.cpuUsage();
-    const wall = Date.now();
-    const total = Math.round(workload.messagesPerSecond * workload.seconds);
-    const published = await publish(total, workload.seconds);
-    await drain(published * subscribers);
-    const after = cpu();
-    const machineAfter = machineCpu();
-    const self = process.cpuUsage(selfBefore);
-    const wallSeconds = (Date.now() - wall) / 1000;
-    const redisSeconds = after.reduce((all, value, index) => all + value - (before[index] ?? 0), 0);
-    const ours = redisSeconds + (self.user + self.system) / 1e6;
-    const received = nodes.reduce((sum, node) => sum + node.received, 0);
-    const byNode: Record<string, number> = {};
-    nodes.forEach((node, index) => {
-      byNode[`:${node.port}`] = (((after[index] ?? 0) - (before[index] ?? 0)) / published) * 1e6;
-    });
-    const sum = Object.values(byNode).reduce((all, value) => all + value, 0);
-    const run: PubSubRun = {
-      masters,
-      mode,
-      subscribers,
-      published,
-      received,
-      seconds: wallSeconds,
-      redisMicrosPerMessage: published > 0 ? sum : null,
-      redisMicrosPerMessageByNode: byNode,
-      netMicrosPerMessage:
-        published > 0 ? Math.max(0, sum - ((idleRate * wallSeconds) / published) * 1e6) : null,
-      outsideCores: Math.max(0, (machineAfter.busy - machineBefore.busy - ours) / wallSeconds),
-      stealCores: (machineAfter.steal - machineBefore.steal) / wallSeconds,
-    };
-    log(
-      `    ${masters} masters, ${mode}, ${subscribers} subscriber(s) per channel: ` +
-        `${received}/${published * subscribers} delivered, Redis CPU ` +
-        `${sum.toFixed(2)} µs per message over all nodes, ${run.netMicrosPerMessage?.toFixed(2) ?? '–'} ` +
-        `net of idle (per node ` +
-        `${Object.values(byNode)
-          .map((value) => value.toFixed(1))
-          .join(
-            ' / ',
-          )}), outside ${run.outsideCores.toFixed(2)} + steal ${run.stealCores.toFixed(2)} cores`,
-    );
-    return run;
-  } finally {
-    await Promise.all(
-      nodes.flatMap((node) => [...node.subs.map((sub) => sub.quit()), node.pub.quit()]),
-    );
-  }
-}
-
-/**
- * For each cluster size, a fresh cluster of masters only (no replicas, so only pub/sub's own
- * cost shows), and each mode at the same rate over the same channels.
- */
-export async function runPubSubBench(
-  workload: PubSubWorkload,
-  log: (line: string) => void,
-): Promise<PubSubFigures> {
-  const runs: PubSubRun[] = [];
-  for (const masters of workload.masters) {
-    const cluster = await startRedisCluster({ masters, replicasPerMaster: 0 });
-    try {
-      const idleRate = await idleCpuRate(cluster, workload.seconds);
-      for (const subscribers of workload.subscribersPerChannel) {
-        for (const mode of ['PUBLISH', 'SPUBLISH'] as const) {
-          runs.push(await runMode(cluster, masters, mode, subscribers, workload, idleRate, log));
-        }
-      }
-    } finally {
-      await cluster.stop();
-    }
-  }
-  return { channels: workload.channels, messagesPerSecond: workload.messagesPerSecond, runs };
 }

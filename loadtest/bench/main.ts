@@ -2,50 +2,23 @@
  * `npm run bench`: Taco Chat, Socket.IO 4 and a raw ws ceiling side by side on this machine, each
  * as 2 processes + redis-server, loaded by separate client processes. Prints one table per
  * workload, the ratios, and writes every figure to loadtest/results/bench-latest.json.
- *
- *   npm run bench                       # default sizes (BENCH_SCALE, see README)
- *   npm run bench -- --smoke            # tiny sizes, seconds: proves every part runs
- *   BENCH_SCALE=1 npm run bench         # the issue's full sizes
- *   npm run bench -- --out report.json  # another place for the JSON
- *   npm run bench -- --only fanout --servers taco,raw --profile /tmp/prof
- *                                       # one workload, some servers, V8 CPU profiles of each
- *                                       # server process (summarize: tsx loadtest/bench/profile-summary.ts /tmp/prof)
- *   npm run bench -- --only cluster,pubsub
- *                                       # Taco Chat on a Redis Cluster beside one Redis, and
- *                                       # PUBLISH vs SPUBLISH as the cluster grows
- *   npm run bench -- --driver k6        # the same workloads driven by k6 instead of Node clients
- *   npm run bench -- --only manyRooms --rate 8 --seconds 20
- *                                       # hold one rate instead of searching: CPU per delivery
- *                                       # of each server at equal load, steady-state profiles
- *   npm run bench -- --only slowReader --seconds 60
- *                                       # paused readers attack one replica (scenarios/slow-reader.ts)
+ * Options (`--smoke`, `--only`, `--servers`, `--rate`, `--profile`, `BENCH_SCALE`…) and what each
+ * figure means: loadtest/README.md; `--only slowReader|storm|connectCost`: scenarios/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchPlan } from '../workloads/workloads';
-import {
-  type ClusterFigures,
-  type PubSubFigures,
-  runClusterComparison,
-  runPubSubBench,
-} from './cluster-bench';
-import { K6Pool, k6Executable } from './k6-pool';
-import {
-  type BenchReport,
-  type Driver,
-  machine,
-  type Outcome,
-  ratios,
-  render,
-  SERVER_IDS,
-} from './report';
+import { benchPlan, type RateWorkload } from '../workloads/workloads';
+import { type ClusterFigures, runClusterComparison } from './cluster-bench';
+import { type Outcome, settle, skipped } from './outcome';
+import { type PubSubFigures, runPubSubBench } from './pubsub-bench';
+import type { RunSettings } from './rate-session';
+import { type BenchReport, machine, ratios, render, SERVER_IDS } from './report';
 import {
   type IdleFigures,
   type RateFigures,
   runIdleWorkload,
   runRateWorkload,
-  type RunSettings,
 } from './run-workload';
 import { runScenario } from './scenarios';
 import { type RunningServer, SERVER_NAMES, type ServerId, startServer } from './servers';
@@ -101,39 +74,23 @@ function parseFixed(rate: string | undefined, seconds: string | undefined): RunS
   return { roomRate, seconds: duration };
 }
 
-/** `--driver node|k6`: the load generator (Node load-client processes, or one k6 run). */
-function parseDriver(text: string | undefined): Driver {
-  if (text === 'node' || text === 'k6') {
-    if (text === 'k6') k6Executable();
-    return text;
-  }
-  throw new Error(`--driver must be node or k6 (got "${text ?? ''}")`);
-}
-
 let profileDir: string | undefined;
 
-async function withServer<T>(
+function withServer<T>(
   id: ServerId,
   replicas: number,
   run: (server: RunningServer) => Promise<T>,
 ): Promise<Outcome<T>> {
-  try {
-    current = await startServer(id, replicas, profileDir);
-    return { figures: await run(current), error: null };
-  } catch (error) {
-    return { figures: null, error: error instanceof Error ? error.message : String(error) };
-  } finally {
-    await current?.stop();
-    current = null;
-  }
-}
-
-async function settle<T>(running: Promise<T>): Promise<Outcome<T>> {
-  try {
-    return { figures: await running, error: null };
-  } catch (error) {
-    return { figures: null, error: error instanceof Error ? error.message : String(error) };
-  }
+  return settle(
+    async () => {
+      current = await startServer(id, replicas, profileDir);
+      return run(current);
+    },
+    async () => {
+      await current?.stop();
+      current = null;
+    },
+  );
 }
 
 async function main(): Promise<void> {
@@ -149,10 +106,8 @@ async function main(): Promise<void> {
       profile: { type: 'string' },
       rate: { type: 'string' },
       seconds: { type: 'string' },
-      driver: { type: 'string', default: 'node' },
     },
   });
-  const driver = parseDriver(values.driver);
   const workloads = parseList('only', values.only, WORKLOAD_IDS);
   const servers = parseList('servers', values.servers, SERVER_IDS);
   profileDir = values.profile === undefined ? undefined : resolve(values.profile);
@@ -168,54 +123,57 @@ async function main(): Promise<void> {
     clientSaturation: plan.clientSaturation,
     p99LimitMs: plan.p99LimitMs,
     loadFractions: plan.loadFractions,
-    pool: driver === 'k6' ? (count) => new K6Pool(count) : undefined,
     fixed: parseFixed(values.rate, values.seconds),
     log,
   };
 
-  const results = {
-    fanout: {} as Record<ServerId, Outcome<RateFigures>>,
-    manyRooms: {} as Record<ServerId, Outcome<RateFigures>>,
-    idle: {} as Record<ServerId, Outcome<IdleFigures>>,
-  };
-  const skipped = (): Outcome<never> => ({ figures: null, error: null });
-  for (const id of SERVER_IDS) {
-    results.fanout[id] = skipped();
-    results.manyRooms[id] = skipped();
-    results.idle[id] = skipped();
-  }
-  for (const workload of [plan.fanout, plan.manyRooms]) {
-    if (!workloads.includes(workload.id)) continue;
-    log(`\n== ${workload.title}`);
+  const none = <T>(): Record<ServerId, Outcome<T>> => ({
+    taco: skipped(),
+    socketio: skipped(),
+    raw: skipped(),
+  });
+  /** One workload on each server of `--servers` in turn (the rest stay skipped). */
+  const perServer = async <T>(
+    title: string,
+    replicas: number,
+    run: (server: RunningServer) => Promise<T>,
+  ) => {
+    const outcomes = none<T>();
+    log(`\n== ${title}`);
     for (const id of servers) {
       log(`  ${SERVER_NAMES[id]}`);
-      results[workload.id][id] = await withServer(id, workload.replicas, (server) =>
-        runRateWorkload(workload, server, settings),
-      );
-      const error = results[workload.id][id].error;
-      if (error !== null) log(`    error: ${error}`);
+      const outcome = await withServer(id, replicas, run);
+      if (outcome.error !== null) log(`    error: ${outcome.error}`);
+      outcomes[id] = outcome;
     }
-  }
-  if (workloads.includes('idle')) log(`\n== ${plan.idle.title}`);
-  for (const id of workloads.includes('idle') ? servers : []) {
-    log(`  ${SERVER_NAMES[id]}`);
+    return outcomes;
+  };
+  const rate = (workload: RateWorkload) =>
+    workloads.includes(workload.id)
+      ? perServer(workload.title, workload.replicas, (server) =>
+          runRateWorkload(workload, server, settings),
+        )
+      : none<RateFigures>();
+  const results = {
+    fanout: await rate(plan.fanout),
+    manyRooms: await rate(plan.manyRooms),
     // Same topology as the other workloads (2 processes); every connection goes to the first.
-    results.idle[id] = await withServer(id, 2, (server) =>
-      runIdleWorkload(plan.idle, server, settings),
-    );
-    const error = results.idle[id].error;
-    if (error !== null) log(`    error: ${error}`);
-  }
+    idle: workloads.includes('idle')
+      ? await perServer(plan.idle.title, 2, (server) =>
+          runIdleWorkload(plan.idle, server, settings),
+        )
+      : none<IdleFigures>(),
+  };
 
   let cluster: Outcome<ClusterFigures> = skipped();
   if (workloads.includes('cluster')) {
     log(`\n== ${plan.cluster.title}`);
-    cluster = await settle(runClusterComparison(plan.cluster, settings, profileDir));
+    cluster = await settle(() => runClusterComparison(plan.cluster, settings, profileDir));
   }
   let pubsub: Outcome<PubSubFigures> = skipped();
   if (workloads.includes('pubsub')) {
     log(`\n== ${plan.pubsub.title}`);
-    pubsub = await settle(runPubSubBench(plan.pubsub, log));
+    pubsub = await settle(() => runPubSubBench(plan.pubsub, log));
     if (pubsub.error !== null) log(`    error: ${pubsub.error}`);
   }
 
@@ -223,7 +181,6 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine: machine(),
     plan,
-    driver,
     topology: TOPOLOGY,
     results: { ...results, cluster, pubsub },
     ratios: ratios(results),

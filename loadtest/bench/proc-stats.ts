@@ -44,17 +44,11 @@ export function rssBytes(pid: number): number {
   }
 }
 
-export interface MachineCpu {
-  /** CPU seconds spent busy (user, nice, system, irq, softirq) over all cores. */
-  busy: number;
-  /** CPU seconds the hypervisor gave to other guests (steal). */
-  steal: number;
-}
-
-/** Machine-wide CPU counters from /proc/stat (zeros where it cannot be read). */
-export function machineCpu(): MachineCpu {
+/** Machine-wide busy and steal CPU seconds over all cores, from /proc/stat (zeros if unreadable). */
+function machineCpu(): { busy: number; steal: number } {
   try {
     const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+    // user, nice, system, idle, iowait, irq, softirq, steal: busy leaves out idle and iowait.
     const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line
       .trim()
       .split(/\s+/)
@@ -67,4 +61,27 @@ export function machineCpu(): MachineCpu {
   } catch {
     return { busy: 0, steal: 0 };
   }
+}
+
+/**
+ * Starts a window on the machine-wide CPU counters. The function returned ends it, given the CPU
+ * seconds the benchmark's other processes (servers, Redis, load clients) used meanwhile, and says
+ * how many cores outside processes (machine busy time less ours, this process's included) and the
+ * hypervisor's steal took per second of the window.
+ */
+export function machineWindow() {
+  const before = machineCpu();
+  const self = process.cpuUsage();
+  const started = Date.now();
+  return (ourCpuSeconds: number) => {
+    const after = machineCpu();
+    const own = process.cpuUsage(self);
+    const wallSeconds = (Date.now() - started) / 1000;
+    const ours = ourCpuSeconds + (own.user + own.system) / 1e6;
+    return {
+      wallSeconds,
+      outsideCores: Math.max(0, (after.busy - before.busy - ours) / wallSeconds),
+      stealCores: (after.steal - before.steal) / wallSeconds,
+    };
+  };
 }

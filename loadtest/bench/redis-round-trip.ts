@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import { RedisChatBus } from '../../api/src/bus/redis/redis-chat-bus';
 import { RedisConnections } from '../../api/src/bus/redis/redis-connections';
 import { freePorts, redisPing, waitFor } from '@taco/harness';
-import { defineCommands, HISTORY_MAX, historyPrefix, keys, ROOM_TTL_SECONDS } from '../peers/store';
+import { defineCommands, HISTORY_MAX, keys, ROOM_TTL_SECONDS, storeMessage } from '../peers/store';
 
 const ROOM = 'round-trip';
 const SENDER = 'member-1';
@@ -75,16 +75,7 @@ async function rawSide(url: string, delivered: () => void): Promise<Side> {
       const text = body(index);
       const timestamp = Date.now() / 1000;
       const head = `{"type":1,"room":${roomJson},"sender":${senderJson},"body":${JSON.stringify(text)},"timestamp":${timestamp},"client_id":${JSON.stringify(`c-${index}`)},"seq":`;
-      return redis.appendMessage(
-        3,
-        keys.seq(ROOM),
-        keys.log(ROOM),
-        keys.channel(ROOM),
-        historyPrefix(SENDER, text, timestamp),
-        head,
-        HISTORY_MAX,
-        ROOM_TTL_SECONDS,
-      );
+      return storeMessage(redis, ROOM, SENDER, text, timestamp, head);
     },
     close: () => {
       redis.disconnect();

@@ -1,23 +1,18 @@
 /** Turns the figures of a run into the printed tables, the ratios and the JSON report. */
 import { cpus, totalmem } from 'node:os';
+import Table from 'cli-table3';
 import type { BenchPlan } from '../workloads/workloads';
-import type { ClusterFigures, ClusterRun, PubSubFigures } from './cluster-bench';
-import { DISTURBED_CORES, type IdleFigures, per10k, type RateFigures } from './run-workload';
+import type { ClusterFigures, ClusterRun } from './cluster-bench';
+import type { Outcome } from './outcome';
+import type { PubSubFigures } from './pubsub-bench';
+import { DISTURBED_CORES, per10k } from './rate-session';
+import type { IdleFigures, RateFigures } from './run-workload';
 import { SERVER_NAMES, type ServerId } from './servers';
 
 export const SERVER_IDS: ServerId[] = ['taco', 'socketio', 'raw'];
 
-export interface Outcome<T> {
-  figures: T | null;
-  error: string | null;
-}
-
-/** The load generator of a run. */
-export type Driver = 'node' | 'k6';
-
 export interface BenchReport {
   date: string;
-  driver: Driver;
   machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
   plan: BenchPlan;
   topology: string;
@@ -45,24 +40,19 @@ export function machine(): BenchReport['machine'] {
 const num = (value: number | null | undefined, digits = 1) =>
   value === null || value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits);
 
-function table(title: string, rows: [string, ...string[]][]): string {
-  const header: [string, ...string[]] = ['', ...SERVER_IDS.map((id) => SERVER_NAMES[id])];
-  const all = [header, ...rows];
-  const widths = header.map((_, column) =>
-    Math.max(...all.map((row) => (row[column] ?? '').length)),
-  );
-  const line = (row: string[]) =>
-    row
-      .map((cell, column) =>
-        column === 0 ? cell.padEnd(widths[0] ?? 0) : cell.padStart(widths[column] ?? 0),
-      )
-      .join('  ');
-  return [
-    `\n${title}`,
-    line(header),
-    line(widths.map((width) => '-'.repeat(width))),
-    ...rows.map(line),
-  ].join('\n');
+/** A text table: the first column left-aligned, the others right-aligned. */
+function textTable(title: string, head: string[], rows: string[][]): string {
+  const table = new Table({
+    head,
+    colAligns: head.map((_, column) => (column === 0 ? 'left' : 'right')),
+    style: { head: [], border: [], compact: true },
+  });
+  table.push(...rows);
+  return `\n${title}\n${table.toString()}`;
+}
+
+function table(title: string, rows: string[][]): string {
+  return textTable(title, ['', ...SERVER_IDS.map((id) => SERVER_NAMES[id])], rows);
 }
 
 /** Every fraction any server ran a load step at, in order. */
@@ -73,16 +63,20 @@ function loadFractions(results: Record<ServerId, Outcome<RateFigures>>): number[
   return [...new Set(all)].sort((a, b) => a - b);
 }
 
-function rateRows(results: Record<ServerId, Outcome<RateFigures>>): [string, ...string[]][] {
-  const cell = (id: ServerId, pick: (figures: RateFigures) => string) => {
-    const outcome = results[id];
-    if (outcome.error !== null) return 'error';
-    return outcome.figures ? pick(outcome.figures) : '–';
-  };
-  const row = (label: string, pick: (figures: RateFigures) => string): [string, ...string[]] => [
+/** A row maker: a label, then each server's cell ('error', '–' when not run, or the figure). */
+function rows<T>(results: Record<ServerId, Outcome<T>>) {
+  return (label: string, pick: (figures: T) => string): string[] => [
     label,
-    ...SERVER_IDS.map((id) => cell(id, pick)),
+    ...SERVER_IDS.map((id) => {
+      const outcome = results[id];
+      if (outcome.error !== null) return 'error';
+      return outcome.figures ? pick(outcome.figures) : '–';
+    }),
   ];
+}
+
+function rateRows(results: Record<ServerId, Outcome<RateFigures>>): string[][] {
+  const row = rows(results);
   return [
     row('delivered msg/s (all delivered, p99 ≤ limit)', (f) => num(f.deliveredPerSecond, 0)),
     row('  at offered msg/s per room', (f) => num(f.best?.roomRate ?? null, 0)),
@@ -90,7 +84,7 @@ function rateRows(results: Record<ServerId, Outcome<RateFigures>>): [string, ...
     row('p50 latency at half load (ms)', (f) => num(f.p50MsAtHalf, 2)),
     row('p99 latency at half load (ms)', (f) => num(f.p99MsAtHalf, 2)),
     row('server CPU s per 10k deliveries', (f) => num(f.cpuSecondsPer10kDeliveries, 3)),
-    ...loadFractions(results).flatMap((fraction): [string, ...string[]][] => {
+    ...loadFractions(results).flatMap((fraction) => {
       const at = (f: RateFigures) => f.loadSteps.find((step) => step.fraction === fraction);
       const label = `${Math.round(fraction * 100)} % of capacity`;
       return [
@@ -118,16 +112,8 @@ function rateRows(results: Record<ServerId, Outcome<RateFigures>>): [string, ...
   ];
 }
 
-function idleRows(results: Record<ServerId, Outcome<IdleFigures>>): [string, ...string[]][] {
-  const cell = (id: ServerId, pick: (figures: IdleFigures) => string) => {
-    const outcome = results[id];
-    if (outcome.error !== null) return 'error';
-    return outcome.figures ? pick(outcome.figures) : '–';
-  };
-  const row = (label: string, pick: (figures: IdleFigures) => string): [string, ...string[]] => [
-    label,
-    ...SERVER_IDS.map((id) => cell(id, pick)),
-  ];
+function idleRows(results: Record<ServerId, Outcome<IdleFigures>>): string[][] {
+  const row = rows(results);
   return [
     row('connections held', (f) => String(f.connections)),
     row('memory per idle connection (KiB)', (f) => num(f.bytesPerConnection / 1024, 2)),
@@ -176,67 +162,75 @@ export function ratios(
 function clusterLines(title: string, outcome: Outcome<ClusterFigures>): string[] {
   if (outcome.figures === null && outcome.error === null) return [];
   if (outcome.figures === null) return [`\n${title}`, `error: ${outcome.error ?? ''}`];
-  const lines = [`\n${title}`];
   const runs: [string, Outcome<ClusterRun>][] = [
     ['one Redis', outcome.figures.standalone],
     ['+ nginx', outcome.figures.viaNginx],
     ['Redis Cluster', outcome.figures.cluster],
   ];
+  const rows: string[][] = [];
+  const notes: string[] = [];
   for (const [name, run] of runs) {
     if (run.figures === null) {
-      lines.push(`${name}: error: ${run.error ?? 'not run'}`);
+      notes.push(`${name}: error: ${run.error ?? 'not run'}`);
       continue;
     }
-    const idle = run.figures.idle;
+    const { idle, steps } = run.figures;
     const idleRedis = Object.values(idle.redisCoresByNode).reduce((sum, value) => sum + value, 0);
-    lines.push(
-      `${name.padEnd(13)} idle, ${idle.connections} connected: api ${num(idle.apiCores, 3)} cores, ` +
+    notes.push(
+      `${name}, idle with ${idle.connections} connected: api ${num(idle.apiCores, 3)} cores, ` +
         `Redis ${num(idleRedis, 3)} cores${idle.nginxCores > 0 ? `, nginx ${num(idle.nginxCores, 3)} cores` : ''}`,
     );
-    for (const step of run.figures.steps) {
-      lines.push(
-        `${name.padEnd(13)} ${num(step.roomRate, 1).padStart(4)} msg/s/room: ` +
-          `${num(step.deliveredPerSecond, 0)} delivered/s (${step.received}/${step.expected}), ` +
-          `p50 / p99 ${num(step.p50Ms)} / ${num(step.p99Ms)} ms, ` +
-          `CPU ${num(step.cpuSecondsPer10kDeliveries, 3)} s per 10k deliveries, ` +
-          `µs per delivery: api ${num(step.apiMicrosPerDelivery, 2)}, ` +
-          `Redis ${num(step.redisMicrosPerDelivery, 2)} (net of idle ${num(step.netRedisMicrosPerDelivery, 2)})` +
-          `${step.nginxCpuSeconds > 0 ? `, nginx ${num(step.nginxMicrosPerDelivery, 2)}` : ''}; ` +
-          `outside ${num(step.outsideCores, 2)} + steal ${num(step.stealCores, 2)} cores`,
-      );
+    for (const step of steps) {
+      rows.push([
+        name,
+        num(step.roomRate, 1),
+        `${num(step.deliveredPerSecond, 0)} (${step.received}/${step.expected})`,
+        `${num(step.p50Ms)} / ${num(step.p99Ms)}`,
+        num(step.cpuSecondsPer10kDeliveries, 3),
+        num(step.apiMicrosPerDelivery, 2),
+        `${num(step.redisMicrosPerDelivery, 2)} (${num(step.netRedisMicrosPerDelivery, 2)})`,
+        step.nginxCpuSeconds > 0 ? num(step.nginxMicrosPerDelivery, 2) : '–',
+        `${num(step.outsideCores, 2)} + ${num(step.stealCores, 2)}`,
+      ]);
       const byNode = Object.entries(step.netRedisMicrosPerDeliveryByNode);
       if (byNode.length > 1) {
-        lines.push(
-          `${''.padEnd(13)}   Redis µs per delivery by node, net of idle: ${byNode
-            .map(([node, micros]) => `${node} ${num(micros, 2)}`)
-            .join(', ')}`,
+        const list = byNode.map(([node, micros]) => `${node} ${num(micros, 2)}`).join(', ');
+        notes.push(
+          `${name} at ${num(step.roomRate, 1)} msg/s/room, Redis µs per delivery by node, net of idle: ${list}`,
         );
       }
     }
   }
-  return lines;
+  const head = [
+    ...['', 'msg/s/room', 'delivered/s (received/expected)', 'p50 / p99 (ms)'],
+    ...['CPU s per 10k deliveries', 'µs per delivery: api', 'Redis (net of idle)', 'nginx'],
+    'outside + steal (cores)',
+  ];
+  return [textTable(title, head, rows), ...notes];
 }
 
 function pubsubLines(title: string, outcome: Outcome<PubSubFigures>): string[] {
   if (outcome.figures === null && outcome.error === null) return [];
   if (outcome.figures === null) return [`\n${title}`, `error: ${outcome.error ?? ''}`];
-  const lines = [
-    `\n${title}`,
-    'masters  command   subscribers  delivered        Redis µs/message (all nodes)  net of idle  per node',
-  ];
-  for (const run of outcome.figures.runs) {
-    lines.push(
-      `${String(run.masters).padStart(7)}  ${run.mode.padEnd(8)}  ` +
-        `${String(run.subscribers).padStart(11)}  ` +
-        `${`${run.received}/${run.published * run.subscribers}`.padEnd(15)}  ` +
-        `${num(run.redisMicrosPerMessage, 2).padStart(28)}  ` +
-        `${num(run.netMicrosPerMessage, 2).padStart(11)}  ` +
-        `${Object.values(run.redisMicrosPerMessageByNode)
+  const head = ['masters', 'command', 'subscribers', 'delivered', 'Redis µs/message (all nodes)'];
+  return [
+    textTable(
+      title,
+      [...head, 'net of idle', 'per node', 'outside + steal (cores)'],
+      outcome.figures.runs.map((run) => [
+        String(run.masters),
+        run.mode,
+        String(run.subscribers),
+        `${run.received}/${run.published * run.subscribers}`,
+        num(run.redisMicrosPerMessage, 2),
+        num(run.netMicrosPerMessage, 2),
+        Object.values(run.redisMicrosPerMessageByNode)
           .map((micros) => num(micros, 1))
-          .join(' / ')}  (outside ${num(run.outsideCores, 2)} + steal ${num(run.stealCores, 2)})`,
-    );
-  }
-  return lines;
+          .join(' / '),
+        `${num(run.outsideCores, 2)} + ${num(run.stealCores, 2)}`,
+      ]),
+    ),
+  ];
 }
 
 /** Whether any server ran the workload (tables of workloads left out with --only are not printed). */
@@ -253,9 +247,7 @@ export function render(report: BenchReport): string {
       ? 'SMOKE RUN: tiny sizes, the figures only show that every part works.'
       : `Sizes scaled by BENCH_SCALE=${plan.scale} (rooms, members and connections; per-room rates unchanged).`,
     report.topology,
-    report.driver === 'k6'
-      ? 'Load generator: k6 (one process; each VU plays one load client, figures as the Node clients report them).'
-      : 'Load generator: Node load-client processes.',
+    'Load generator: Node load-client processes.',
     ...(ran(results.fanout) ? [table(plan.fanout.title, rateRows(results.fanout))] : []),
     ...(ran(results.manyRooms) ? [table(plan.manyRooms.title, rateRows(results.manyRooms))] : []),
     ...(ran(results.idle) ? [table(plan.idle.title, idleRows(results.idle))] : []),
@@ -265,13 +257,13 @@ export function render(report: BenchReport): string {
   const shown = Object.entries(report.ratios).filter(
     ([, value]) => value.vsSocketIo !== null || value.vsRaw !== null,
   );
-  const width = Math.max(0, ...shown.map(([name]) => name.length));
   if (shown.length > 0) {
-    parts.push('\nRatios (Taco Chat ÷ other)', `${''.padEnd(width)}  ÷ Socket.IO  ÷ raw ws`);
-  }
-  for (const [name, value] of shown) {
     parts.push(
-      `${name.padEnd(width)}  ${num(value.vsSocketIo, 2).padStart(11)}  ${num(value.vsRaw, 2).padStart(8)}`,
+      textTable(
+        'Ratios (Taco Chat ÷ other)',
+        ['', '÷ Socket.IO', '÷ raw ws'],
+        shown.map(([name, value]) => [name, num(value.vsSocketIo, 2), num(value.vsRaw, 2)]),
+      ),
     );
   }
   const errors = (['fanout', 'manyRooms', 'idle'] as const).flatMap((key) =>

@@ -130,6 +130,70 @@ async function startTaco(
   };
 }
 
+/**
+ * One Node process per port (`args` run with `env`, `PORT` and `REPLICA_ID`), each waited for until `path`
+ * answers 200; `stop` ends them and `cleanup`, and so does the parent's exit if nobody did.
+ */
+async function startNodes(
+  name: string,
+  ports: readonly number[],
+  args: string[],
+  env: Record<string, string>,
+  path: string,
+  cleanup: { kill(): void; stop(): Promise<unknown> },
+) {
+  const children = ports.map(
+    (port, index) =>
+      new ManagedProcess({
+        name: `${name}-${index + 1}`,
+        command: process.execPath,
+        args,
+        cwd: REPO_ROOT,
+        env: {
+          ...baseEnvironment(),
+          ...env,
+          PORT: String(port),
+          REPLICA_ID: `${name}-${index + 1}`,
+        },
+        output: 'quiet',
+      }),
+  );
+  const killAll = () => {
+    for (const child of children) child.kill('SIGKILL');
+    cleanup.kill();
+  };
+  process.once('exit', killAll);
+  const stop = async () => {
+    await Promise.all(children.map((child) => child.stop('SIGTERM', 5000)));
+    await cleanup.stop();
+    process.removeListener('exit', killAll);
+  };
+  try {
+    for (const child of children) child.start();
+    await Promise.all(
+      ports.map((port, index) =>
+        waitFor(
+          `${name}-${index + 1} on port ${port}`,
+          async () => (await httpStatus(`http://127.0.0.1:${port}${path}`)) === 200,
+          {
+            timeoutMs: START_TIMEOUT_MS,
+            abort: () => {
+              const child = children[index];
+              return child && !child.isRunning
+                ? `exited:\n${child.lines.slice(-20).join('\n')}`
+                : undefined;
+            },
+          },
+        ),
+      ),
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { pids: () => pids(children.map((child) => child.pid)), stop };
+}
+
 async function startPeer(
   id: 'socketio' | 'raw',
   replicas: number,
@@ -145,80 +209,45 @@ async function startPeer(
     env: baseEnvironment(),
     output: 'quiet',
   });
-  const script = join(PEERS_DIR, id === 'raw' ? 'raw-server.ts' : 'socketio-server.ts');
-  const peers = ports.map(
-    (port, index) =>
-      new ManagedProcess({
-        name: `${id}-${index + 1}`,
-        command: process.execPath,
-        args: ['--import', 'tsx', script],
-        cwd: REPO_ROOT,
-        env: {
-          ...baseEnvironment(),
-          PORT: String(port),
-          REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-          ...hooksEnv(profileDir),
-        },
-        output: 'quiet',
-      }),
-  );
-  // If the benchmark exits without stopping them, do not leave children behind.
-  const killAll = () => {
-    for (const child of [...peers, redis]) child.kill('SIGKILL');
-    rmSync(workDir, { recursive: true, force: true });
-  };
-  process.once('exit', killAll);
-  const stop = async () => {
-    await Promise.all(peers.map((peer) => peer.stop('SIGTERM', 5000)));
-    await redis.stop('SIGTERM', 5000);
-    process.removeListener('exit', killAll);
-    rmSync(workDir, { recursive: true, force: true });
+  const removeDir = () => rmSync(workDir, { recursive: true, force: true });
+  const cleanup = {
+    kill: () => {
+      redis.kill('SIGKILL');
+      removeDir();
+    },
+    stop: async () => {
+      await redis.stop('SIGTERM', 5000);
+      removeDir();
+    },
   };
   try {
     redis.start();
     await waitFor('redis', () => redisPing(redisPort), { timeoutMs: START_TIMEOUT_MS });
-    for (const peer of peers) peer.start();
-    await Promise.all(
-      ports.map((port, index) =>
-        waitFor(
-          `${id} peer on port ${port}`,
-          async () => (await httpStatus(`http://127.0.0.1:${port}/health`)) === 200,
-          {
-            timeoutMs: START_TIMEOUT_MS,
-            abort: () => {
-              const peer = peers[index];
-              return peer && !peer.isRunning
-                ? `exited:\n${peer.lines.slice(-20).join('\n')}`
-                : undefined;
-            },
-          },
-        ),
-      ),
-    );
   } catch (error) {
-    await stop();
+    await cleanup.stop();
     throw error;
   }
-  const processPids = () => pids(peers.map((peer) => peer.pid));
+  const script = join(PEERS_DIR, id === 'raw' ? 'raw-server.ts' : 'socketio-server.ts');
+  const env = { REDIS_URL: `redis://127.0.0.1:${redisPort}`, ...hooksEnv(profileDir) };
+  const peers = await startNodes(id, ports, ['--import', 'tsx', script], env, '/health', cleanup);
   return {
     id,
     kind: id,
     ports,
-    processPids,
-    allPids: () => [...processPids(), ...pids([redis.pid])],
+    processPids: peers.pids,
+    allPids: () => [...peers.pids(), ...pids([redis.pid])],
     redisNodes: () => standaloneRedis(redis.pid),
     nginxPids: () => [],
-    stop,
+    stop: peers.stop,
   };
 }
 
-/** The pid and role (`master`/`slave`) a Redis node reports about itself. */
-async function nodeIdentity(cluster: RedisCluster, port: number) {
+/** The pid a Redis node reports about itself. */
+export async function redisNodePid(cluster: RedisCluster, port: number): Promise<number> {
   const info = await cluster.cli(port, 'info', 'server');
   const pid = Number(/^process_id:(\d+)/m.exec(info)?.[1]);
-  const role = (await cluster.cli(port, 'role')).split('\n', 1)[0] ?? '';
   if (!Number.isInteger(pid)) throw new Error(`redis node on port ${port} did not say its pid`);
-  return { pid, role: role === 'slave' ? 'replica' : role };
+  return pid;
 }
 
 /**
@@ -233,78 +262,44 @@ export async function startTacoOnRedisCluster(
   profileDir?: string,
 ): Promise<RunningServer> {
   const cluster = await startRedisCluster({ masters, replicasPerMaster: 1 });
-  const apis: ManagedProcess[] = [];
-  const stop = async () => {
-    await Promise.all(apis.map((api) => api.stop('SIGTERM', 5000)));
-    await cluster.stop();
-    process.removeListener('exit', killAll);
+  const cleanup = {
+    kill: () => {
+      for (const node of cluster.nodes) node.kill('SIGKILL');
+    },
+    stop: () => cluster.stop(),
   };
-  const killAll = () => {
-    for (const api of apis) api.kill('SIGKILL');
-    for (const node of cluster.nodes) node.kill('SIGKILL');
-  };
-  process.once('exit', killAll);
+  let nodes: RedisNode[];
   try {
-    const nodes = await Promise.all(
+    nodes = await Promise.all(
       cluster.nodes.map(async (node) => {
-        const { pid, role } = await nodeIdentity(cluster, node.port);
-        return { name: `:${node.port} ${role}`, pid };
+        const role = (await cluster.cli(node.port, 'role')).split('\n', 1)[0] ?? '';
+        const name = `:${node.port} ${role === 'slave' ? 'replica' : role}`;
+        return { name, pid: await redisNodePid(cluster, node.port) };
       }),
     );
-    const ports = await freePorts(replicas);
-    for (const [index, port] of ports.entries()) {
-      const api = new ManagedProcess({
-        name: `api-${index + 1}`,
-        command: process.execPath,
-        args: [API_ENTRY],
-        cwd: REPO_ROOT,
-        env: {
-          ...baseEnvironment(),
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          REPLICA_ID: `api-${index + 1}`,
-          WEB_DIST: 'off',
-          REDIS_CLUSTER_NODES: cluster.seeds,
-          ...LOAD_ENV,
-          ...hooksEnv(profileDir),
-        },
-        output: 'quiet',
-      });
-      apis.push(api);
-      api.start();
-    }
-    await Promise.all(
-      ports.map((port, index) =>
-        waitFor(
-          `api-${index + 1} ready on port ${port}`,
-          async () => (await httpStatus(`http://127.0.0.1:${port}/api/health/ready`)) === 200,
-          {
-            timeoutMs: START_TIMEOUT_MS,
-            abort: () => {
-              const api = apis[index];
-              return api && !api.isRunning
-                ? `exited:\n${api.lines.slice(-20).join('\n')}`
-                : undefined;
-            },
-          },
-        ),
-      ),
-    );
-    const processPids = () => pids(apis.map((api) => api.pid));
-    return {
-      id: 'taco',
-      kind: 'taco',
-      ports,
-      processPids,
-      allPids: () => [...processPids(), ...nodes.map((node) => node.pid)],
-      redisNodes: () => nodes,
-      nginxPids: () => [],
-      stop,
-    };
   } catch (error) {
-    await stop();
+    await cleanup.stop();
     throw error;
   }
+  const ports = await freePorts(replicas);
+  const env = {
+    HOST: '127.0.0.1',
+    WEB_DIST: 'off',
+    REDIS_CLUSTER_NODES: cluster.seeds,
+    ...LOAD_ENV,
+    ...hooksEnv(profileDir),
+  };
+  const apis = await startNodes('api', ports, [API_ENTRY], env, '/api/health/ready', cleanup);
+  return {
+    id: 'taco',
+    kind: 'taco',
+    ports,
+    processPids: apis.pids,
+    allPids: () => [...apis.pids(), ...nodes.map((node) => node.pid)],
+    redisNodes: () => nodes,
+    nginxPids: () => [],
+    stop: apis.stop,
+  };
 }
 
 /**

@@ -4,31 +4,24 @@
 // `messagesPerSession` times: think, type (frame 2), send; then it waits for its own messages to
 // come back, reads the room's last seq and leaves. Every member measures delivery latency from the
 // send time in each body and accounts exactly for the messages of everyone in the room while it
-// was there (see Member in lib.js), so it checks that it receives the other members' messages,
+// was there (see Member in member.js), so it checks that it receives the other members' messages,
 // not only its own echo. Ramping VUs; the ramp-down lets every session finish.
 //
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e PROFILE=smoke loadtest/k6/chat.js
 //   docker compose --profile loadtest run --rm k6 run /scripts/k6/chat.js
 /* global __ENV, __VU, __ITER */
 import {
-  assertReady,
-  between,
-  checkSession,
-  COMMON_OPTIONS,
-  commonThresholds,
   durationSeconds,
   envNumber,
   MAX_MEMBER_RATE,
-  Member,
-  newRunId,
   PROFILE,
   PROFILE_NAME,
-  roomName,
-  roomSizes,
-  roundRobin,
-  sleep,
   TIMING,
-} from './lib.js';
+} from './config.js';
+import { COMMON_OPTIONS, commonThresholds } from './chat-metrics.js';
+import { between, newRunId, roomName, roomSizes, roundRobin, sleep } from './plan.js';
+import { assertReady } from './room-socket.js';
+import { checkSession, Member } from './member.js';
 
 const C = PROFILE.chat;
 const VUS = envNumber('VUS', C.vus, { min: 1, integer: true });

@@ -13,21 +13,11 @@
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e MEMBERS=500 -e RATE=80 loadtest/k6/fanout.js
 /* global __VU */
 import { Counter } from 'k6/metrics';
-import {
-  assertReady,
-  checkSession,
-  COMMON_OPTIONS,
-  commonThresholds,
-  envNumber,
-  MAX_MEMBER_RATE,
-  Member,
-  newRunId,
-  PROFILE,
-  PROFILE_NAME,
-  roomName,
-  sleep,
-  TIMING,
-} from './lib.js';
+import { envNumber, MAX_MEMBER_RATE, PROFILE, PROFILE_NAME, TIMING } from './config.js';
+import { COMMON_OPTIONS, commonThresholds } from './chat-metrics.js';
+import { newRunId, roomName, sleep } from './plan.js';
+import { assertReady } from './room-socket.js';
+import { checkSession, Member } from './member.js';
 
 const F = PROFILE.fanout;
 const ROOMS = envNumber('ROOMS', F.rooms, { min: 1, integer: true });

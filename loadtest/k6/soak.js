@@ -15,23 +15,11 @@
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e CONNECTIONS=2000 -e HOLD=600 loadtest/k6/soak.js
 /* global __VU */
 import { clearInterval, setInterval } from 'k6/timers';
-import {
-  assertReady,
-  between,
-  checkSession,
-  COMMON_OPTIONS,
-  commonThresholds,
-  envNumber,
-  MAX_MEMBER_RATE,
-  Member,
-  newRunId,
-  PROFILE,
-  PROFILE_NAME,
-  roomName,
-  sleep,
-  SLO,
-  TIMING,
-} from './lib.js';
+import { envNumber, MAX_MEMBER_RATE, PROFILE, PROFILE_NAME, SLO, TIMING } from './config.js';
+import { COMMON_OPTIONS, commonThresholds } from './chat-metrics.js';
+import { between, newRunId, roomName, sleep } from './plan.js';
+import { assertReady } from './room-socket.js';
+import { checkSession, Member } from './member.js';
 
 const S = PROFILE.soak;
 const CONNECTIONS = envNumber('CONNECTIONS', S.connections, { min: 1, integer: true });

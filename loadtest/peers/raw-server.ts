@@ -20,15 +20,7 @@ import {
 } from '@taco/protocol';
 import Redis from 'ioredis';
 import { type WebSocket, WebSocketServer } from 'ws';
-import {
-  defineCommands,
-  HISTORY_MAX,
-  historyPrefix,
-  keys,
-  peerEnvironment,
-  ROOM_TTL_SECONDS,
-  validMessage,
-} from './store';
+import { defineCommands, keys, peerEnvironment, storeMessage, validMessage } from './store';
 
 const { port, redisUrl } = peerEnvironment();
 const redis = defineCommands(new Redis(redisUrl));
@@ -83,18 +75,9 @@ async function join(ws: WebSocket, room: string, name: string): Promise<void> {
       const clientId =
         message.clientId === undefined ? '' : `,"client_id":${JSON.stringify(message.clientId)}`;
       const head = `{"type":${FrameType.Message},"room":${roomJson},"sender":${senderJson},"body":${JSON.stringify(message.body)},"timestamp":${timestamp}${clientId},"seq":`;
-      redis
-        .appendMessage(
-          3,
-          keys.seq(room),
-          keys.log(room),
-          keys.channel(room),
-          historyPrefix(name, message.body, timestamp),
-          head,
-          HISTORY_MAX,
-          ROOM_TTL_SECONDS,
-        )
-        .catch(() => ws.send(UNAVAILABLE));
+      storeMessage(redis, room, name, message.body, timestamp, head).catch(() =>
+        ws.send(UNAVAILABLE),
+      );
     } else if ((frame as { type?: unknown } | null)?.type === FrameType.Heartbeat) {
       ws.send(HEARTBEAT);
     } else {

@@ -12,15 +12,7 @@ import { createAdapter } from '@socket.io/redis-adapter';
 import Redis from 'ioredis';
 import { Server } from 'socket.io';
 import { ErrorCode, errorFrame, FrameErrorMessage, FrameType } from '@taco/protocol';
-import {
-  defineCommands,
-  HISTORY_MAX,
-  historyPrefix,
-  keys,
-  peerEnvironment,
-  ROOM_TTL_SECONDS,
-  validMessage,
-} from './store';
+import { defineCommands, peerEnvironment, storeMessage, validMessage } from './store';
 
 const { port, redisUrl } = peerEnvironment();
 const UNSUPPORTED = errorFrame({
@@ -61,16 +53,7 @@ io.on('connection', (socket) => {
       return;
     }
     const timestamp = Date.now() / 1000;
-    redis
-      .appendMessage(
-        2,
-        keys.seq(room),
-        keys.log(room),
-        historyPrefix(name, message.body, timestamp),
-        '',
-        HISTORY_MAX,
-        ROOM_TTL_SECONDS,
-      )
+    storeMessage(redis, room, name, message.body, timestamp)
       .then((seq) => {
         io.to(room).emit('message', {
           type: FrameType.Message,

@@ -41,6 +41,25 @@ export function defineCommands(redis: Redis): PeerRedis {
   return redis as PeerRedis;
 }
 
+/**
+ * Stores one message of `sender` in `room` and, given the message frame's text up to its seq
+ * (`frameHead`), publishes the finished frame on the room's channel in the same script: its seq.
+ */
+export function storeMessage(
+  redis: PeerRedis,
+  room: string,
+  sender: string,
+  body: string,
+  timestamp: number,
+  frameHead?: string,
+): Promise<number> {
+  const keyList = [keys.seq(room), keys.log(room)];
+  if (frameHead !== undefined) keyList.push(keys.channel(room));
+  const history = historyPrefix(sender, body, timestamp);
+  const args = [history, frameHead ?? '', HISTORY_MAX, ROOM_TTL_SECONDS];
+  return redis.appendMessage(keyList.length, ...keyList, ...args);
+}
+
 export interface ValidMessage {
   body: string;
   clientId: string | undefined;

@@ -1,0 +1,21 @@
+/** A part of the benchmark that ran (its figures), failed (its error), or was left out (both null). */
+export interface Outcome<T> {
+  figures: T | null;
+  error: string | null;
+}
+
+export const skipped = (): Outcome<never> => ({ figures: null, error: null });
+
+/** The figures of a run, or its error's message; `cleanup` runs either way. */
+export async function settle<T>(
+  run: () => Promise<T>,
+  cleanup?: () => Promise<unknown>,
+): Promise<Outcome<T>> {
+  try {
+    return { figures: await run(), error: null };
+  } catch (error) {
+    return { figures: null, error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    await cleanup?.();
+  }
+}

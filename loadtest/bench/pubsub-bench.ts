@@ -1,0 +1,226 @@
+/**
+ * `--only pubsub`: what classic `PUBLISH` and `SPUBLISH` cost a Redis Cluster as it grows (Redis
+ * CPU per published message summed over every node, subscribers spread over the nodes).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { type RedisCluster, startRedisCluster } from '@taco/harness';
+import type { PubSubWorkload } from '../workloads/workloads';
+import { cpuSeconds, machineWindow } from './proc-stats';
+import { redisNodePid } from './servers';
+
+export type PubSubMode = 'PUBLISH' | 'SPUBLISH';
+
+export interface PubSubRun {
+  masters: number;
+  mode: PubSubMode;
+  /** Subscriber connections per channel (replicas with members in the room). */
+  subscribers: number;
+  published: number;
+  received: number;
+  seconds: number;
+  /** Redis CPU per published message summed over every node (µs). */
+  redisMicrosPerMessage: number | null;
+  /** The same per node, by `:port`. */
+  redisMicrosPerMessageByNode: Record<string, number>;
+  /**
+   * `redisMicrosPerMessage` less what the same nodes spent idle for as long (cron, cluster bus
+   * pings): the cost of the messages themselves.
+   */
+  netMicrosPerMessage: number | null;
+  /** Cores other processes (the benchmark's own parent and Redis aside) and the hypervisor took. */
+  outsideCores: number;
+  stealCores: number;
+}
+
+export interface PubSubFigures {
+  channels: number;
+  messagesPerSecond: number;
+  runs: PubSubRun[];
+}
+
+/** How long to wait for the last published messages to reach their subscribers. */
+const PUBSUB_DRAIN_MS = 5000;
+const TICK_MS = 10;
+
+interface Node {
+  port: number;
+  pid: number;
+  /** `subscribersPerChannel` subscriber connections, each subscribed to the same channels. */
+  subs: Redis[];
+  pub: Redis;
+  received: number;
+}
+
+async function openNodes(cluster: RedisCluster, subscribers: number): Promise<Node[]> {
+  return Promise.all(
+    cluster.nodes.map(async (node) => {
+      const pid = await redisNodePid(cluster, node.port);
+      const options = { host: '127.0.0.1', port: node.port, lazyConnect: true };
+      const subs = Array.from({ length: subscribers }, () => new Redis(options));
+      const pub = new Redis(options);
+      await Promise.all([...subs.map((sub) => sub.connect()), pub.connect()]);
+      return { port: node.port, pid, subs, pub, received: 0 };
+    }),
+  );
+}
+
+/** The node serving each channel's slot. */
+async function owners(cluster: RedisCluster, nodes: Node[], channels: string[]): Promise<Node[]> {
+  const first = nodes[0];
+  if (!first) throw new Error('the cluster has no node');
+  const slots = (await first.pub.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+  const slotOf = await Promise.all(
+    channels.map(async (channel) => Number(await first.pub.call('CLUSTER', 'KEYSLOT', channel))),
+  );
+  return slotOf.map((slot, index) => {
+    const range = slots.find(([from, to]) => slot >= from && slot <= to);
+    const node = nodes.find((candidate) => candidate.port === range?.[2][1]);
+    if (!node) throw new Error(`no node serves ${channels[index] ?? ''} (slot ${slot})`);
+    return node;
+  });
+}
+
+/** CPU seconds per second every node of the cluster spends with nothing to do. */
+async function idleCpuRate(cluster: RedisCluster, seconds: number): Promise<number> {
+  const pids = await Promise.all(cluster.nodes.map((node) => redisNodePid(cluster, node.port)));
+  const before = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const wall = Date.now();
+  await sleep(seconds * 1000);
+  const after = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  return (after - before) / ((Date.now() - wall) / 1000);
+}
+
+async function runMode(
+  cluster: RedisCluster,
+  masters: number,
+  mode: PubSubMode,
+  subscribers: number,
+  workload: PubSubWorkload,
+  idleRate: number,
+  log: (line: string) => void,
+): Promise<PubSubRun> {
+  const nodes = await openNodes(cluster, subscribers);
+  try {
+    const channels = Array.from({ length: workload.channels }, (_, i) => `chat:{bench-${i}}`);
+    const owner = await owners(cluster, nodes, channels);
+    // Subscribers spread over the nodes: classic pub/sub may subscribe anywhere (round-robin);
+    // a shard channel only on the node that owns its slot.
+    const subscriberOf = (index: number) =>
+      mode === 'PUBLISH' ? (nodes[index % nodes.length] as Node) : (owner[index] as Node);
+    for (const node of nodes) {
+      const mine = channels.filter((_, index) => subscriberOf(index) === node);
+      const count = (): void => {
+        node.received += 1;
+      };
+      for (const sub of node.subs) {
+        sub.on(mode === 'PUBLISH' ? 'message' : 'smessage', count);
+        if (mine.length === 0) continue;
+        if (mode === 'PUBLISH') await sub.subscribe(...mine);
+        // One SSUBSCRIBE may only name channels of one slot.
+        else await Promise.all(mine.map((channel) => sub.ssubscribe(channel)));
+      }
+    }
+    const cpu = () => nodes.map((node) => cpuSeconds(node.pid));
+    const body = JSON.stringify({ type: 1, body: 'x'.repeat(120), seq: 0 });
+    const publish = async (total: number, seconds: number): Promise<number> => {
+      let sent = 0;
+      const started = Date.now();
+      for (let tick = 0; sent < total && tick < (seconds * 1000) / TICK_MS + 100; tick += 1) {
+        const due = Math.min(total, Math.ceil((total * (Date.now() - started)) / (seconds * 1000)));
+        const batches = new Map<Node, ReturnType<Redis['pipeline']>>();
+        for (; sent < due; sent += 1) {
+          const index = sent % channels.length;
+          const node = owner[index] as Node;
+          const pipeline = batches.get(node) ?? node.pub.pipeline();
+          batches.set(node, pipeline);
+          if (mode === 'PUBLISH') pipeline.publish(channels[index] as string, body);
+          else pipeline.spublish(channels[index] as string, body);
+        }
+        await Promise.all([...batches.values()].map((pipeline) => pipeline.exec()));
+        await sleep(TICK_MS);
+      }
+      return sent;
+    };
+    const drain = async (expected: number) => {
+      const deadline = Date.now() + PUBSUB_DRAIN_MS;
+      while (nodes.reduce((sum, node) => sum + node.received, 0) < expected) {
+        if (Date.now() >= deadline) break;
+        await sleep(20);
+      }
+    };
+    // Warm-up, not recorded.
+    const warm = await publish(Math.ceil(workload.messagesPerSecond / 4), 0.25);
+    await drain(warm * subscribers);
+    for (const node of nodes) node.received = 0;
+    const before = cpu();
+    const endWindow = machineWindow();
+    const total = Math.round(workload.messagesPerSecond * workload.seconds);
+    const published = await publish(total, workload.seconds);
+    await drain(published * subscribers);
+    const after = cpu();
+    const redisSeconds = after.reduce((all, value, index) => all + value - (before[index] ?? 0), 0);
+    const { wallSeconds, outsideCores, stealCores } = endWindow(redisSeconds);
+    const received = nodes.reduce((sum, node) => sum + node.received, 0);
+    const byNode: Record<string, number> = {};
+    nodes.forEach((node, index) => {
+      byNode[`:${node.port}`] = (((after[index] ?? 0) - (before[index] ?? 0)) / published) * 1e6;
+    });
+    const sum = Object.values(byNode).reduce((all, value) => all + value, 0);
+    const run: PubSubRun = {
+      masters,
+      mode,
+      subscribers,
+      published,
+      received,
+      seconds: wallSeconds,
+      redisMicrosPerMessage: published > 0 ? sum : null,
+      redisMicrosPerMessageByNode: byNode,
+      netMicrosPerMessage:
+        published > 0 ? Math.max(0, sum - ((idleRate * wallSeconds) / published) * 1e6) : null,
+      outsideCores,
+      stealCores,
+    };
+    log(
+      `    ${masters} masters, ${mode}, ${subscribers} subscriber(s) per channel: ` +
+        `${received}/${published * subscribers} delivered, Redis CPU ` +
+        `${sum.toFixed(2)} µs per message over all nodes, ${run.netMicrosPerMessage?.toFixed(2) ?? '–'} ` +
+        `net of idle (per node ` +
+        `${Object.values(byNode)
+          .map((value) => value.toFixed(1))
+          .join(
+            ' / ',
+          )}), outside ${run.outsideCores.toFixed(2)} + steal ${run.stealCores.toFixed(2)} cores`,
+    );
+    return run;
+  } finally {
+    await Promise.all(
+      nodes.flatMap((node) => [...node.subs.map((sub) => sub.quit()), node.pub.quit()]),
+    );
+  }
+}
+
+/**
+ * For each cluster size, a fresh cluster of masters only (no replicas, so only pub/sub's own
+ * cost shows), and each mode at the same rate over the same channels.
+ */
+export async function runPubSubBench(
+  workload: PubSubWorkload,
+  log: (line: string) => void,
+): Promise<PubSubFigures> {
+  const runs: PubSubRun[] = [];
+  for (const masters of workload.masters) {
+    const cluster = await startRedisCluster({ masters, replicasPerMaster: 0 });
+    try {
+      const idleRate = await idleCpuRate(cluster, workload.seconds);
+      for (const subscribers of workload.subscribersPerChannel) {
+        for (const mode of ['PUBLISH', 'SPUBLISH'] as const) {
+          runs.push(await runMode(cluster, masters, mode, subscribers, workload, idleRate, log));
+        }
+      }
+    } finally {
+      await cluster.stop();
+    }
+  }
+  return { channels: workload.channels, messagesPerSecond: workload.messagesPerSecond, runs };
+}

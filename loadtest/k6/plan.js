@@ -1,0 +1,115 @@
+// The run plan (called from setup() only: run id, room and user names, room sizes and seating),
+// small timing helpers, and the latency probe carried in message bodies.
+/* global __ENV */
+import { setTimeout } from 'k6/timers';
+import { NAME_MIN_LENGTH, ROOM_NAME_MAX_LENGTH, USER_NAME_MAX_LENGTH } from './protocol.js';
+
+/** A run id: `-e RUN_ID=…`, or new. Call it in setup(), never in init code. */
+export function newRunId() {
+  const given = __ENV.RUN_ID;
+  if (given !== undefined && given !== '') {
+    if (!/^[A-Za-z0-9-]{1,20}$/.test(given)) {
+      throw new Error('-e RUN_ID must be 1–20 letters, digits or dashes');
+    }
+    return given;
+  }
+  const random = Math.floor(Math.random() * 36 ** 3).toString(36);
+  return `k6${Date.now().toString(36)}${random}`;
+}
+
+/** A room id of this run; checked against the contract's length limit. */
+export function roomName(runId, kind, index) {
+  const name = `${runId}-${kind}-${index}`;
+  if (name.length < NAME_MIN_LENGTH || name.length > ROOM_NAME_MAX_LENGTH) {
+    throw new Error(`Room id "${name}" is not 3–${ROOM_NAME_MAX_LENGTH} characters`);
+  }
+  return name;
+}
+
+/** A user name, checked against the contract's limits (3–32 characters). */
+export function userName(name) {
+  if (name.length < NAME_MIN_LENGTH || name.length > USER_NAME_MAX_LENGTH) {
+    throw new Error(`User name "${name}" is not ${NAME_MIN_LENGTH}–${USER_NAME_MAX_LENGTH} long`);
+  }
+  return name;
+}
+
+/**
+ * Room sizes between `min` and `max` (inclusive) adding up to `people`: as many rooms as the
+ * average size gives, each at least `min`, the rest spread at random. Fewer people than `min`:
+ * one room of all of them.
+ */
+export function roomSizes(people, min, max, random = Math.random) {
+  if (people <= min) return [people];
+  const rooms = Math.min(
+    Math.floor(people / min),
+    Math.max(Math.ceil(people / max), Math.round(people / ((min + max) / 2))),
+  );
+  const sizes = new Array(rooms).fill(min);
+  let left = people - rooms * min;
+  // Every room can take up to max, since rooms × max ≥ people.
+  while (left > 0) {
+    const open = sizes.map((size, index) => (size < max ? index : -1)).filter((i) => i >= 0);
+    const index = open[Math.floor(random() * open.length)];
+    sizes[index] += 1;
+    left -= 1;
+  }
+  return sizes;
+}
+
+/**
+ * Seats people in rooms round-robin: person k goes to the next room in turn that still has a
+ * free seat, so rooms fill side by side as VUs ramp up. Returns the room index of each person.
+ */
+export function roundRobin(sizes) {
+  const free = sizes.slice();
+  const seats = [];
+  const total = sizes.reduce((sum, size) => sum + size, 0);
+  let room = 0;
+  while (seats.length < total) {
+    if (free[room] > 0) {
+      seats.push(room);
+      free[room] -= 1;
+    }
+    room = (room + 1) % sizes.length;
+  }
+  return seats;
+}
+
+/** A whole number of milliseconds between min and max. */
+export function between(min, max) {
+  return Math.floor(min + Math.random() * (max - min));
+}
+
+/** A promise that settles after `ms` (a k6 timer keeps the VU's event loop alive meanwhile). */
+export function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}
+
+/** `ms` ± `jitter` (a fraction). */
+export function jittered(ms, jitter = 0.2) {
+  return Math.round(ms * (1 + (Math.random() * 2 - 1) * jitter));
+}
+
+/**
+ * A message body carrying its send time (`t`, ms), the sender's client id (`c`) and, on a
+ * sender's last message, `l: 1`; padded to `bytes`. The bench carries the same `t`.
+ */
+export function probeBody(clientId, bytes, last) {
+  const probe = { t: Date.now(), c: clientId };
+  if (last) probe.l = 1;
+  const pad = Math.max(0, bytes - JSON.stringify({ ...probe, p: '' }).length);
+  probe.p = 'x'.repeat(pad);
+  return JSON.stringify(probe);
+}
+
+/** The probe in a message body, or null for a body that is not one. */
+export function parseProbe(body) {
+  if (typeof body !== 'string' || body.charAt(0) !== '{') return null;
+  try {
+    const probe = JSON.parse(body);
+    return typeof probe.t === 'number' ? probe : null;
+  } catch {
+    return null;
+  }
+}
