@@ -1,12 +1,11 @@
 /**
  * Chat traffic through nginx while something happens to the stack, and what the members saw.
- * The members are the chaos suite's `ChaosClient`s (they reconnect by `decideReconnect` and
- * resume from their last `(epoch, seq)` like the web client); readiness is polled through nginx
+ * The members are the harness's `ChatMember`s (they reconnect by `decideReconnect` and resume
+ * from their last `(epoch, seq)` like the web client); readiness is polled through nginx
  * meanwhile.
  */
 import { ApiPath } from '@taco/protocol';
-import { ChaosClient, readHistory } from '../chaos/chaos-client';
-import { sleep, waitFor } from '@taco/harness';
+import { ChatMember, FAST_RECONNECT, readHistory, sleep, waitFor } from '@taco/harness';
 
 export interface TrafficOptions {
   /** Room names are `<prefix>-<n>`. */
@@ -112,13 +111,13 @@ export async function chatThrough(
   const members = rooms.flatMap((room) =>
     Array.from(
       { length: options.membersPerRoom },
-      (_, i) => new ChaosClient(baseUrl, room, `member ${i + 1}`),
+      (_, i) => new ChatMember(baseUrl, room, `member ${i + 1}`, { policy: FAST_RECONNECT }),
     ),
   );
   await Promise.all(members.map((member) => member.connect()));
   const readiness = pollReadiness(baseUrl, options.pollEveryMs);
   /** What each member put on an open socket. */
-  const said = new Map<ChaosClient, string[]>(members.map((member) => [member, []]));
+  const said = new Map<ChatMember, string[]>(members.map((member) => [member, []]));
   let talking = true;
   const talk = (async () => {
     for (let round = 0; talking; round++) {
@@ -137,7 +136,7 @@ export async function chatThrough(
   }
   const ready = await readiness.stop();
   // Every member back on an open socket and caught up, and the last echoes in.
-  await waitFor('every member online again', () => members.every((member) => member.open), {
+  await waitFor('every member online again', () => members.every((member) => member.live), {
     timeoutMs: 30_000,
     intervalMs: 50,
   });
@@ -151,7 +150,7 @@ export async function chatThrough(
   const missing: string[] = [];
   for (const room of rooms) {
     const inRoom = members.filter((member) => member.room === room);
-    const acked = inRoom.flatMap((member) => member.stats.acked);
+    const acked = inRoom.flatMap((member) => member.stats.acked.map((a) => a.seq));
     acknowledged += acked.length;
     // History holds each acknowledged message once: under its seq, and its body under no other.
     const stored = new Map<number, string>();
@@ -174,7 +173,7 @@ export async function chatThrough(
     }
     lost += lostHere.size;
     for (const member of inRoom) {
-      const echoed = new Set(member.stats.acked.map((seq) => stored.get(seq)));
+      const echoed = new Set(member.stats.acked.map((a) => a.body));
       const unechoed = (said.get(member) ?? []).filter((body) => !echoed.has(body));
       unacknowledged += unechoed.length;
       unacknowledgedStored += unechoed.filter((body) => bodies.has(body)).length;
@@ -195,8 +194,8 @@ export async function chatThrough(
     unacknowledged,
     unacknowledgedStored,
     lost,
-    duplicates: duplicates + members.reduce((sum, member) => sum + member.stats.duplicatesShown, 0),
-    overlappingFrames: members.reduce((sum, member) => sum + member.stats.duplicateFrames, 0),
+    duplicates: duplicates + members.reduce((sum, member) => sum + member.stats.conflicts, 0),
+    overlappingFrames: members.reduce((sum, member) => sum + member.stats.repeatedFrames, 0),
     reconnects: members.reduce((sum, member) => sum + member.stats.reconnects, 0),
     moved: members.filter((member) => member.stats.reconnectMs.length > 0).length,
     moves: members.reduce((sum, member) => sum + member.stats.reconnectMs.length, 0),

@@ -4,6 +4,9 @@
  */
 export * from './client';
 export * from './cluster';
+export * from './faults';
+export * from './ipc-process';
 export * from './managed-process';
+export * from './metrics';
 export * from './redis-cluster';
 export * from './wait';

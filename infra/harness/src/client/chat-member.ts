@@ -43,26 +43,26 @@ export interface HeldMessage extends ChatMessage {
 export interface MemberReport {
   room: string;
   name: string;
-  /** Every message held (in the current epoch), one per `(epoch, seq)`. */
+  /** The messages held (current epoch), one per `(epoch, seq)`. */
   list: HeldMessage[];
-  /** Own messages acknowledged (echoed with their `client_id`). */
+  /** Own messages echoed with their `client_id`. */
   acked: { epoch: string; seq: number; body: string }[];
-  /** Bodies of own messages that got an error frame naming their `client_id` instead. */
+  /** Bodies of own messages answered by an error frame naming their `client_id`. */
   refused: string[];
-  /** Bodies of own messages sent that never came back either way (in flight at a close). */
+  /** Bodies of own messages with neither answer (in flight at a close). */
   unacknowledged: string[];
-  /** A `(epoch, seq)` that arrived again with another message: shown twice, or wrong. */
+  /** A held `(epoch, seq)` that came again with another message: shown twice, or wrong. */
   conflicts: number;
-  /** Copies of a message already held (a live frame a resume's page holds too, §6.3). */
+  /** Copies of a held message (a live frame a resume's page holds too, §6.3): absorbed. */
   repeatedFrames: number;
-  /** Sockets that closed after they had opened. */
+  /** Sockets that closed after opening, and the codes of every close. */
   closes: number;
   closeCodes: number[];
   errorCodes: string[];
   reconnects: number;
   credentialCalls: number;
   ticketCalls: number;
-  /** Wall-clock ms when each reconnect had caught up, and how long after its close. */
+  /** Per reconnect: when it had caught up (wall clock), and how long after its close. */
   resumedAt: number[];
   reconnectMs: number[];
   gaveUp: boolean;
