@@ -5,7 +5,7 @@
  * meanwhile.
  */
 import { ApiPath } from '@taco/protocol';
-import { ChatMember, FAST_RECONNECT, readHistory, sleep, waitFor } from '@taco/harness';
+import { ChatMember, FAST_RECONNECT, sleep, tally, waitFor } from '@taco/harness';
 
 export interface TrafficOptions {
   /** Room names are `<prefix>-<n>`. */
@@ -116,15 +116,12 @@ export async function chatThrough(
   );
   await Promise.all(members.map((member) => member.connect()));
   const readiness = pollReadiness(baseUrl, options.pollEveryMs);
-  /** What each member put on an open socket. */
-  const said = new Map<ChatMember, string[]>(members.map((member) => [member, []]));
+  /** Messages put on an open socket. */
+  let sent = 0;
   let talking = true;
   const talk = (async () => {
     for (let round = 0; talking; round++) {
-      for (const member of members) {
-        const body = `${round} from ${member.name}`;
-        if (member.say(body)) said.get(member)?.push(body);
-      }
+      for (const member of members) if (member.say(`${round} from ${member.name}`)) sent++;
       await sleep(options.everyMs);
     }
   })();
@@ -142,43 +139,18 @@ export async function chatThrough(
   });
   await sleep(1500);
 
-  let acknowledged = 0;
-  let unacknowledged = 0;
-  let unacknowledgedStored = 0;
-  let lost = 0;
-  let duplicates = 0;
-  const missing: string[] = [];
+  const tallies: Awaited<ReturnType<typeof tally>>[] = [];
   for (const room of rooms) {
-    const inRoom = members.filter((member) => member.room === room);
-    const acked = inRoom.flatMap((member) => member.stats.acked.map((a) => a.seq));
-    acknowledged += acked.length;
-    // History holds each acknowledged message once: under its seq, and its body under no other.
-    const stored = new Map<number, string>();
-    const bodies = new Map<string, number>();
-    for (const message of await readHistory(baseUrl, room)) {
-      stored.set(message.seq, message.body);
-      bodies.set(message.body, (bodies.get(message.body) ?? 0) + 1);
-    }
-    const lostHere = new Set<number>();
-    for (const seq of acked) {
-      const body = stored.get(seq);
-      if (body === undefined) lostHere.add(seq);
-      else if (bodies.get(body) !== 1) duplicates++;
-    }
-    for (const member of inRoom) {
-      // Held, once (the feed is keyed by seq), with the body history holds.
-      const lacks = acked.filter((seq) => member.feed.get(seq)?.body !== stored.get(seq));
-      for (const seq of lacks) lostHere.add(seq);
-      if (lacks.length > 0) missing.push(`${room}/${member.name}: ${lacks.join(',')}`);
-    }
-    lost += lostHere.size;
-    for (const member of inRoom) {
-      const echoed = new Set(member.stats.acked.map((a) => a.body));
-      const unechoed = (said.get(member) ?? []).filter((body) => !echoed.has(body));
-      unacknowledged += unechoed.length;
-      unacknowledgedStored += unechoed.filter((body) => bodies.has(body)).length;
-    }
+    tallies.push(
+      await tally(
+        baseUrl,
+        room,
+        members.filter((member) => member.room === room),
+      ),
+    );
   }
+  const sum = (count: (seen: (typeof tallies)[number]) => number) =>
+    tallies.reduce((total, seen) => total + count(seen), 0);
   const longestGapMs = Object.fromEntries(
     members.map((member) => [
       `${member.room}/${member.name}`,
@@ -189,19 +161,19 @@ export async function chatThrough(
   return {
     members: members.length,
     rooms: rooms.length,
-    sent: [...said.values()].reduce((sum, bodies) => sum + bodies.length, 0),
-    acknowledged,
-    unacknowledged,
-    unacknowledgedStored,
-    lost,
-    duplicates: duplicates + members.reduce((sum, member) => sum + member.stats.conflicts, 0),
-    overlappingFrames: members.reduce((sum, member) => sum + member.stats.repeatedFrames, 0),
-    reconnects: members.reduce((sum, member) => sum + member.stats.reconnects, 0),
+    sent,
+    acknowledged: sum((seen) => seen.acked),
+    unacknowledged: sum((seen) => seen.unacknowledged),
+    unacknowledgedStored: sum((seen) => seen.unacknowledgedStored),
+    lost: sum((seen) => seen.lost),
+    duplicates: sum((seen) => seen.storedTwice + seen.conflicts),
+    overlappingFrames: sum((seen) => seen.repeatedFrames),
+    reconnects: sum((seen) => seen.reconnects),
     moved: members.filter((member) => member.stats.reconnectMs.length > 0).length,
-    moves: members.reduce((sum, member) => sum + member.stats.reconnectMs.length, 0),
+    moves: members.reduce((total, member) => total + member.stats.reconnectMs.length, 0),
     longestGapMs,
     longestGapMaxMs: Math.max(0, ...Object.values(longestGapMs)),
     readiness: ready,
-    missing,
+    missing: tallies.flatMap((seen) => seen.missing),
   };
 }

@@ -3,7 +3,7 @@
  * plans, and reports per-message send→receive latency, counts and its own CPU over IPC. Every
  * timer is bounded by the step it serves; the process exits when the parent says so or goes away.
  */
-import { credentials, socketUrl } from '@taco/harness';
+import { credentials, serveParent, socketUrl } from '@taco/harness';
 import { FrameType } from '@taco/protocol';
 import { io, type Socket } from 'socket.io-client';
 import WebSocket from 'ws';
@@ -225,26 +225,10 @@ function shutdown(): void {
   setTimeout(() => process.exit(0), 200).unref();
 }
 
-process.on('message', (message: ParentMessage) => {
-  switch (message.type) {
-    case 'connect':
-      void connectAll(message.kind, message.conns, message.concurrency);
-      break;
-    case 'step':
-      runStep(message.step, message.senders, message.durationMs, message.bodyBytes);
-      break;
-    case 'peek':
-      reply({ type: 'count', received: state.received });
-      break;
-    case 'collect':
-      collect(message.step);
-      break;
-    case 'close':
-      shutdown();
-      break;
-  }
+serveParent<ParentMessage>({
+  connect: (message) => void connectAll(message.kind, message.conns, message.concurrency),
+  step: (message) => runStep(message.step, message.senders, message.durationMs, message.bodyBytes),
+  peek: () => reply({ type: 'count', received: state.received }),
+  collect: (message) => collect(message.step),
+  close: shutdown,
 });
-
-// The parent went away: never linger holding sockets.
-process.on('disconnect', () => process.exit(0));
-reply({ type: 'ready' });

@@ -101,3 +101,20 @@ export class IpcProcess<Out extends Typed, In extends Typed> {
     clearTimeout(timer);
   }
 }
+
+/** One handler per type of message the parent sends. */
+export type Handlers<M extends Typed> = {
+  [T in M['type']]: (message: Extract<M, { type: T }>) => void;
+};
+
+/**
+ * The child's side: hands each message from the parent to the handler of its type, exits when
+ * the parent goes away (never lingering with sockets open), and says it is ready.
+ */
+export function serveParent<M extends Typed>(handlers: Handlers<M>): void {
+  process.on('message', (message: M) => {
+    (handlers[message.type as M['type']] as (message: M) => void)(message);
+  });
+  process.on('disconnect', () => process.exit(0));
+  process.send?.({ type: 'ready' });
+}

@@ -78,7 +78,6 @@ export class ChatMember {
   private stopped = false;
   private sent = 0;
   private readonly pending = new Map<string, string>();
-  private readonly waiters: Array<() => void> = [];
   private readonly policy: ReconnectPolicy;
   private readonly pageSize: number;
   private firstReady: { resolve: () => void; reject: (error: Error) => void } | undefined;
@@ -198,7 +197,6 @@ export class ChatMember {
       if (frame.type === FrameType.Clear) this.feed.clear();
       if (frame.type === FrameType.Error) this.onError(frame.code, frame.client_id);
     }
-    for (const wake of this.waiters.splice(0)) wake();
   }
 
   private onHistory(epoch: string, messages: ChatMessage[], complete: boolean): void {
@@ -303,25 +301,9 @@ export class ChatMember {
     return true;
   }
 
-  /** Resolves after the next frame arrives, or after `ms`. */
-  waitForFrame(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.waiters.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-  }
-
   /** The held messages of the current epoch, oldest first. */
   messages(): HeldMessage[] {
     return [...this.feed.values()].sort((a, b) => a.seq - b.seq);
-  }
-
-  /** The underlying socket, for scenarios that misbehave on purpose. */
-  get raw(): WebSocket | null {
-    return this.socket;
   }
 
   report(): MemberReport {

@@ -9,14 +9,7 @@ import { type Cluster } from '../cluster';
 import { metricValue } from '../metrics';
 import { type RedisCluster } from '../redis-cluster';
 import { httpStatus, sleep, waitFor } from '../wait';
-import {
-  type ChaosOptions,
-  chatter,
-  members,
-  type ScenarioResult,
-  settle,
-  verdict,
-} from './verdict';
+import { type ChaosOptions, type ScenarioResult, underFault, verdict } from './verdict';
 
 /** Whether every member holds a message whose body includes `marker`. */
 const allHold = (all: readonly ChatMember[], marker: string) =>
@@ -31,23 +24,22 @@ export async function redisScenario(
 ): Promise<ScenarioResult> {
   const redis = cluster.redis;
   if (!redis) throw new Error('the cluster runs without Redis');
-  const room = `chaos-redis-${Date.now()}`;
-  const all = await members(cluster.url, room, options.short ? 4 : 10);
-  await chatter(all, downMs + 3000, 250, async () => {
-    await sleep(800);
-    await redis.stop('SIGTERM');
-    await sleep(downMs);
-    await redis.start();
-  });
-  await waitFor(
-    'every replica ready again',
-    async () =>
-      (
-        await Promise.all(cluster.replicas.map((r) => httpStatus(`${r.url}${ApiPath.healthReady}`)))
-      ).every((s) => s === 200),
-    { timeoutMs: 20_000, intervalMs: 100 },
+  const ready = async () =>
+    (
+      await Promise.all(cluster.replicas.map((r) => httpStatus(`${r.url}${ApiPath.healthReady}`)))
+    ).every((status) => status === 200);
+  const { room, all } = await underFault(
+    cluster,
+    'redis',
+    options.short ? 4 : 10,
+    downMs + 3000,
+    async () => {
+      await redis.stop('SIGTERM');
+      await sleep(downMs);
+      await redis.start();
+      await waitFor('every replica ready again', ready, { timeoutMs: 20_000, intervalMs: 100 });
+    },
   );
-  await settle(all);
   // Delivery resumed: a message after recovery reaches everyone.
   all[0]?.say('after the outage');
   await waitFor(
@@ -73,22 +65,16 @@ export async function redisPauseScenario(
 ): Promise<ScenarioResult> {
   const pid = cluster.redis?.pid;
   if (!pid) throw new Error('the cluster runs without Redis');
-  const room = `chaos-pause-${Date.now()}`;
-  const all = await members(cluster.url, room, options.short ? 4 : 10);
-  let paused = false;
-  try {
-    await chatter(all, pauseMs + 3000, 250, async () => {
-      await sleep(800);
+  const { room, all } = await underFault(
+    cluster,
+    'pause',
+    options.short ? 4 : 10,
+    pauseMs + 3000,
+    async () => {
       process.kill(pid, 'SIGSTOP');
-      paused = true;
-      await sleep(pauseMs);
-      process.kill(pid, 'SIGCONT');
-      paused = false;
-    });
-  } finally {
-    if (paused) process.kill(pid, 'SIGCONT');
-  }
-  await settle(all);
+      await sleep(pauseMs).finally(() => process.kill(pid, 'SIGCONT'));
+    },
+  );
   await sleep(1000);
   return verdict(cluster, 'Redis paused', room, all, new Set(), [`Redis paused for ${pauseMs} ms`]);
 }
@@ -149,37 +135,40 @@ export async function redisMasterKillScenario(
 ): Promise<ScenarioResult> {
   const redis = redisClusterOf(cluster);
   await redis.waitUntilHealthy(30_000);
-  const room = `chaos-master-${Date.now()}`;
-  const all = await members(cluster.url, room, options.short ? 4 : 10);
   const unconfirmedBefore = await counterSum(cluster, 'taco_unconfirmed_messages_total');
   const notes: string[] = [];
-  await chatter(all, options.short ? 8000 : 15_000, 250, async () => {
-    await sleep(800);
-    const owner = await redis.ownerOf(roomKeys(room).log);
-    owner.kill('SIGKILL');
-    const killedAt = Date.now();
-    await owner.exited;
-    const resumed = deliveredAgain(all, 'after the master died', 20_000);
-    await waitFor(
-      'a replica promoted',
-      async () => (await redis.ownerOf(roomKeys(room).log).catch(() => owner)) !== owner,
-      { timeoutMs: 20_000, intervalMs: 100 },
-    );
-    notes.push(
-      `master ${owner.address} killed; its replica took over after ${Date.now() - killedAt} ms`,
-    );
-    await owner.start();
-    const { others, acknowledged } = await resumed;
-    notes.push(
-      others === null
-        ? 'delivery did not resume within 20 s'
-        : `delivery to the others resumed ${others - killedAt} ms after the kill`,
-      acknowledged === null
-        ? 'the sender was not acknowledged again within 20 s'
-        : `the sender was acknowledged again ${acknowledged - killedAt} ms after the kill`,
-    );
-  });
-  await settle(all);
+  const size = options.short ? 4 : 10;
+  const { room, all } = await underFault(
+    cluster,
+    'master',
+    size,
+    options.short ? 8000 : 15_000,
+    async (all, room) => {
+      const owner = await redis.ownerOf(roomKeys(room).log);
+      owner.kill('SIGKILL');
+      const killedAt = Date.now();
+      await owner.exited;
+      const resumed = deliveredAgain(all, 'after the master died', 20_000);
+      await waitFor(
+        'a replica promoted',
+        async () => (await redis.ownerOf(roomKeys(room).log).catch(() => owner)) !== owner,
+        { timeoutMs: 20_000, intervalMs: 100 },
+      );
+      notes.push(
+        `master ${owner.address} killed; its replica took over after ${Date.now() - killedAt} ms`,
+      );
+      await owner.start();
+      const { others, acknowledged } = await resumed;
+      notes.push(
+        others === null
+          ? 'delivery did not resume within 20 s'
+          : `delivery to the others resumed ${others - killedAt} ms after the kill`,
+        acknowledged === null
+          ? 'the sender was not acknowledged again within 20 s'
+          : `the sender was acknowledged again ${acknowledged - killedAt} ms after the kill`,
+      );
+    },
+  );
   const unconfirmed =
     (await counterSum(cluster, 'taco_unconfirmed_messages_total')) - unconfirmedBefore;
   notes.push(`${unconfirmed} acknowledgement(s) given without a Redis replica confirming`);
@@ -197,15 +186,18 @@ export async function slotMoveScenario(
   options: ChaosOptions,
 ): Promise<ScenarioResult> {
   const redis = redisClusterOf(cluster);
-  const room = `chaos-slot-${Date.now()}`;
-  const all = await members(cluster.url, room, options.short ? 4 : 10);
   const notes: string[] = [];
-  await chatter(all, options.short ? 3000 : 8000, 250, async () => {
-    await sleep(800);
-    const { from, to } = await redis.moveSlot(roomKeys(room).log);
-    notes.push(`slot moved from ${from.address} to ${to.address}`);
-  });
-  await settle(all);
+  const size = options.short ? 4 : 10;
+  const { room, all } = await underFault(
+    cluster,
+    'slot',
+    size,
+    options.short ? 3000 : 8000,
+    async (_, room) => {
+      const { from, to } = await redis.moveSlot(roomKeys(room).log);
+      notes.push(`slot moved from ${from.address} to ${to.address}`);
+    },
+  );
   const resumed = await deliveredAgain(all, 'after the slot moved', 10_000);
   const stalled = resumed.others === null || resumed.acknowledged === null;
   if (stalled) notes.push('delivery did not resume within 10 s');

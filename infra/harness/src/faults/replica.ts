@@ -1,15 +1,7 @@
 /** A replica killed (SIGKILL) or drained (SIGTERM, close 1012) while its members chat. */
 import { CloseCode } from '@taco/protocol';
 import { type Cluster, type ReplicaHandle } from '../cluster';
-import { sleep } from '../wait';
-import {
-  type ChaosOptions,
-  chatter,
-  members,
-  type ScenarioResult,
-  settle,
-  verdict,
-} from './verdict';
+import { type ChaosOptions, type ScenarioResult, underFault, verdict } from './verdict';
 
 /** Stops `victim` with `signal` and resolves once it has exited. */
 export async function stopReplica(victim: ReplicaHandle, signal: NodeJS.Signals): Promise<void> {
@@ -22,24 +14,21 @@ async function replicaScenario(
   options: ChaosOptions,
   signal: 'SIGKILL' | 'SIGTERM',
 ): Promise<ScenarioResult> {
-  const room = `chaos-${signal.toLowerCase()}-${Date.now()}`;
-  const all = await members(cluster.url, room, options.short ? 6 : 18);
   const victim = signal === 'SIGKILL' ? cluster.replicas[1] : cluster.replicas[0];
   if (!victim) throw new Error('no replica');
-  await chatter(all, options.short ? 3000 : 8000, 250, async () => {
-    await sleep(800);
-    await stopReplica(victim, signal);
-  });
-  await settle(all);
+  const { room, all } = await underFault(
+    cluster,
+    signal,
+    options.short ? 6 : 18,
+    options.short ? 3000 : 8000,
+    () => stopReplica(victim, signal),
+  );
   const drained = all.filter((m) => m.stats.closeCodes.includes(CloseCode.Restart)).length;
-  const result =
+  const [scenario, note] =
     signal === 'SIGKILL'
-      ? await verdict(cluster, 'replica SIGKILL', room, all, new Set([victim]), [
-          `killed ${victim.id}`,
-        ])
-      : await verdict(cluster, 'replica SIGTERM drain', room, all, new Set([victim]), [
-          `${drained} clients closed with 1012 by ${victim.id}`,
-        ]);
+      ? ['replica SIGKILL', `killed ${victim.id}`]
+      : ['replica SIGTERM drain', `${drained} clients closed with 1012 by ${victim.id}`];
+  const result = await verdict(cluster, scenario, room, all, new Set([victim]), [note]);
   await victim.restart();
   return result;
 }

@@ -6,6 +6,7 @@
  * hooks (the bench's) see the bystanders' messages and the phases.
  */
 import { ChatMember } from '../client';
+import { type Handlers, serveParent } from '../ipc-process';
 import type {
   StormChildMessage,
   StormMeasure,
@@ -81,49 +82,40 @@ function startTraffic(perSecond: number, bodyBytes: number): void {
   }, 10);
 }
 
-process.on('message', (message: StormParentMessage) => {
-  switch (message.type) {
-    case 'connect':
-      void connectAll(message.baseUrl, message.rooms, message.concurrency);
-      break;
-    case 'traffic':
-      startTraffic(message.messagesPerSecondPerRoom, message.bodyBytes);
-      break;
-    case 'phase':
-      measure.phase?.(message.phase);
-      phase = message.phase;
-      break;
-    case 'status':
-      reply({
-        type: 'status',
-        down: members.filter((member) => !member.live && !member.stats.gaveUp).length,
-        everClosed: members.filter((member) => member.stats.closes > 0).length,
-        gaveUp: members.filter((member) => member.stats.gaveUp).length,
-      });
-      break;
-    case 'quiet':
-      clearInterval(traffic);
-      reply({ type: 'quiet' });
-      break;
-    case 'report':
-      reply({
-        type: 'report',
-        members: members.map((member) => member.report()),
-        bystanderMessages,
-        measured: measure.report?.(),
-      });
-      break;
-    case 'close':
-      clearInterval(traffic);
-      for (const member of members) member.close(true);
-      reply({ type: 'closed' });
-      setTimeout(() => process.exit(0), 200).unref();
-      break;
-  }
-});
+const handlers: Handlers<StormParentMessage> = {
+  connect: (message) => void connectAll(message.baseUrl, message.rooms, message.concurrency),
+  traffic: (message) => startTraffic(message.messagesPerSecondPerRoom, message.bodyBytes),
+  phase: (message) => {
+    measure.phase?.(message.phase);
+    phase = message.phase;
+  },
+  status: () =>
+    reply({
+      type: 'status',
+      down: members.filter((member) => !member.live && !member.stats.gaveUp).length,
+      everClosed: members.filter((member) => member.stats.closes > 0).length,
+      gaveUp: members.filter((member) => member.stats.gaveUp).length,
+    }),
+  quiet: () => {
+    clearInterval(traffic);
+    reply({ type: 'quiet' });
+  },
+  report: () =>
+    reply({
+      type: 'report',
+      members: members.map((member) => member.report()),
+      bystanderMessages,
+      measured: measure.report?.(),
+    }),
+  close: () => {
+    clearInterval(traffic);
+    for (const member of members) member.close(true);
+    reply({ type: 'closed' });
+    setTimeout(() => process.exit(0), 200).unref();
+  },
+};
 
-process.on('disconnect', () => process.exit(0));
 const measureModule = process.env.STORM_MEASURE;
 void (measureModule ? import(measureModule) : Promise.resolve({}))
   .then((loaded: { measure?: StormMeasure }) => (measure = loaded.measure ?? {}))
-  .then(() => reply({ type: 'ready' }));
+  .then(() => serveParent<StormParentMessage>(handlers));

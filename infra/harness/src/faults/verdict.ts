@@ -89,6 +89,27 @@ export async function chatter(
   await talk;
 }
 
+/**
+ * The shape of a fault scenario: `count` members of a new room `chaos-<name>-<time>` chat every
+ * 250 ms for `durationMs`; 800 ms in, `fault` runs; then they settle.
+ */
+export async function underFault(
+  cluster: Cluster,
+  name: string,
+  count: number,
+  durationMs: number,
+  fault: (all: ChatMember[], room: string) => Promise<void>,
+): Promise<{ room: string; all: ChatMember[] }> {
+  const room = `chaos-${name}-${Date.now()}`;
+  const all = await members(cluster.url, room, count);
+  await chatter(all, durationMs, 250, async () => {
+    await sleep(800);
+    await fault(all, room);
+  });
+  await settle(all);
+  return { room, all };
+}
+
 /** Until every member is live again, and a little longer for the last echoes. */
 export async function settle(all: ChatMember[], timeoutMs = 20_000): Promise<void> {
   await waitFor('every member back online', () => all.every((member) => member.live), {
@@ -96,6 +117,49 @@ export async function settle(all: ChatMember[], timeoutMs = 20_000): Promise<voi
     intervalMs: 50,
   });
   await sleep(500);
+}
+
+const key = (message: { epoch: string; seq: number }) => `${message.epoch}|${message.seq}`;
+
+/** A room's acknowledged messages against its history and against every member's list. */
+export async function tally(baseUrl: string, room: string, all: ChatMember[]) {
+  const history = await readHistory(baseUrl, room);
+  const stored = new Map(history.map((message) => [key(message), message.body]));
+  const copies = new Map<string, number>();
+  for (const { body } of history) copies.set(body, (copies.get(body) ?? 0) + 1);
+  const stats = all.map((member) => member.report());
+  const acked = stats.flatMap((s) => s.acked);
+  const count = (each: (s: (typeof stats)[number]) => number) =>
+    stats.reduce((total, s) => total + each(s), 0);
+  const lost = new Set(acked.filter((a) => !stored.has(key(a))).map(key));
+  const missingFromHistory = lost.size;
+  // Every member holds each acknowledged message, once, with the body history holds.
+  const missing: string[] = [];
+  for (const s of stats) {
+    const held = new Map(s.list.map((message) => [key(message), message.body]));
+    const lacks = acked.filter((a) => held.get(key(a)) !== stored.get(key(a))).map(key);
+    for (const at of lacks) lost.add(at);
+    if (lacks.length > 0) missing.push(`${room}/${s.name}: ${lacks.join(',')}`);
+  }
+  const isStored = (body: string) => copies.has(body);
+  return {
+    stats,
+    acked: acked.length,
+    missingFromHistory,
+    /** Acknowledged messages missing from history or from some member's list. */
+    lost: lost.size,
+    missing,
+    /** Acknowledged messages whose body history holds more than once. */
+    storedTwice: acked.filter((a) => (copies.get(a.body) ?? 0) > 1).length,
+    refused: count((s) => s.refused.length),
+    refusedStored: count((s) => s.refused.filter(isStored).length),
+    unacknowledged: count((s) => s.unacknowledged.length),
+    unacknowledgedStored: count((s) => s.unacknowledged.filter(isStored).length),
+    conflicts: count((s) => s.conflicts),
+    repeatedFrames: count((s) => s.repeatedFrames),
+    reconnects: count((s) => s.reconnects),
+    reconnectMs: stats.flatMap((s) => s.reconnectMs),
+  };
 }
 
 /** What the members saw against what the room's history holds; closes the members. */
@@ -107,25 +171,19 @@ export async function verdict(
   stopped: ReadonlySet<ReplicaHandle>,
   notes: string[],
 ): Promise<ScenarioResult> {
-  const history = await readHistory(cluster.url, room);
-  const stored = new Set(history.map((message) => `${message.epoch}|${message.seq}`));
-  const storedBodies = new Set(history.map((message) => message.body));
-  const stats = all.map((member) => member.report());
+  const seen = await tally(cluster.url, room, all);
   for (const member of all) member.close();
-  const sum = (count: (report: (typeof stats)[number]) => number) =>
-    stats.reduce((total, report) => total + count(report), 0);
-  const reconnectMs = stats.flatMap((s) => s.reconnectMs);
   return {
     scenario,
     crashes: crashed(cluster, stopped),
-    missingAcked: sum((s) => s.acked.filter((a) => !stored.has(`${a.epoch}|${a.seq}`)).length),
-    refusedStored: sum((s) => s.refused.filter((body) => storedBodies.has(body)).length),
-    duplicatesShown: sum((s) => s.conflicts),
-    acked: sum((s) => s.acked.length),
-    refused: sum((s) => s.refused.length),
-    reconnects: sum((s) => s.reconnects),
-    reconnectP50Ms: percentile(reconnectMs, 50),
-    reconnectMaxMs: percentile(reconnectMs, 100),
+    missingAcked: seen.missingFromHistory,
+    refusedStored: seen.refusedStored,
+    duplicatesShown: seen.conflicts,
+    acked: seen.acked,
+    refused: seen.refused,
+    reconnects: seen.reconnects,
+    reconnectP50Ms: percentile(seen.reconnectMs, 50),
+    reconnectMaxMs: percentile(seen.reconnectMs, 100),
     notes,
   };
 }
