@@ -6,6 +6,12 @@ interface Typed {
   type: string;
 }
 
+/** What every child says: it is ready, how its connects went, it has closed. */
+export type ChildLifecycle =
+  | { type: 'ready' }
+  | { type: 'connected'; ok: number; failed: number; firstError: string | null }
+  | { type: 'closed' };
+
 interface Waiter<In> {
   type: string;
   resolve: (message: In) => void;

@@ -1,5 +1,6 @@
 /** Messages between the reconnect storm (parent) and its member processes. */
 import { type MemberReport } from '../client';
+import { type ChildLifecycle } from '../ipc-process';
 
 export interface StormRoom {
   room: string;
@@ -22,8 +23,7 @@ export type StormParentMessage =
   | { type: 'close' };
 
 export type StormChildMessage =
-  | { type: 'ready' }
-  | { type: 'connected'; ok: number; failed: number; firstError: string | null }
+  | ChildLifecycle
   | {
       type: 'status';
       /** Members whose socket is not open and caught up. */
@@ -41,8 +41,7 @@ export type StormChildMessage =
       bystanderMessages: Record<StormPhase, number>;
       /** What the process's measure module (the bench's) recorded, if one was loaded. */
       measured: unknown;
-    }
-  | { type: 'closed' };
+    };
 
 /**
  * What a storm member process may load (`STORM_MEASURE`, a module exporting `measure`): hooks
