@@ -1,7 +1,26 @@
 /** What the bench's scenarios (slow reader, reconnect storm, connect cost) share: options, output. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import type Redis from 'ioredis';
+
+/**
+ * A scenario's command line: its own string options `names`, and `--only`, `--out` and `--smoke`
+ * (tiny sizes) that every scenario takes.
+ */
+export function scenarioArgs<K extends string>(argv: string[], names: readonly K[]) {
+  const own = Object.fromEntries(names.map((name) => [name, { type: 'string' as const }]));
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      ...own,
+      only: { type: 'string' },
+      out: { type: 'string' },
+      smoke: { type: 'boolean' },
+    },
+  });
+  return values as Partial<Record<K | 'only' | 'out', string>> & { smoke?: boolean };
+}
 
 /** A whole number option between `min` and `max`, or its default. */
 export function intOption(

@@ -12,7 +12,6 @@
  *                    [--smoke]
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   credentials,
   isPresence,
@@ -24,7 +23,7 @@ import {
 import Redis from 'ioredis';
 import { totalCpuSeconds } from '../proc-stats';
 import { machine } from '../report';
-import { commandStats, intOption, log, round, writeReport } from './common';
+import { commandStats, intOption, log, round, scenarioArgs, writeReport } from './common';
 
 const CONCURRENCY = 64;
 const HOOKS = resolve(__dirname, '..', 'server-hooks.cjs');
@@ -97,17 +96,7 @@ async function connectOne(replicaUrl: string, room: string, name: string): Promi
 }
 
 export async function runConnectCost(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      only: { type: 'string' },
-      smoke: { type: 'boolean' },
-      sockets: { type: 'string' },
-      members: { type: 'string' },
-      profile: { type: 'string' },
-      out: { type: 'string' },
-    },
-  });
+  const values = scenarioArgs(argv, ['sockets', 'members', 'profile'] as const);
   const report = await connectCostScenario({
     sockets: intOption('sockets', values.sockets, values.smoke ? 40 : 4000, 10, 50_000),
     members: intOption('members', values.members, 5, 1, 1000),

@@ -8,7 +8,6 @@
  *   npm run bench -- --only slowReader [--seconds 60] [--idle-seconds 15] [--attackers 10]
  *                    [--members 10] [--rate 250] [--body 4000] [--out file.json] [--smoke]
  */
-import { parseArgs } from 'node:util';
 import {
   SCENARIO_ENV,
   type SlowReaderSettings,
@@ -19,7 +18,7 @@ import { emptyHistogram, quantile, record } from '../histogram';
 import { machine } from '../report';
 import { nowMs, probeBody, readProbe } from '../probe';
 import { rssBytes } from '../proc-stats';
-import { intOption, log, median, MIB, round, writeReport } from './common';
+import { intOption, log, median, MIB, round, scenarioArgs, writeReport } from './common';
 
 const ROOM = 'slow-reader-room';
 
@@ -29,20 +28,14 @@ interface Phase {
 }
 
 export async function runSlowReader(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      only: { type: 'string' },
-      smoke: { type: 'boolean' },
-      seconds: { type: 'string' },
-      'idle-seconds': { type: 'string' },
-      attackers: { type: 'string' },
-      members: { type: 'string' },
-      rate: { type: 'string' },
-      body: { type: 'string' },
-      out: { type: 'string' },
-    },
-  });
+  const values = scenarioArgs(argv, [
+    'seconds',
+    'idle-seconds',
+    'attackers',
+    'members',
+    'rate',
+    'body',
+  ] as const);
   const smoke = values.smoke === true;
   const report = await slowReaderScenario({
     attackSeconds: intOption('seconds', values.seconds, smoke ? 15 : 60, 5, 600),

@@ -13,7 +13,6 @@
  */
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import {
   metricValue,
   PROBE_NICE,
@@ -26,25 +25,13 @@ import {
 import Redis from 'ioredis';
 import { emptyHistogram, merge, quantile } from '../histogram';
 import { machine } from '../report';
-import { commandStats, intOption, log, round, writeReport } from './common';
+import { commandStats, intOption, log, round, scenarioArgs, writeReport } from './common';
 import { type StormMeasured } from './storm-measure';
 
 const LAG_POLL_MS = 500;
 
 export async function runStorm(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      only: { type: 'string' },
-      smoke: { type: 'boolean' },
-      clients: { type: 'string' },
-      rate: { type: 'string' },
-      warmup: { type: 'string' },
-      processes: { type: 'string' },
-      body: { type: 'string' },
-      out: { type: 'string' },
-    },
-  });
+  const values = scenarioArgs(argv, ['clients', 'rate', 'warmup', 'processes', 'body'] as const);
   const smoke = values.smoke === true;
   const rate = Number(values.rate ?? (smoke ? 4 : 0.5));
   if (!(rate > 0 && rate <= 50))
