@@ -27,10 +27,9 @@ export interface ClusterOptions {
   startTimeoutMs?: number;
 }
 
-export interface ReplicaHandle {
-  readonly id: string;
+/** One process the cluster runs, on its loopback port. */
+interface ProcessHandle {
   readonly port: number;
-  /** http://127.0.0.1:port, the replica itself (bypassing nginx). */
   readonly url: string;
   readonly pid: number | undefined;
   readonly isRunning: boolean;
@@ -38,19 +37,18 @@ export interface ReplicaHandle {
   readonly exited: Promise<Exit>;
   /** Output lines so far. */
   readonly lines: readonly string[];
+}
+
+/** `url` is http://127.0.0.1:port, the replica itself (bypassing nginx). */
+export interface ReplicaHandle extends ProcessHandle {
+  readonly id: string;
   kill(signal?: NodeJS.Signals): void;
   /** Stops the replica if it runs, starts it again on the same port, and waits until ready. */
   restart(): Promise<void>;
 }
 
-export interface RedisHandle {
-  readonly port: number;
-  readonly url: string;
+export interface RedisHandle extends ProcessHandle {
   readonly dir: string;
-  readonly pid: number | undefined;
-  readonly isRunning: boolean;
-  readonly exited: Promise<Exit>;
-  readonly lines: readonly string[];
   /** Sends `signal` (SIGTERM: Redis flushes the AOF and exits) and waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<Exit>;
   /** Starts Redis again on the same port and folder, so the AOF is replayed. */

@@ -85,7 +85,7 @@ export class ChatMember {
   readonly ready: Promise<void>;
   /** The messages held in the current epoch, by seq: what the member's list shows. */
   readonly feed = new Map<number, HeldMessage>();
-  /** Frames other than messages (presence, errors, clears…), for scenarios that watch for leaks. */
+  /** Frames other than messages and presence (errors, clears…), for scenarios that watch for leaks. */
   readonly others: ServerFrame[] = [];
   readonly stats: MemberReport;
   /** The socket is open and history has caught up. */
@@ -193,7 +193,7 @@ export class ChatMember {
       if ('messages' in frame) this.onHistory(frame.epoch, frame.messages, frame.complete);
       else this.onLive(frame);
     } else {
-      this.others.push(frame);
+      if (frame.type !== FrameType.Presence) this.others.push(frame);
       if (frame.type === FrameType.Clear) this.feed.clear();
       if (frame.type === FrameType.Error) this.onError(frame.code, frame.client_id);
     }

@@ -41,7 +41,7 @@ export async function fuzzScenario(
     timeoutMs: 20_000,
     intervalMs: 50,
   });
-  const leaked = observer.others.filter((frame) => frame.type !== FrameType.Presence).length;
+  const leaked = observer.others.length;
   const notes = [
     `${inputs.length} inputs, ${expectedErrors} invalid, ${errors()} typed errors back, ${leaked} frames leaked to others`,
   ];
