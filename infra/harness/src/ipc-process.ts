@@ -1,4 +1,4 @@
-/** A child process running a TypeScript script (through tsx), with typed request/response over IPC. */
+/** A child process running a TypeScript script (through tsx), typed request/response over IPC. */
 import { type ChildProcess, fork } from 'node:child_process';
 import { setPriority } from 'node:os';
 

@@ -1,4 +1,4 @@
-/** What the bench's scenarios (slow reader, reconnect storm, connect cost) share: options, output. */
+/** What the bench's scenarios (slow reader, reconnect storm, connect cost) share. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';

@@ -1,9 +1,9 @@
 /**
- * The reference chat member: the client's recovery rules written once, as the web client follows
- * them (protocol/README.md §6.2, §6.3, §6.8). It keeps its token, opens every socket with a fresh
- * single-use ticket, reconnects by protocol's `decideReconnect` (new credentials on 4401), asks
- * for history after its last `(epoch, seq)` until caught up, keeps one message per `(epoch, seq)`,
- * matches its own messages by `client_id`, and counts what a user would have seen.
+ * The reference chat member: the client's recovery rules written once, as the web client
+ * follows them (protocol/README.md §6.2, §6.3, §6.8). It keeps its token, opens every socket with
+ * a fresh single-use ticket, reconnects by protocol's `decideReconnect` (new credentials on 4401),
+ * asks for history after its gap-free resume point until caught up, keeps one message per
+ * `(epoch, seq)`, matches its own messages by `client_id`, and counts what a user would have seen.
  */
 import {
   type ChatMessage,
@@ -71,7 +71,10 @@ export interface MemberReport {
 export class ChatMember {
   private token: string | null = null;
   private socket: WebSocket | null = null;
+  /** The resume point: every message up to this seq held without a gap (§6.2). */
   private lastSeq: number | null;
+  /** A history answer has come in this epoch (an empty resume point may then move live). */
+  private answered = false;
   private epoch: string | null = null;
   private attempts = 0;
   private closedAt: number | null = null;
@@ -85,7 +88,7 @@ export class ChatMember {
   readonly ready: Promise<void>;
   /** The messages held in the current epoch, by seq: what the member's list shows. */
   readonly feed = new Map<number, HeldMessage>();
-  /** Frames other than messages and presence (errors, clears…), for scenarios that watch for leaks. */
+  /** Frames other than messages and presence (errors, clears…), for scenarios watching leaks. */
   readonly others: ServerFrame[] = [];
   readonly stats: MemberReport;
   /** The socket is open and history has caught up. */
@@ -203,9 +206,15 @@ export class ChatMember {
     const resuming = this.lastSeq !== null;
     this.adoptEpoch(epoch);
     // Not complete: the answer replaces what is held up to its newest seq (§6.3).
-    const newest = messages.at(-1)?.seq ?? this.lastSeq ?? 0;
-    if (!complete) for (const seq of this.feed.keys()) if (seq <= newest) this.feed.delete(seq);
+    const upTo = messages.at(-1)?.seq ?? this.lastSeq ?? 0;
+    if (!complete) for (const seq of this.feed.keys()) if (seq <= upTo) this.feed.delete(seq);
     for (const message of messages) this.keep(epoch, message);
+    const newest = messages.at(-1)?.seq;
+    if (newest !== undefined && (!complete || this.lastSeq === null || newest > this.lastSeq)) {
+      this.lastSeq = newest;
+    }
+    this.answered = true;
+    this.advance();
     if (resuming && messages.length >= this.pageSize) {
       this.requestHistory();
       return;
@@ -224,6 +233,12 @@ export class ChatMember {
   private onLive(frame: ServerMessageFrame): void {
     this.adoptEpoch(frame.epoch);
     this.keep(frame.epoch, frame);
+    // A live message moves the resume point only when it is the next seq after it: one that
+    // overtakes a history answer leaves the messages between still to come (§6.2).
+    if (this.lastSeq === null ? this.answered : frame.seq === this.lastSeq + 1) {
+      this.lastSeq = frame.seq;
+      this.advance();
+    }
     const body = frame.client_id === undefined ? undefined : this.pending.get(frame.client_id);
     if (frame.client_id !== undefined && body !== undefined) {
       this.pending.delete(frame.client_id);
@@ -246,6 +261,7 @@ export class ChatMember {
     if (this.epoch !== null) {
       this.feed.clear();
       this.lastSeq = null;
+      this.answered = false;
     }
     this.epoch = epoch;
   }
@@ -258,9 +274,12 @@ export class ChatMember {
       else this.stats.conflicts++;
       return;
     }
-    const message = { epoch, sender, body, timestamp, seq };
-    this.feed.set(seq, message);
-    if (this.lastSeq === null || seq > this.lastSeq) this.lastSeq = seq;
+    this.feed.set(seq, { epoch, sender, body, timestamp, seq });
+  }
+
+  /** Moves the resume point over the messages held right after it. */
+  private advance(): void {
+    while (this.lastSeq !== null && this.feed.has(this.lastSeq + 1)) this.lastSeq++;
   }
 
   private closed(code: number): void {

@@ -73,7 +73,7 @@ export function planRooms(clients: number, run: string): StormRoom[] {
 const sum = (values: Iterable<number>) => [...values].reduce((total, value) => total + value, 0);
 const key = (message: { epoch: string; seq: number }) => `${message.epoch}|${message.seq}`;
 
-/** Lost and doubled messages: every member's list against every acknowledged message of its room. */
+/** Lost and doubled messages: each member's list against every acknowledged message of its room. */
 export function checkLists(members: MemberReport[]) {
   const ackedByRoom = new Map<string, Map<string, string>>();
   for (const member of members) {

@@ -1,4 +1,4 @@
-/** What the fault scenarios share: their members, their chatter and the verdict on what users saw. */
+/** What the fault scenarios share: members, their chatter, the verdict on what users saw. */
 import { type ReconnectPolicy } from '@taco/protocol';
 import { ChatMember, readHistory } from '../client';
 import { type Cluster, type ReplicaHandle } from '../cluster';
