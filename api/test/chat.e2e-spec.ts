@@ -20,10 +20,9 @@ import { JwtService } from '@nestjs/jwt';
 import { ChatGateway } from '../src/chat/chat.gateway';
 import { MetricsService } from '../src/metrics/metrics.service';
 import { RoomTokenService } from '../src/rooms/room-token.service';
-import { type TestClient } from './support/test-client';
-import { isError, isHistory, isPresence, isSingleMessage } from './support/frames';
 import { startTestApp, type TestApp } from './support/test-app';
 import { until } from './support/until';
+import { isError, isHistory, isLive, isPresence, type RawClient } from '@taco/harness';
 
 /** How many connections the app has closed with `code` (its `taco_closes_total` metric). */
 async function closesWith(app: TestApp, code: number): Promise<number> {
@@ -33,13 +32,13 @@ async function closesWith(app: TestApp, code: number): Promise<number> {
 }
 
 async function say(
-  client: TestClient,
+  client: RawClient,
   body: string,
   clientId?: string,
 ): Promise<ServerMessageFrame> {
   client.send({ type: FrameType.Message, body, client_id: clientId });
   return client.next<ServerMessageFrame>(
-    (frame) => isSingleMessage(frame) && (clientId === undefined || frame.client_id === clientId),
+    (frame) => isLive(frame) && (clientId === undefined || frame.client_id === clientId),
   );
 }
 
@@ -64,8 +63,8 @@ describe('Chat socket', () => {
       client_id: 'c-1',
       sender: 'Mallory',
     });
-    const own = await ann.next<ServerMessageFrame>(isSingleMessage);
-    const theirs = await bob.next<ServerMessageFrame>(isSingleMessage);
+    const own = await ann.next<ServerMessageFrame>(isLive);
+    const theirs = await bob.next<ServerMessageFrame>(isLive);
     expect(own).toEqual({
       type: FrameType.Message,
       room,
@@ -82,7 +81,7 @@ describe('Chat socket', () => {
     const reply = await say(bob, 'hi Ann');
     expect(reply).toMatchObject({ sender: 'Bob', body: 'hi Ann', seq: 2 });
     expect(reply).not.toHaveProperty('client_id');
-    expect(await ann.next<ServerMessageFrame>(isSingleMessage)).toMatchObject({
+    expect(await ann.next<ServerMessageFrame>(isLive)).toMatchObject({
       sender: 'Bob',
       seq: 2,
     });
@@ -93,7 +92,7 @@ describe('Chat socket', () => {
     const ann = await t.join(roomA, 'Ann');
     const bob = await t.join(roomB, 'Bob');
     await say(ann, 'only for room A');
-    expect((await bob.drain()).filter(isSingleMessage)).toEqual([]);
+    expect((await bob.drain()).filter(isLive)).toEqual([]);
   });
 
   describe('presence', () => {
@@ -676,7 +675,7 @@ describe('Chat socket', () => {
           type: FrameType.Error,
           client_id: 'c-4',
         });
-        const frames = (await ann.drain(50)).filter(isSingleMessage);
+        const frames = (await ann.drain(50)).filter(isLive);
         expect(frames.map((f) => f.body)).toEqual(['m1', 'm2', 'm3']);
         app.clock.advance(1000);
         expect((await say(ann, 'after a pause')).seq).toBe(4);
@@ -834,7 +833,7 @@ describe('Chat socket', () => {
       // And they keep talking.
       writer.send({ type: FrameType.Message, body: 'still here' });
       const after = await reader.next<ServerMessageFrame>(
-        (frame) => isSingleMessage(frame) && frame.body === 'still here',
+        (frame) => isLive(frame) && frame.body === 'still here',
         10_000,
       );
       expect(after.sender).toBe('Writer');
@@ -913,6 +912,6 @@ describe('Chat socket', () => {
     for (const raw of junk) bob.send(raw);
     for (let i = 0; i < junk.length; i++) await bob.nextOfType(FrameType.Error);
     const message = await say(ann, 'all good');
-    expect(await bob.next(isSingleMessage)).toEqual(message);
+    expect(await bob.next(isLive)).toEqual(message);
   });
 });

@@ -1,7 +1,7 @@
 import { decodeClientFrame, ErrorCode, FrameType, type ServerFrame } from '@taco/protocol';
 import fc from 'fast-check';
-import { type TestClient } from './support/test-client';
 import { startTestApp, type TestApp } from './support/test-app';
+import { type RawClient } from '@taco/harness';
 
 const ERROR_CODES = new Set<string>(Object.values(ErrorCode));
 
@@ -61,8 +61,8 @@ const arbitraryText = fc.oneof(
 
 describe('Fuzzing live connections', () => {
   let t: TestApp;
-  let fuzzer: TestClient;
-  let observer: TestClient;
+  let fuzzer: RawClient;
+  let observer: RawClient;
 
   beforeAll(async () => {
     t = await startTestApp({

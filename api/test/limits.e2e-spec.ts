@@ -12,10 +12,9 @@ import { RedisConnections } from '../src/bus/redis/redis-connections';
 import { SHARED_KEYS } from '../src/bus/redis/redis-keys';
 import { RedisConnectionLimiter } from '../src/bus/redis/redis-connection-limiter';
 import { RedisIpRateLimiter } from '../src/bus/redis/redis-ip-rate-limiter';
-import { freePorts } from '@taco/harness';
+import { freePorts, RawClient } from '@taco/harness';
 import { RedisServer } from './support/redis-server';
 import { startTestApp, type TestApp } from './support/test-app';
-import { TestClient } from './support/test-client';
 import { until } from './support/until';
 
 /** Asks `app` for a ticket with `authorization` (none when undefined). */
@@ -33,8 +32,8 @@ async function ticketOf(app: TestApp, room: string, token: string): Promise<stri
   return ((await response.json()) as RoomTicketResponse).ticket;
 }
 
-function connectWithTicket(app: TestApp, room: string, ticket: string): TestClient {
-  return TestClient.connect(
+function connectWithTicket(app: TestApp, room: string, ticket: string): RawClient {
+  return RawClient.connect(
     `${app.baseUrl.replace(/^http/, 'ws')}${ApiPath.roomSocketWithTicket(room, ticket)}`,
   );
 }
@@ -171,7 +170,7 @@ describe('Per-IP limits and tickets over two replicas sharing Redis', () => {
   it('caps open connections per IP over both replicas (1013), and frees a place on close', async () => {
     const room = 'capped';
     const token = await redisToken(one, room, 'Ann');
-    const open: TestClient[] = [];
+    const open: RawClient[] = [];
     for (const app of [one, two, one, two]) {
       const client = app.connect(room, token);
       await client.next((frame) => frame.type === FrameType.Presence && frame.sender === 'Ann');

@@ -8,12 +8,17 @@ import {
   type ServerMessageFrame,
   type ServerPresenceFrame,
 } from '@taco/protocol';
-import { type RedisCluster, startRedisCluster } from '@taco/harness';
-import { isHistory, isPresence, isSingleMessage } from './support/frames';
+import {
+  isHistory,
+  isLive,
+  isPresence,
+  RawClient,
+  type RedisCluster,
+  startRedisCluster,
+} from '@taco/harness';
 import { PROTOTYPE_ROOM_IDS, PROTOTYPE_USER_NAMES } from './support/prototype-names';
 import { RedisServer } from './support/redis-server';
 import { startTestApp, type TestApp } from './support/test-app';
-import { TestClient } from './support/test-client';
 
 /**
  * People named `constructor`, `__proto__` or `toString`, and rooms with such ids, are like any
@@ -29,14 +34,14 @@ async function participants(app: TestApp, room: string): Promise<number> {
 }
 
 /** The senders of the presence frames a client holds, by whether they connect. */
-async function roster(client: TestClient): Promise<string[]> {
+async function roster(client: RawClient): Promise<string[]> {
   return (await client.drain())
     .filter((f): f is ServerPresenceFrame => f.type === FrameType.Presence && f.connecting)
     .map((f) => f.sender);
 }
 
 /** Joins through a single-use ticket, as the web client does. */
-async function joinWithTicket(app: TestApp, room: string, name: string): Promise<TestClient> {
+async function joinWithTicket(app: TestApp, room: string, name: string): Promise<RawClient> {
   const token = await app.token(room, name);
   const response = await fetch(`${app.baseUrl}${ApiPath.roomTicket(room)}`, {
     method: 'POST',
@@ -45,7 +50,7 @@ async function joinWithTicket(app: TestApp, room: string, name: string): Promise
   expect(response.status).toBe(201);
   const { ticket } = (await response.json()) as RoomTicketResponse;
   const url = `ws${app.baseUrl.slice('http'.length)}${ApiPath.roomSocketWithTicket(room, ticket)}`;
-  const client = TestClient.connect(url, undefined, name);
+  const client = RawClient.connect(url, undefined, name);
   await client.next(isPresence(name, true));
   return client;
 }
@@ -65,7 +70,7 @@ function describePrototypeNames(driver: string, start: () => Promise<TestApp[]>)
 
     it('lists and counts people with such names, and carries their messages, history, typing and clears', async () => {
       const room = `proto-names-${driver}`;
-      const people = new Map<string, TestClient>();
+      const people = new Map<string, RawClient>();
       for (const [i, name] of PROTOTYPE_USER_NAMES.entries()) {
         people.set(name, await appFor(i).join(room, name));
       }
@@ -80,13 +85,13 @@ function describePrototypeNames(driver: string, start: () => Promise<TestApp[]>)
         // The client's own id for the message is as free as a name.
         client.send({ type: FrameType.Message, body: `hello from ${name}`, client_id: name });
         const echo = await client.next<ServerMessageFrame>(
-          (f) => isSingleMessage(f) && f.type === FrameType.Message && f.sender === name,
+          (f) => isLive(f) && f.type === FrameType.Message && f.sender === name,
         );
         expect(echo).toMatchObject({ sender: name, body: `hello from ${name}`, client_id: name });
       }
       const seen: ServerMessageFrame[] = [];
       for (let i = 0; i < people.size; i++) {
-        seen.push(await watcher.next<ServerMessageFrame>(isSingleMessage));
+        seen.push(await watcher.next<ServerMessageFrame>(isLive));
       }
       expect(seen.map((m) => [m.sender, m.body])).toEqual(
         PROTOTYPE_USER_NAMES.map((name) => [name, `hello from ${name}`]),
@@ -171,7 +176,7 @@ function describePrototypeNames(driver: string, start: () => Promise<TestApp[]>)
         for (const app of apps) expect(await participants(app, room)).toBe(2);
 
         ann.send({ type: FrameType.Message, body: `hello ${room}`, client_id: 'c1' });
-        expect(await bob.next(isSingleMessage)).toMatchObject({
+        expect(await bob.next(isLive)).toMatchObject({
           room,
           sender: 'Ann',
           body: `hello ${room}`,

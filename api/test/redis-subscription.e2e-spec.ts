@@ -5,8 +5,8 @@ import { MetricsService } from '../src/metrics/metrics.service';
 import { RedisServer } from './support/redis-server';
 import { repeated, storedMessages, watchMessages } from './support/room-traffic';
 import { redisOf, startTestApp, type TestApp } from './support/test-app';
-import { type TestClient } from './support/test-client';
 import { until } from './support/until';
+import { type RawClient } from '@taco/harness';
 
 const CHECK_MS = 300;
 
@@ -60,7 +60,7 @@ async function underTraffic(
   await closeAll(ann, bob);
 }
 
-async function closeAll(...clients: TestClient[]): Promise<void> {
+async function closeAll(...clients: RawClient[]): Promise<void> {
   await Promise.all(clients.map((client) => client.close()));
 }
 

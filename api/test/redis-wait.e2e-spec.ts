@@ -1,11 +1,11 @@
 import { ApiPath, FrameType, type ServerFrame, type ServerHistoryFrame } from '@taco/protocol';
 import { type Redis } from 'ioredis';
 import { roomKeys } from '../src/bus/redis/redis-keys';
-import { isError, isHistory, isSingleMessage } from './support/frames';
 import { parsePrometheusText } from './support/prometheus-text';
 import { RedisServer } from './support/redis-server';
 import { redisOf, startTestApp, type TestApp } from './support/test-app';
 import { until } from './support/until';
+import { isError, isHistory, isLive } from '@taco/harness';
 
 const WAIT_TIMEOUT_MS = 1500;
 
@@ -31,7 +31,7 @@ async function unconfirmed(app: TestApp): Promise<number | undefined> {
 }
 
 const ownCopy = (clientId: string) => (frame: ServerFrame) =>
-  isSingleMessage(frame) && 'client_id' in frame && frame.client_id === clientId;
+  isLive(frame) && 'client_id' in frame && frame.client_id === clientId;
 
 describe('Durable acknowledgement (REDIS_WAIT_REPLICAS=1) on a standalone master and replica', () => {
   let master: RedisServer;
@@ -65,9 +65,9 @@ describe('Durable acknowledgement (REDIS_WAIT_REPLICAS=1) on a standalone master
     const onReplica = replica.client();
     expect(await onReplica.lrange(roomKeys(room).log, 0, -1)).toHaveLength(1);
     onReplica.disconnect();
-    expect(await bob.next(isSingleMessage)).toMatchObject({ body: 'kept twice', seq: 1 });
+    expect(await bob.next(isLive)).toMatchObject({ body: 'kept twice', seq: 1 });
     // Ann got her copy once: as the acknowledgement, not again through the room's channel.
-    expect((await ann.drain(200)).filter(isSingleMessage)).toEqual([]);
+    expect((await ann.drain(200)).filter(isLive)).toEqual([]);
     expect(await unconfirmed(app)).toBe(0);
     await ann.close();
     await bob.close();
@@ -87,7 +87,7 @@ describe('Durable acknowledgement (REDIS_WAIT_REPLICAS=1) on a standalone master
     try {
       ann.send({ type: FrameType.Message, body: 'no replica', client_id: 'c2' });
       ann.send({ type: FrameType.History, count: 10 });
-      expect(await bob.next(isSingleMessage, WAIT_TIMEOUT_MS + 3000)).toMatchObject({
+      expect(await bob.next(isLive, WAIT_TIMEOUT_MS + 3000)).toMatchObject({
         body: 'no replica',
       });
       const history = await ann.next(isHistory, WAIT_TIMEOUT_MS + 3000);
@@ -119,7 +119,7 @@ describe('Durable acknowledgement (REDIS_WAIT_REPLICAS=1) on a standalone master
     const plain = master.client();
     ann.send({ type: FrameType.Message, body: 'first', client_id: 'c5' });
     await ann.next(ownCopy('c5'), 5000);
-    await bob.next(isSingleMessage);
+    await bob.next(isLive);
     // The replica's subscription is gone without its knowing (as when a master dies): the
     // message goes out live to no one here, and only a gap fill brings it.
     await redis.unsubscribe(roomKeys(room).channel);
@@ -133,7 +133,7 @@ describe('Durable acknowledgement (REDIS_WAIT_REPLICAS=1) on a standalone master
       // from history, which holds the message already.
       const subscriber = (redis.subscriber as Redis).stream;
       await plain.call('CLIENT', 'KILL', 'ADDR', `127.0.0.1:${subscriber.localPort}`);
-      expect(await bob.next(isSingleMessage, 5000)).toMatchObject({ body: 'read early', seq: 2 });
+      expect(await bob.next(isLive, 5000)).toMatchObject({ body: 'read early', seq: 2 });
       // Not acknowledged before the replica holds it: the wait has not even started.
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect((await ann.drain(0)).filter(ownCopy('c6'))).toEqual([]);
@@ -143,8 +143,8 @@ describe('Durable acknowledgement (REDIS_WAIT_REPLICAS=1) on a standalone master
     }
     expect(await ann.next(ownCopy('c6'), 5000)).toMatchObject({ body: 'read early', seq: 2 });
     // Once: the copy the gap fill delivered did not go to her as well.
-    expect((await ann.drain(300)).filter(isSingleMessage)).toEqual([]);
-    expect((await bob.drain(0)).filter(isSingleMessage)).toEqual([]);
+    expect((await ann.drain(300)).filter(isLive)).toEqual([]);
+    expect((await bob.drain(0)).filter(isLive)).toEqual([]);
     // History replies carry the contract's fields only, not whose copy was held back.
     ann.send({ type: FrameType.History, count: 10 });
     const history = await ann.next<ServerHistoryFrame & ServerFrame>(isHistory);

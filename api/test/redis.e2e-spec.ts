@@ -15,11 +15,10 @@ import { PresenceKeeper } from '../src/chat/presence-keeper.service';
 import { RoomTokenService } from '../src/rooms/room-token.service';
 import { parsePrometheusText } from './support/prometheus-text';
 import { RedisServer } from './support/redis-server';
-import { isHistory, isPresence, isSingleMessage } from './support/frames';
 import { startTestApp, TEST_SECRET, type TestApp } from './support/test-app';
-import { type TestClient } from './support/test-client';
 import { until } from './support/until';
 import { nameClaim } from '../src/bus/name-claim';
+import { isHistory, isLive, isPresence, type RawClient } from '@taco/harness';
 
 describe('Two replicas sharing Redis', () => {
   let redis: RedisServer;
@@ -59,8 +58,8 @@ describe('Two replicas sharing Redis', () => {
     const seenByAnn: ServerMessageFrame[] = [];
     const seenByBob: ServerMessageFrame[] = [];
     for (let i = 0; i < 6; i++) {
-      seenByAnn.push(await ann.next<ServerMessageFrame>(isSingleMessage));
-      seenByBob.push(await bob.next<ServerMessageFrame>(isSingleMessage));
+      seenByAnn.push(await ann.next<ServerMessageFrame>(isLive));
+      seenByBob.push(await bob.next<ServerMessageFrame>(isLive));
     }
     expect(seenByAnn.map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(seenByBob).toEqual(seenByAnn);
@@ -136,7 +135,7 @@ describe('Two replicas sharing Redis', () => {
       code: ErrorCode.NameTaken,
     });
     ann.send({ type: FrameType.Message, body: 'renamed' });
-    expect(await bob.next<ServerMessageFrame>(isSingleMessage)).toMatchObject({
+    expect(await bob.next<ServerMessageFrame>(isLive)).toMatchObject({
       sender: 'Annie',
       body: 'renamed',
     });
@@ -149,7 +148,7 @@ describe('Two replicas sharing Redis', () => {
   it('times Redis round trips per command in its metrics', async () => {
     const ann = await one.join('timed-room', 'Ann');
     ann.send({ type: FrameType.Message, body: 'timed' });
-    await ann.next(isSingleMessage);
+    await ann.next(isLive);
     ann.send({ type: FrameType.History, count: 5 });
     await ann.next(isHistory);
     const response = await fetch(`${one.baseUrl}${ApiPath.metrics}`);
@@ -173,7 +172,7 @@ describe('Two replicas sharing Redis', () => {
     const room = 'layout-room';
     const ann = await one.join(room, 'Ann');
     ann.send({ type: FrameType.Message, body: 'hello' });
-    await ann.next(isSingleMessage);
+    await ann.next(isLive);
     expect(
       await plain.exists(`chat:{${room}}:log`, `chat:{${room}}:seq`, `chat:{${room}}:presence`),
     ).toBe(3);
@@ -191,7 +190,7 @@ describe('Two replicas sharing Redis', () => {
     try {
       const ann = await app.join('trim-room', 'Ann');
       for (let i = 1; i <= 5; i++) ann.send({ type: FrameType.Message, body: `m${i}` });
-      for (let i = 1; i <= 5; i++) await ann.next(isSingleMessage);
+      for (let i = 1; i <= 5; i++) await ann.next(isLive);
       expect(await plain.llen('chat:{trim-room}:log')).toBe(3);
     } finally {
       await app.close();
@@ -265,7 +264,7 @@ describe('Two replicas sharing Redis', () => {
     // come before the second's join); the other is told and closed, never both in.
     await plain.del(`chat:{${room}}:presence`);
     const second = one.connect(room, sign('Dana'));
-    const outcome = (client: TestClient) => {
+    const outcome = (client: RawClient) => {
       let code: number | null = null;
       void client.closed.then((closed) => (code = closed.code));
       return () => code;
@@ -306,7 +305,7 @@ describe('Redis outages', () => {
     try {
       const ann = await app.join('outage-room', 'Ann');
       ann.send({ type: FrameType.Message, body: 'before' });
-      const before = await ann.next<ServerMessageFrame>(isSingleMessage);
+      const before = await ann.next<ServerMessageFrame>(isLive);
       const annToken = app.app.get(RoomTokenService).sign('outage-room', 'Ann');
 
       await redis.stop('SIGTERM');
@@ -354,7 +353,7 @@ describe('Redis outages', () => {
       const history = await ann.next<ServerHistoryFrame>(isHistory);
       expect(history.messages.map((m) => m.body)).toEqual(['before']);
       ann.send({ type: FrameType.Message, body: 'after' });
-      const after = await ann.next<ServerMessageFrame>(isSingleMessage, 5000);
+      const after = await ann.next<ServerMessageFrame>(isLive, 5000);
       expect(after.seq).toBe(before.seq + 1);
       expect(ann.socket.readyState).toBe(ann.socket.OPEN);
     } finally {
@@ -370,8 +369,8 @@ describe('Redis outages', () => {
       const ann = await app.join('stalled-room', 'Ann');
       const bob = await app.join('stalled-room', 'Bob');
       ann.send({ type: FrameType.Message, body: 'before', client_id: 'a1' });
-      await bob.next(isSingleMessage);
-      await ann.next(isSingleMessage);
+      await bob.next(isLive);
+      await ann.next(isLive);
 
       // Longer than the command connection's time limit (2 s): the script is in Redis's hands,
       // so refusing it as unavailable could be untrue once Redis goes on.
@@ -385,7 +384,7 @@ describe('Redis outages', () => {
         5000,
       );
       expect(own).toMatchObject({ type: FrameType.Message, body: 'during', client_id: 'a2' });
-      expect(await bob.next(isSingleMessage, 5000)).toMatchObject({ body: 'during', seq: 2 });
+      expect(await bob.next(isLive, 5000)).toMatchObject({ body: 'during', seq: 2 });
       ann.send({ type: FrameType.History, count: 10 });
       const history = await ann.next<ServerHistoryFrame>(isHistory);
       expect(history.messages.map((m) => m.body)).toEqual(['before', 'during']);

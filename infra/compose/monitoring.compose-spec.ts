@@ -10,7 +10,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FrameType } from '@taco/protocol';
 import { freePorts, REPO_ROOT, sleep, waitFor } from '@taco/harness';
-import { credentials, join as joinRoom, type TestClient } from '../test/support/chat';
+import { credentials, join as joinRoom, type RawClient } from '../test/support/chat';
 import {
   ComposeProject,
   type ContainerState,
@@ -59,7 +59,7 @@ describe('docker-compose profile monitoring: Prometheus and redis_exporter over 
   let stack: ComposeProject | undefined;
   let baseUrl = '';
   let prometheusUrl = '';
-  const clients: TestClient[] = [];
+  const clients: RawClient[] = [];
   const figures: Record<string, unknown> = {};
 
   const compose = (): ComposeProject => {

@@ -7,7 +7,7 @@
  */
 import { FrameType } from '@taco/protocol';
 import { freePorts, waitFor } from '@taco/harness';
-import { credentials, isLive, join, type TestClient } from '../test/support/chat';
+import { credentials, isLive, join, type RawClient } from '../test/support/chat';
 import { ComposeProject, docker, uniqueProjectName } from './compose';
 
 const PROFILE = ['--profile', 'redis-cluster'];
@@ -17,7 +17,7 @@ describe('docker-compose profile redis-cluster: a 3+3 Redis Cluster, api ×3, ng
   const project = uniqueProjectName('taco-ci-cluster');
   let stack: ComposeProject | undefined;
   let baseUrl = '';
-  const clients: TestClient[] = [];
+  const clients: RawClient[] = [];
 
   const compose = (): ComposeProject => {
     if (!stack) throw new Error('the stack did not start');

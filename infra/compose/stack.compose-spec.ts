@@ -35,7 +35,7 @@ import {
   type LiveMessage,
   liveMessages,
   rejoin,
-  type TestClient,
+  type RawClient,
 } from '../test/support/chat';
 import {
   ComposeProject,
@@ -56,7 +56,7 @@ const K6_TIMEOUT_MS = 240_000;
 const ARTIFACTS = join(REPO_ROOT, 'artifacts', 'compose');
 
 interface Tracked {
-  client: TestClient;
+  client: RawClient;
   name: string;
   token: string;
   /** The api container this client's socket landed on. */
@@ -80,7 +80,7 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
   const suffix = project.slice(-6);
   let stack: ComposeProject | undefined;
   let baseUrl = '';
-  const clients: TestClient[] = [];
+  const clients: RawClient[] = [];
   /** Whether the host reaches container addresses (Linux); else metrics go through docker exec. */
   let direct: boolean | undefined;
 
@@ -226,7 +226,7 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
   };
 
   /** Records each own message's echo (the acknowledgement): client_id → seq. */
-  const acknowledgements = (client: TestClient, name: string, acks = new Map<string, number>()) => {
+  const acknowledgements = (client: RawClient, name: string, acks = new Map<string, number>()) => {
     client.socket.on('message', (data: Buffer) => {
       const frame = JSON.parse(data.toString('utf8')) as Partial<LiveMessage>;
       if (frame.type === FrameType.Message && frame.sender === name && frame.client_id) {
@@ -236,7 +236,7 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
     return acks;
   };
 
-  const closeAll = async (tracked: { client: TestClient }[]) => {
+  const closeAll = async (tracked: { client: RawClient }[]) => {
     await Promise.all(tracked.map(({ client }) => client.close()));
   };
 
@@ -574,7 +574,7 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
     }
 
     // Every acknowledged message is in history exactly once, under the seq it was given.
-    const stored = (await history(survivors[0]?.client as TestClient, 500)).messages;
+    const stored = (await history(survivors[0]?.client as RawClient, 500)).messages;
     const byBody = new Map<string, number[]>();
     for (const message of stored) {
       byBody.set(message.body, [...(byBody.get(message.body) ?? []), message.seq]);

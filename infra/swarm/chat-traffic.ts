@@ -1,12 +1,11 @@
 /**
  * Chat traffic through nginx while something happens to the stack, and what the members saw.
- * The members are the chaos suite's `ChaosClient`s (they reconnect by `decideReconnect` and
- * resume from their last `(epoch, seq)` like the web client); readiness is polled through nginx
+ * The members are the harness's `ChatMember`s (they reconnect by `decideReconnect` and resume
+ * from their last `(epoch, seq)` like the web client); readiness is polled through nginx
  * meanwhile.
  */
 import { ApiPath } from '@taco/protocol';
-import { ChaosClient, readHistory } from '../chaos/chaos-client';
-import { sleep, waitFor } from '@taco/harness';
+import { ChatMember, FAST_RECONNECT, sleep, tally, waitFor } from '@taco/harness';
 
 export interface TrafficOptions {
   /** Room names are `<prefix>-<n>`. */
@@ -112,20 +111,17 @@ export async function chatThrough(
   const members = rooms.flatMap((room) =>
     Array.from(
       { length: options.membersPerRoom },
-      (_, i) => new ChaosClient(baseUrl, room, `member ${i + 1}`),
+      (_, i) => new ChatMember(baseUrl, room, `member ${i + 1}`, { policy: FAST_RECONNECT }),
     ),
   );
   await Promise.all(members.map((member) => member.connect()));
   const readiness = pollReadiness(baseUrl, options.pollEveryMs);
-  /** What each member put on an open socket. */
-  const said = new Map<ChaosClient, string[]>(members.map((member) => [member, []]));
+  /** Messages put on an open socket. */
+  let sent = 0;
   let talking = true;
   const talk = (async () => {
     for (let round = 0; talking; round++) {
-      for (const member of members) {
-        const body = `${round} from ${member.name}`;
-        if (member.say(body)) said.get(member)?.push(body);
-      }
+      for (const member of members) if (member.say(`${round} from ${member.name}`)) sent++;
       await sleep(options.everyMs);
     }
   })();
@@ -137,49 +133,24 @@ export async function chatThrough(
   }
   const ready = await readiness.stop();
   // Every member back on an open socket and caught up, and the last echoes in.
-  await waitFor('every member online again', () => members.every((member) => member.open), {
+  await waitFor('every member online again', () => members.every((member) => member.live), {
     timeoutMs: 30_000,
     intervalMs: 50,
   });
   await sleep(1500);
 
-  let acknowledged = 0;
-  let unacknowledged = 0;
-  let unacknowledgedStored = 0;
-  let lost = 0;
-  let duplicates = 0;
-  const missing: string[] = [];
+  const tallies: Awaited<ReturnType<typeof tally>>[] = [];
   for (const room of rooms) {
-    const inRoom = members.filter((member) => member.room === room);
-    const acked = inRoom.flatMap((member) => member.stats.acked);
-    acknowledged += acked.length;
-    // History holds each acknowledged message once: under its seq, and its body under no other.
-    const stored = new Map<number, string>();
-    const bodies = new Map<string, number>();
-    for (const message of await readHistory(baseUrl, room)) {
-      stored.set(message.seq, message.body);
-      bodies.set(message.body, (bodies.get(message.body) ?? 0) + 1);
-    }
-    const lostHere = new Set<number>();
-    for (const seq of acked) {
-      const body = stored.get(seq);
-      if (body === undefined) lostHere.add(seq);
-      else if (bodies.get(body) !== 1) duplicates++;
-    }
-    for (const member of inRoom) {
-      // Held, once (the feed is keyed by seq), with the body history holds.
-      const lacks = acked.filter((seq) => member.feed.get(seq)?.body !== stored.get(seq));
-      for (const seq of lacks) lostHere.add(seq);
-      if (lacks.length > 0) missing.push(`${room}/${member.name}: ${lacks.join(',')}`);
-    }
-    lost += lostHere.size;
-    for (const member of inRoom) {
-      const echoed = new Set(member.stats.acked.map((seq) => stored.get(seq)));
-      const unechoed = (said.get(member) ?? []).filter((body) => !echoed.has(body));
-      unacknowledged += unechoed.length;
-      unacknowledgedStored += unechoed.filter((body) => bodies.has(body)).length;
-    }
+    tallies.push(
+      await tally(
+        baseUrl,
+        room,
+        members.filter((member) => member.room === room),
+      ),
+    );
   }
+  const sum = (count: (seen: (typeof tallies)[number]) => number) =>
+    tallies.reduce((total, seen) => total + count(seen), 0);
   const longestGapMs = Object.fromEntries(
     members.map((member) => [
       `${member.room}/${member.name}`,
@@ -190,19 +161,19 @@ export async function chatThrough(
   return {
     members: members.length,
     rooms: rooms.length,
-    sent: [...said.values()].reduce((sum, bodies) => sum + bodies.length, 0),
-    acknowledged,
-    unacknowledged,
-    unacknowledgedStored,
-    lost,
-    duplicates: duplicates + members.reduce((sum, member) => sum + member.stats.duplicatesShown, 0),
-    overlappingFrames: members.reduce((sum, member) => sum + member.stats.duplicateFrames, 0),
-    reconnects: members.reduce((sum, member) => sum + member.stats.reconnects, 0),
+    sent,
+    acknowledged: sum((seen) => seen.acked),
+    unacknowledged: sum((seen) => seen.unacknowledged),
+    unacknowledgedStored: sum((seen) => seen.unacknowledgedStored),
+    lost: sum((seen) => seen.lost),
+    duplicates: sum((seen) => seen.storedTwice + seen.conflicts),
+    overlappingFrames: sum((seen) => seen.repeatedFrames),
+    reconnects: sum((seen) => seen.reconnects),
     moved: members.filter((member) => member.stats.reconnectMs.length > 0).length,
-    moves: members.reduce((sum, member) => sum + member.stats.reconnectMs.length, 0),
+    moves: members.reduce((total, member) => total + member.stats.reconnectMs.length, 0),
     longestGapMs,
     longestGapMaxMs: Math.max(0, ...Object.values(longestGapMs)),
     readiness: ready,
-    missing,
+    missing: tallies.flatMap((seen) => seen.missing),
   };
 }

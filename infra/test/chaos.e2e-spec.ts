@@ -1,4 +1,4 @@
-import { runChaos } from '../chaos/chaos';
+import { runChaos } from '@taco/harness';
 
 describe('npm run chaos (short)', () => {
   it('survives every fault and abuse scenario with nothing acknowledged lost or shown twice', async () => {

@@ -16,7 +16,7 @@ import {
   type LiveMessage,
   liveMessages,
   rejoin,
-  type TestClient,
+  type RawClient,
 } from './support/chat';
 
 /** Limits out of the way: every test client shares 127.0.0.1. */
@@ -38,7 +38,7 @@ const key = (message: { seq: number; sender: string; body: string }) =>
 
 describe('three replicas behind nginx, one Redis', () => {
   let cluster: Cluster;
-  const clients: TestClient[] = [];
+  const clients: RawClient[] = [];
 
   const replica = (index: number): ReplicaHandle => {
     const handle = cluster.replicas[index];
@@ -54,7 +54,7 @@ describe('three replicas behind nginx, one Redis', () => {
   };
 
   /** Sends messages and resolves each one's echo (its own `client_id`, with a `seq`). */
-  const acknowledged = (client: TestClient, name: string) => {
+  const acknowledged = (client: RawClient, name: string) => {
     const acks = new Map<string, number>();
     client.socket.on('message', (data: Buffer) => {
       const frame = JSON.parse(data.toString('utf8')) as Partial<LiveMessage>;
@@ -86,7 +86,7 @@ describe('three replicas behind nginx, one Redis', () => {
     // Three on the replicas directly (one each, so the spread is certain), three through nginx.
     const targets = [replica(0).url, replica(1).url, replica(2).url, cluster.url, cluster.url];
     targets.push(cluster.url);
-    const room1: TestClient[] = [];
+    const room1: RawClient[] = [];
     for (const [index, name] of names.entries()) {
       room1.push(await connect(targets[index] ?? cluster.url, room, name));
     }

@@ -3,9 +3,19 @@ import { join } from 'node:path';
 import { CloseCode } from '@taco/protocol';
 import { type IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import { parse } from 'yaml';
-import { chatter, clients, settle, verdict } from '../chaos/scenarios';
-import { ChaosClient } from '../chaos/chaos-client';
-import { type Cluster, followFile, httpStatus, sleep, startCluster } from '@taco/harness';
+import {
+  chatter,
+  ChatMember,
+  type Cluster,
+  FAST_RECONNECT,
+  followFile,
+  httpStatus,
+  members,
+  settle,
+  sleep,
+  startCluster,
+  verdict,
+} from '@taco/harness';
 import { API_DRAIN_SECONDS, KUBERNETES_DIR } from './support/kubernetes';
 import { credentials, join as joinRoom } from './support/chat';
 
@@ -89,7 +99,7 @@ describe('the Kubernetes shutdown order, replayed on the cluster runner', () => 
     );
 
     const room = `kube-shutdown-${Date.now()}`;
-    const all = await clients(cluster, room, 9);
+    const all = await members(cluster.url, room, 9);
     // A client that stopped reading (a frozen phone): it holds the drain open to its bound.
     const frozen = await joinRoom(
       victim.url,
@@ -120,7 +130,9 @@ describe('the Kubernetes shutdown order, replayed on the cluster runner', () => 
         settledAt = Date.now() + SETTLE_MS;
         // (2) preStop: the replica still serves its sockets; new ones go elsewhere.
         await sleep((preStopSeconds * 1000) / 2);
-        const late = ['late 1', 'late 2', 'late 3'].map((name) => new ChaosClient(url, room, name));
+        const late = ['late 1', 'late 2', 'late 3'].map(
+          (name) => new ChatMember(url, room, name, { policy: FAST_RECONNECT }),
+        );
         everyone.push(...late);
         await Promise.all(late.map((client) => client.connect()));
         await sleep((preStopSeconds * 1000) / 2);

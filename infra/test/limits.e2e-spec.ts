@@ -1,13 +1,13 @@
 import { ApiPath, CloseCode } from '@taco/protocol';
 import { type Cluster, startCluster, waitFor } from '@taco/harness';
-import { credentials, isPresence, TestClient } from './support/chat';
+import { credentials, isPresence, RawClient } from './support/chat';
 
 const CREDENTIALS_PER_MINUTE = 6;
 const CONNECTIONS_PER_IP = 4;
 
 /** Opens a socket through nginx; resolves when it joined its room or was closed. */
 async function open(url: string, room: string, name: string, token: string) {
-  const client = TestClient.connect(
+  const client = RawClient.connect(
     `${url.replace(/^http/, 'ws')}${ApiPath.roomSocket(room, token)}`,
     undefined,
     name,

@@ -1,4 +1,5 @@
 /** Messages between the benchmark (parent) and its load-client processes. */
+import { type ChildLifecycle } from '@taco/harness';
 
 /** How a client speaks to a server: Taco Chat's protocol with a token, the same frames with a
  * name instead of a token (the raw peer), or Socket.IO events carrying the same frames. */
@@ -34,8 +35,7 @@ export type ParentMessage =
   | { type: 'close' };
 
 export type ClientMessage =
-  | { type: 'ready' }
-  | { type: 'connected'; ok: number; failed: number; firstError: string | null }
+  | ChildLifecycle
   | {
       type: 'sent';
       step: number;
@@ -54,5 +54,4 @@ export type ClientMessage =
       wallSeconds: number;
       errors: number;
       closed: number;
-    }
-  | { type: 'closed' };
+    };

@@ -3,7 +3,7 @@
  * plans, and reports per-message send→receive latency, counts and its own CPU over IPC. Every
  * timer is bounded by the step it serves; the process exits when the parent says so or goes away.
  */
-import { Agent, request } from 'node:http';
+import { credentials, serveParent, socketUrl } from '@taco/harness';
 import { FrameType } from '@taco/protocol';
 import { io, type Socket } from 'socket.io-client';
 import WebSocket from 'ws';
@@ -65,60 +65,6 @@ function onClose(): void {
   if (!state.closing) state.closed += 1;
 }
 
-/**
- * Kept-alive connections for the credential calls. `node:http` rather than `fetch`: on Node 20,
- * undici's fetch spends several times the CPU of the request the server answers (measured in
- * loadtest/README.md, "Connect cost"), on the same cores as the servers under test.
- */
-const credentialsAgent = new Agent({ keepAlive: true });
-
-/** POSTs `body` as JSON; resolves with the status and the parsed answer. */
-function postJson(url: string, body: object): Promise<{ status: number; answer: unknown }> {
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const call = request(
-      url,
-      {
-        method: 'POST',
-        agent: credentialsAgent,
-        timeout: CONNECT_TIMEOUT_MS,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(payload),
-        },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.once('error', reject);
-        response.once('end', () => {
-          try {
-            const answer: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-            resolve({ status: response.statusCode ?? 0, answer });
-          } catch (error) {
-            reject(error instanceof Error ? error : new Error(String(error)));
-          }
-        });
-      },
-    );
-    call.once('timeout', () => call.destroy(new Error('credentials: timed out')));
-    call.once('error', reject);
-    call.end(payload);
-  });
-}
-
-async function tacoToken(spec: ConnSpec): Promise<string> {
-  const { status, answer } = await postJson(
-    `http://127.0.0.1:${spec.httpPort ?? spec.port}/api/room/${encodeURIComponent(spec.room)}`,
-    { sender_id: spec.name },
-  );
-  const token = (answer as { token?: unknown } | null)?.token;
-  if (status !== 200 || typeof token !== 'string') {
-    throw new Error(`credentials: HTTP ${status} ${JSON.stringify(answer)}`);
-  }
-  return token;
-}
-
 function openWs(url: string, spec: ConnSpec): Promise<Conn> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, {
@@ -165,8 +111,14 @@ async function connectOne(kind: ClientKind, spec: ConnSpec): Promise<Conn> {
   const path = `/api/room/${encodeURIComponent(spec.room)}/ws`;
   switch (kind) {
     case 'taco': {
-      const token = await tacoToken(spec);
-      return openWs(`ws://127.0.0.1:${spec.port}${path}?token=${encodeURIComponent(token)}`, spec);
+      // The reference client's credential call (kept-alive node:http), then a plain socket: the
+      // hot path stays this file's own.
+      const token = await credentials(
+        `http://127.0.0.1:${spec.httpPort ?? spec.port}`,
+        spec.room,
+        spec.name,
+      );
+      return openWs(socketUrl(`http://127.0.0.1:${spec.port}`, spec.room, { token }), spec);
     }
     case 'raw':
       return openWs(
@@ -273,26 +225,10 @@ function shutdown(): void {
   setTimeout(() => process.exit(0), 200).unref();
 }
 
-process.on('message', (message: ParentMessage) => {
-  switch (message.type) {
-    case 'connect':
-      void connectAll(message.kind, message.conns, message.concurrency);
-      break;
-    case 'step':
-      runStep(message.step, message.senders, message.durationMs, message.bodyBytes);
-      break;
-    case 'peek':
-      reply({ type: 'count', received: state.received });
-      break;
-    case 'collect':
-      collect(message.step);
-      break;
-    case 'close':
-      shutdown();
-      break;
-  }
+serveParent<ParentMessage>({
+  connect: (message) => void connectAll(message.kind, message.conns, message.concurrency),
+  step: (message) => runStep(message.step, message.senders, message.durationMs, message.bodyBytes),
+  peek: () => reply({ type: 'count', received: state.received }),
+  collect: (message) => collect(message.step),
+  close: shutdown,
 });
-
-// The parent went away: never linger holding sockets.
-process.on('disconnect', () => process.exit(0));
-reply({ type: 'ready' });

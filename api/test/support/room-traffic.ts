@@ -4,8 +4,7 @@ import {
   type ServerFrame,
   type ServerHistoryFrame,
 } from '@taco/protocol';
-import { isHistory } from './frames';
-import { type TestClient } from './test-client';
+import { isHistory, type RawClient } from '@taco/harness';
 
 /**
  * What one client sees live: every stored message's seq, every copy's `(epoch, seq)` as
@@ -20,7 +19,7 @@ export interface SeenMessages {
 }
 
 /** Watches a client's live message frames; `own` is its name (its acknowledged messages). */
-export function watchMessages(client: TestClient, own: string): SeenMessages {
+export function watchMessages(client: RawClient, own: string): SeenMessages {
   const seen: SeenMessages = { seqs: [], copies: [], acked: new Map(), withoutClientId: [] };
   client.socket.on('message', (data: Buffer) => {
     const frame = JSON.parse(data.toString('utf8')) as ServerFrame;
@@ -34,7 +33,7 @@ export function watchMessages(client: TestClient, own: string): SeenMessages {
 }
 
 /** The room's whole history (up to 5,000 messages), by seq, read 500 at a time by `client`. */
-export async function storedMessages(client: TestClient): Promise<Map<number, ChatMessage>> {
+export async function storedMessages(client: RawClient): Promise<Map<number, ChatMessage>> {
   const stored = new Map<number, ChatMessage>();
   for (let after = 0, page = 0; page < 10; page++) {
     client.send({ type: FrameType.History, count: 500, after });

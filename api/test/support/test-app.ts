@@ -2,12 +2,7 @@ import 'reflect-metadata';
 import { type AddressInfo } from 'node:net';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
-import {
-  ApiPath,
-  type CreateRoomResponse,
-  FrameType,
-  type RoomCredentialsResponse,
-} from '@taco/protocol';
+import { type CreateRoomResponse, FrameType } from '@taco/protocol';
 import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import { type DestinationStream } from 'pino';
 import { type ClientOptions } from 'ws';
@@ -21,7 +16,7 @@ import { createLogger } from '../../src/common/logging';
 import { AppConfig } from '../../src/config/app-config';
 import { loadConfig } from '../../src/config/load-config';
 import { FakeClock } from './fake-clock';
-import { TestClient } from './test-client';
+import { credentials, RawClient, socketUrl as socketUrlOf } from '@taco/harness';
 
 export const TEST_SECRET = 'test-secret-that-is-long-enough-for-hs256';
 
@@ -35,8 +30,8 @@ export interface TestApp {
   token(room: string, name: string): Promise<string>;
   socketUrl(room: string, token: string): string;
   /** Connects and waits until the server has sent the newcomer's own presence. */
-  join(room: string, name: string, options?: ClientOptions): Promise<TestClient>;
-  connect(room: string, token: string, options?: ClientOptions): TestClient;
+  join(room: string, name: string, options?: ClientOptions): Promise<RawClient>;
+  connect(room: string, token: string, options?: ClientOptions): RawClient;
   close(): Promise<void>;
 }
 
@@ -68,7 +63,7 @@ export async function startTestApp(
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
-  const clients: TestClient[] = [];
+  const clients: RawClient[] = [];
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${baseUrl}${path}`, {
@@ -77,19 +72,12 @@ export async function startTestApp(
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
 
-  const token = async (room: string, name: string) => {
-    const response = await post(ApiPath.roomCredentials(room), { sender_id: name });
-    if (response.status !== 200) {
-      throw new Error(`credentials for ${name}: ${response.status} ${await response.text()}`);
-    }
-    return ((await response.json()) as RoomCredentialsResponse).token;
-  };
+  const token = (room: string, name: string) => credentials(baseUrl, room, name);
 
-  const socketUrl = (room: string, t: string) =>
-    `ws://127.0.0.1:${port}${ApiPath.roomSocket(room, t)}`;
+  const socketUrl = (room: string, t: string) => socketUrlOf(baseUrl, room, { token: t });
 
   const connect = (room: string, t: string, options?: ClientOptions) => {
-    const client = TestClient.connect(socketUrl(room, t), options);
+    const client = RawClient.connect(socketUrl(room, t), options);
     clients.push(client);
     return client;
   };

@@ -14,106 +14,17 @@ import { join, resolve } from 'node:path';
 import { renderNginxConfig } from '../../nginx/render-nginx-config';
 import { baseEnvironment, REPO_ROOT, redisServerArgs } from './environment';
 import { type RedisCluster, startRedisCluster } from './redis-cluster';
-import {
-  type Exit,
-  findExecutable,
-  followFile,
-  ManagedProcess,
-  type OutputMode,
-} from './managed-process';
+import type { Cluster, ClusterOptions, RedisHandle, ReplicaHandle } from './cluster-handles';
+import { findExecutable, followFile, ManagedProcess } from './managed-process';
 import { freePorts, httpStatus, redisPing, waitFor } from './wait';
 
 export const API_ENTRY = join(REPO_ROOT, 'api', 'dist', 'main.js');
 export const DEFAULT_WEB_DIST = join(REPO_ROOT, 'web', 'dist');
 
 export { baseEnvironment, REDIS_CONF, REPO_ROOT, redisServerArgs } from './environment';
+export type * from './cluster-handles';
 
 const STOP_GRACE_MS = 5000;
-
-export interface ClusterOptions {
-  /** api replicas behind nginx (default 3). */
-  replicas?: number;
-  /** nginx's port on 127.0.0.1 (default: a free one). */
-  port?: number;
-  /** The built web client nginx serves (default web/dist). */
-  webDist?: string;
-  /** Extra environment for every replica (rate limits, LOG_LEVEL…). */
-  env?: Record<string, string>;
-  /**
-   * Run Redis and point the replicas at it (default). `false` runs one embedded replica with
-   * in-memory state behind nginx, which only makes sense with `replicas: 1`.
-   */
-  redis?: boolean;
-  /**
-   * Run a Redis Cluster instead of one Redis: 3 masters and 3 replicas of `redis-server` on
-   * loopback, created with `redis-cli --cluster create`; the replicas get `REDIS_CLUSTER_NODES`.
-   */
-  redisCluster?: boolean;
-  /** `stream` prints every child's output as `[name] line`; `quiet` (default) only keeps it. */
-  output?: OutputMode;
-  /** Bound on each start-up wait (default 30 s). */
-  startTimeoutMs?: number;
-}
-
-export interface ReplicaHandle {
-  readonly id: string;
-  readonly port: number;
-  /** http://127.0.0.1:port, the replica itself (bypassing nginx). */
-  readonly url: string;
-  readonly pid: number | undefined;
-  readonly isRunning: boolean;
-  /** Settles when the current run ends. */
-  readonly exited: Promise<Exit>;
-  /** Output lines so far. */
-  readonly lines: readonly string[];
-  kill(signal?: NodeJS.Signals): void;
-  /** Stops the replica if it runs, starts it again on the same port, and waits until ready. */
-  restart(): Promise<void>;
-}
-
-export interface RedisHandle {
-  readonly port: number;
-  readonly url: string;
-  readonly dir: string;
-  readonly pid: number | undefined;
-  readonly isRunning: boolean;
-  readonly exited: Promise<Exit>;
-  readonly lines: readonly string[];
-  /** Sends `signal` (SIGTERM: Redis flushes the AOF and exits) and waits for the exit. */
-  stop(signal?: NodeJS.Signals): Promise<Exit>;
-  /** Starts Redis again on the same port and folder, so the AOF is replayed. */
-  start(): Promise<void>;
-}
-
-export interface NginxHandle {
-  readonly port: number;
-  readonly pid: number | undefined;
-  readonly configPath: string;
-  readonly accessLog: string;
-  readonly errorLog: string;
-  readonly lines: readonly string[];
-  /** The replicas in nginx's upstream now (every replica until `route` says otherwise). */
-  readonly routed: readonly ReplicaHandle[];
-  /**
-   * Renders the upstream with only these replicas and reloads nginx (SIGHUP), as nginx in front
-   * of a Kubernetes Service does once the endpoints drop a pod; resolves once nginx's new workers
-   * run (the old ones keep only the connections they hold). Requests from then on go to these.
-   */
-  route(replicas: readonly ReplicaHandle[]): Promise<void>;
-}
-
-export interface Cluster {
-  /** http://127.0.0.1:port through nginx. */
-  readonly url: string;
-  readonly workDir: string;
-  readonly replicas: readonly ReplicaHandle[];
-  readonly redis: RedisHandle | null;
-  /** The Redis Cluster, with `redisCluster` (then `redis` is null). */
-  readonly redisCluster: RedisCluster | null;
-  readonly nginx: NginxHandle;
-  /** Ends everything (SIGTERM, SIGKILL after a bounded wait) and removes the working folder. */
-  stop(): Promise<void>;
-}
 
 /** nginx started by root drops its workers to `nobody`; they must be able to read what it serves. */
 export function nginxUser(): string | undefined {

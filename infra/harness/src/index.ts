@@ -2,7 +2,11 @@
  * The harness's public entry: everything tests, the chaos runner and the benchmark use from it.
  * Import `@taco/harness`, never a file under `src/`.
  */
+export * from './client';
 export * from './cluster';
+export * from './faults';
+export * from './ipc-process';
 export * from './managed-process';
+export * from './metrics';
 export * from './redis-cluster';
 export * from './wait';

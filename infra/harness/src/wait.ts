@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { createConnection, createServer, type AddressInfo, type Server } from 'node:net';
+import { createConnection } from 'node:net';
+import getPort from 'get-port';
 
 export const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, ms));
@@ -115,24 +116,11 @@ export function redisPing(port: number, timeoutMs = 1000): Promise<boolean> {
   });
 }
 
-/** `count` distinct free loopback ports (held open together while they are picked). */
+/** `count` distinct free loopback ports (get-port holds each one it gave back for 15–30 s). */
 export async function freePorts(count: number): Promise<number[]> {
-  const servers: Server[] = [];
-  try {
-    for (let i = 0; i < count; i++) {
-      const server = createServer();
-      servers.push(server);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => resolve());
-      });
-    }
-    return servers.map((server) => (server.address() as AddressInfo).port);
-  } finally {
-    await Promise.all(
-      servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
-    );
-  }
+  const ports: number[] = [];
+  for (let i = 0; i < count; i++) ports.push(await getPort({ host: '127.0.0.1' }));
+  return ports;
 }
 
 /** Whether something accepts TCP connections on this loopback port. */

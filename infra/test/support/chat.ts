@@ -1,71 +1,14 @@
 import {
-  ApiPath,
   CloseCode,
   FrameType,
-  type RoomCredentialsResponse,
   type ServerFrame,
+  type ServerHistoryFrame,
+  type ServerMessageFrame,
 } from '@taco/protocol';
-import { TestClient } from '../../../api/test/support/test-client';
-import { sleep } from '@taco/harness';
+import { isHistory, isLive, isPresence, RawClient, sleep, socketUrl } from '@taco/harness';
 
-export { TestClient };
-
-/** A live message as every client receives it. */
-export interface LiveMessage {
-  type: 1;
-  room: string;
-  sender: string;
-  body: string;
-  seq: number;
-  timestamp: number;
-  client_id?: string;
-}
-
-export interface HistoryMessage {
-  sender: string;
-  body: string;
-  seq: number;
-  timestamp: number;
-}
-
-export interface HistoryFrame {
-  type: 1;
-  room: string;
-  messages: HistoryMessage[];
-  complete?: boolean;
-}
-
-export const isLive = (frame: ServerFrame): boolean =>
-  frame.type === FrameType.Message && !('messages' in frame);
-
-export const isHistory = (frame: ServerFrame): boolean =>
-  frame.type === FrameType.Message && 'messages' in frame;
-
-export const isPresence =
-  (sender: string, connecting: boolean) =>
-  (frame: ServerFrame): boolean =>
-    frame.type === FrameType.Presence &&
-    'sender' in frame &&
-    frame.sender === sender &&
-    'connecting' in frame &&
-    frame.connecting === connecting;
-
-/** `POST /api/room/:room_id` through `baseUrl`: a token for `name` in `room`. */
-export async function credentials(baseUrl: string, room: string, name: string): Promise<string> {
-  const response = await fetch(`${baseUrl}${ApiPath.roomCredentials(room)}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ sender_id: name }),
-    signal: AbortSignal.timeout(5000),
-  });
-  if (response.status !== 200) {
-    throw new Error(`credentials for ${name}: ${response.status} ${await response.text()}`);
-  }
-  return ((await response.json()) as RoomCredentialsResponse).token;
-}
-
-const wsUrl = (baseUrl: string, room: string, token: string) =>
-  `${baseUrl.replace(/^http/, 'ws')}${ApiPath.roomSocket(room, token)}`;
+export { credentials, isHistory, isLive, isPresence, RawClient } from '@taco/harness';
+export type { ServerHistoryFrame as HistoryFrame, ServerMessageFrame as LiveMessage };
 
 /** Opens a socket to `baseUrl` (nginx or one replica) and waits until it has joined the room. */
 export async function join(
@@ -74,8 +17,8 @@ export async function join(
   name: string,
   token: string,
   headers?: Record<string, string>,
-): Promise<TestClient> {
-  const client = TestClient.connect(wsUrl(baseUrl, room, token), { headers }, name);
+): Promise<RawClient> {
+  const client = RawClient.connect(socketUrl(baseUrl, room, { token }), { headers }, name);
   await client.opened;
   // Joined: the newcomer hears its own presence (with everyone present).
   await client.next(isPresence(name, true), 5000);
@@ -83,8 +26,8 @@ export async function join(
 }
 
 /**
- * Reconnects like the web client after a drop or 1012: through `baseUrl`, again at once with a
- * little jitter when the socket is refused or closed before joining, until `deadlineMs` passes.
+ * Reconnects a raw client after a drop or 1012: through `baseUrl`, again at once with a little
+ * jitter when the socket is refused or closed before joining, until `deadlineMs` passes.
  */
 export async function rejoin(
   baseUrl: string,
@@ -92,13 +35,13 @@ export async function rejoin(
   name: string,
   token: string,
   deadlineMs = 10_000,
-): Promise<{ client: TestClient; attempts: number }> {
+): Promise<{ client: RawClient; attempts: number }> {
   const deadline = Date.now() + deadlineMs;
   let attempts = 0;
   let lastError: unknown;
   while (Date.now() < deadline) {
     attempts++;
-    const client = TestClient.connect(wsUrl(baseUrl, room, token), undefined, name);
+    const client = RawClient.connect(socketUrl(baseUrl, room, { token }), undefined, name);
     try {
       await client.opened;
       const joined = client.next(isPresence(name, true), 3000).then(
@@ -126,22 +69,23 @@ export async function rejoin(
 }
 
 /** Asks for the last `count` messages and returns the history reply. */
-export async function history(client: TestClient, count = 500): Promise<HistoryFrame> {
+export async function history(client: RawClient, count = 500): Promise<ServerHistoryFrame> {
   client.send({ type: FrameType.History, count });
-  return client.next<HistoryFrame & ServerFrame>(isHistory, 5000);
+  return client.next<ServerHistoryFrame & ServerFrame>(isHistory, 5000);
 }
 
 /** Takes the next `count` live messages, in arrival order. */
 export async function liveMessages(
-  client: TestClient,
+  client: RawClient,
   count: number,
   timeoutMs = 10_000,
-): Promise<LiveMessage[]> {
-  const messages: LiveMessage[] = [];
+): Promise<ServerMessageFrame[]> {
+  const messages: ServerMessageFrame[] = [];
   const deadline = Date.now() + timeoutMs;
   while (messages.length < count) {
-    const left = Math.max(1, deadline - Date.now());
-    messages.push((await client.next(isLive, left)) as unknown as LiveMessage);
+    messages.push(
+      await client.next<ServerMessageFrame>(isLive, Math.max(1, deadline - Date.now())),
+    );
   }
   return messages;
 }

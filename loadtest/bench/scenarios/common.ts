@@ -1,64 +1,25 @@
-/** What the bench's scenarios (slow reader, reconnect storm) share: limits, HTTP calls, output. */
+/** What the bench's scenarios (slow reader, reconnect storm, connect cost) share. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import type Redis from 'ioredis';
-import { ApiPath, type RoomCredentialsResponse, type RoomTicketResponse } from '@taco/protocol';
 
-/** Limits raised so a scenario measures what it is about, not the per-IP abuse limits. */
-export const SCENARIO_ENV: Record<string, string> = {
-  LOG_LEVEL: 'warn',
-  MESSAGE_BURST: '10000',
-  MESSAGES_PER_SECOND: '100000',
-  TYPING_PER_SECOND: '1000',
-  HISTORY_REQUESTS_PER_10S: '10000',
-  CREDENTIALS_PER_MINUTE: '1000000',
-  CONNECTIONS_PER_IP: '1000000',
-};
-
-const HTTP_TIMEOUT_MS = 30_000;
-
-/** `POST /api/room/:room_id`: a token for `name` in `room`. */
-export async function credentials(baseUrl: string, room: string, name: string): Promise<string> {
-  const response = await fetch(`${baseUrl}${ApiPath.roomCredentials(room)}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ sender_id: name }),
-    signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
+/**
+ * A scenario's command line: its own string options `names`, and `--only`, `--out` and `--smoke`
+ * (tiny sizes) that every scenario takes.
+ */
+export function scenarioArgs<K extends string>(argv: string[], names: readonly K[]) {
+  const own = Object.fromEntries(names.map((name) => [name, { type: 'string' as const }]));
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      ...own,
+      only: { type: 'string' },
+      out: { type: 'string' },
+      smoke: { type: 'boolean' },
+    },
   });
-  if (response.status !== 200) throw new Error(`credentials: HTTP ${response.status}`);
-  return ((await response.json()) as RoomCredentialsResponse).token;
-}
-
-/** `POST /api/room/:room_id/ticket`: a single-use socket ticket, or `null` on 401. */
-export async function ticket(baseUrl: string, room: string, token: string): Promise<string | null> {
-  const response = await fetch(`${baseUrl}${ApiPath.roomTicket(room)}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
-  });
-  if (response.status === 401) return null;
-  if (response.status !== 201) throw new Error(`ticket: HTTP ${response.status}`);
-  return ((await response.json()) as RoomTicketResponse).ticket;
-}
-
-/** One counter of a replica's Prometheus text (summed over its series that carry `labels`). */
-export async function metricValue(
-  replicaUrl: string,
-  name: string,
-  labels: Record<string, string> = {},
-): Promise<number> {
-  const response = await fetch(`${replicaUrl}${ApiPath.metrics}`, {
-    signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
-  });
-  let total = 0;
-  for (const line of (await response.text()).split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (!Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`))) {
-      continue;
-    }
-    total += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return total;
+  return values as Partial<Record<K | 'only' | 'out', string>> & { smoke?: boolean };
 }
 
 /** A whole number option between `min` and `max`, or its default. */

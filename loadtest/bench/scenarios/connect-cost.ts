@@ -9,24 +9,21 @@
  * writes the replica's V8 CPU profile there (summarize it with profile-summary.ts).
  *
  *   npm run bench -- --only connectCost [--sockets 4000] [--members 5] [--profile /tmp/prof]
+ *                    [--smoke]
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { ApiPath, FrameType } from '@taco/protocol';
+import {
+  credentials,
+  isPresence,
+  RawClient,
+  SCENARIO_ENV,
+  socketUrl,
+  startCluster,
+} from '@taco/harness';
 import Redis from 'ioredis';
-import WebSocket from 'ws';
-import { startCluster } from '@taco/harness';
 import { totalCpuSeconds } from '../proc-stats';
 import { machine } from '../report';
-import {
-  commandStats,
-  credentials,
-  intOption,
-  log,
-  round,
-  SCENARIO_ENV,
-  writeReport,
-} from './common';
+import { commandStats, intOption, log, round, scenarioArgs, writeReport } from './common';
 
 const CONCURRENCY = 64;
 const HOOKS = resolve(__dirname, '..', 'server-hooks.cjs');
@@ -56,9 +53,8 @@ const total = (record: Record<string, number>) =>
  * run inside scripts, per connect, for the first member of a room and for a later one.
  */
 async function traceConnects(redisUrl: string, replicaUrl: string, tag: string) {
-  const wsBase = replicaUrl.replace(/^http/, 'ws');
   // A first connect loads the scripts into Redis (EVAL once, EVALSHA after): not traced.
-  const opened = [await connectOne(wsBase, replicaUrl, `${tag}-warm`, 'warm-up')];
+  const opened = [await connectOne(replicaUrl, `${tag}-warm`, 'warm-up')];
   const client = new Redis(redisUrl);
   const monitor = await client.monitor();
   const seen: { args: string[]; inScript: boolean }[] = [];
@@ -72,7 +68,7 @@ async function traceConnects(redisUrl: string, replicaUrl: string, tag: string) 
       ['joining others', 'trace-b'],
     ] as const) {
       seen.length = 0;
-      opened.push(await connectOne(wsBase, replicaUrl, `${tag}-trace`, name));
+      opened.push(await connectOne(replicaUrl, `${tag}-trace`, name));
       // Commands of this connect still on their way to MONITOR.
       await new Promise((resolve) => setTimeout(resolve, 200));
       const own = seen.filter(({ args }) => !args.join(' ').includes('MONITOR'));
@@ -86,41 +82,23 @@ async function traceConnects(redisUrl: string, replicaUrl: string, tag: string) 
   } finally {
     monitor.disconnect();
     client.disconnect();
-    for (const ws of opened) ws.terminate();
+    for (const client of opened) client.socket.terminate();
   }
   return traced;
 }
 
-function connectOne(wsBase: string, httpBase: string, room: string, name: string) {
-  return credentials(httpBase, room, name).then(
-    (token) =>
-      new Promise<WebSocket>((resolve, reject) => {
-        const ws = new WebSocket(`${wsBase}${ApiPath.roomSocket(room, token)}`, {
-          perMessageDeflate: false,
-        });
-        ws.on('message', (data: Buffer) => {
-          const frame = JSON.parse(data.toString('utf8')) as { type?: number; sender?: string };
-          if (frame.type === FrameType.Presence && frame.sender === name) resolve(ws);
-        });
-        ws.once('error', reject);
-        ws.once('close', (code) => reject(new Error(`closed with ${code}`)));
-      }),
-  );
+/** Credentials, a socket, and the server's presence frame for the newcomer: one connect. */
+async function connectOne(replicaUrl: string, room: string, name: string): Promise<RawClient> {
+  const url = socketUrl(replicaUrl, room, { token: await credentials(replicaUrl, room, name) });
+  const client = RawClient.connect(url, { perMessageDeflate: false }, name);
+  await client.next(isPresence(name, true), 30_000);
+  return client;
 }
 
 export async function runConnectCost(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      only: { type: 'string' },
-      sockets: { type: 'string' },
-      members: { type: 'string' },
-      profile: { type: 'string' },
-      out: { type: 'string' },
-    },
-  });
+  const values = scenarioArgs(argv, ['sockets', 'members', 'profile'] as const);
   const report = await connectCostScenario({
-    sockets: intOption('sockets', values.sockets, 4000, 10, 50_000),
+    sockets: intOption('sockets', values.sockets, values.smoke ? 40 : 4000, 10, 50_000),
     members: intOption('members', values.members, 5, 1, 1000),
     profileDir: values.profile === undefined ? undefined : resolve(values.profile),
   });
@@ -149,13 +127,12 @@ export async function connectCostScenario({ sockets, members, profileDir }: Conn
     output: 'quiet',
   });
   const redis = new Redis(cluster.redis?.url ?? '', { lazyConnect: true });
-  const open: WebSocket[] = [];
+  const open: RawClient[] = [];
   try {
     await redis.connect();
     const replica = cluster.replicas[0];
     if (!replica?.pid) throw new Error('the replica did not start');
     const pid = replica.pid;
-    const wsBase = replica.url.replace(/^http/, 'ws');
     const tag = `cost-${Date.now().toString(36)}`;
     const traced = await traceConnects(cluster.redis?.url ?? '', replica.url, tag);
     for (const [label, { roundTrips, inScripts }] of Object.entries(traced)) {
@@ -174,7 +151,6 @@ export async function connectCostScenario({ sockets, members, profileDir }: Conn
         try {
           open.push(
             await connectOne(
-              wsBase,
               replica.url,
               `${tag}-${Math.floor(id / members)}`,
               `user-${id % members}`,
@@ -210,7 +186,7 @@ export async function connectCostScenario({ sockets, members, profileDir }: Conn
     );
     return report;
   } finally {
-    for (const ws of open) ws.terminate();
+    for (const client of open) client.socket.terminate();
     redis.disconnect();
     await cluster.stop();
   }

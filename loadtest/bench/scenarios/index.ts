@@ -12,13 +12,16 @@ const SCENARIOS: Record<string, (argv: string[]) => Promise<void>> = {
   storm: runStorm,
 };
 
-/** Runs the scenario `--only` names, if it names one; false when it names none. */
+/**
+ * Runs the scenarios `--only` names (one, or several separated by commas, one after another), if
+ * it names only scenarios; false when it names none. `--smoke` runs each at tiny sizes.
+ */
 export async function runScenario(argv: string[]): Promise<boolean> {
   const at = argv.findIndex((arg) => arg === '--only' || arg.startsWith('--only='));
   const arg = argv[at];
-  const name = arg === undefined ? undefined : arg.includes('=') ? arg.slice(7) : argv[at + 1];
-  const scenario = name === undefined ? undefined : SCENARIOS[name];
-  if (!scenario) return false;
-  await scenario(argv);
+  const names = (arg?.includes('=') ? arg.slice(7) : (argv[at + 1] ?? '')).split(',');
+  const scenarios = names.map((name) => SCENARIOS[name]);
+  if (at < 0 || !scenarios.every((scenario) => scenario !== undefined)) return false;
+  for (const scenario of scenarios) await scenario?.(argv);
   return true;
 }

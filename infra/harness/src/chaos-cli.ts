@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { formatReport, runChaos, writeReport } from './chaos';
+import { formatReport, runChaos, writeReport } from './faults';
 
 /**
  * `npm run chaos [-- --short] [--redis-wait-replicas N]`: every fault and abuse scenario, then the

@@ -1,18 +1,17 @@
+/** `npm run chaos`: every correctness scenario of the fault suite, and its report. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, startCluster } from '@taco/harness';
+import { REPO_ROOT, startCluster } from '../cluster';
+import { floodScenario, fuzzScenario } from './abuse';
 import {
-  type ChaosOptions,
-  drainScenario,
-  floodScenario,
-  fuzzScenario,
-  killScenario,
+  redisMasterKillScenario,
   redisPauseScenario,
   redisScenario,
-  type ScenarioResult,
-  slowConsumerScenario,
-} from './scenarios';
-import { redisMasterKillScenario, slotMoveScenario } from './redis-cluster-scenarios';
+  slotMoveScenario,
+} from './redis';
+import { drainScenario, killScenario } from './replica';
+import { slowConsumerScenario } from './slow-reader';
+import { type ChaosOptions, type ScenarioResult } from './verdict';
 
 export interface ChaosReport {
   date: string;
@@ -103,43 +102,32 @@ export async function runChaos(
   };
 }
 
-const ms = (value: number | null) => (value === null ? '—' : `${value} ms`);
+const COLUMNS: [string, (r: ScenarioResult) => unknown][] = [
+  ['scenario', (r) => r.scenario],
+  ['crashes', (r) => r.crashes],
+  ['acked', (r) => r.acked],
+  ['missing acked', (r) => r.missingAcked],
+  ['duplicates shown', (r) => r.duplicatesShown],
+  ['refused', (r) => r.refused],
+  ['refused, stored', (r) => r.refusedStored],
+  ['reconnects', (r) => r.reconnects],
+  ['reconnect p50', (r) => (r.reconnectP50Ms === null ? '—' : `${r.reconnectP50Ms} ms`)],
+  ['reconnect max', (r) => (r.reconnectMaxMs === null ? '—' : `${r.reconnectMaxMs} ms`)],
+];
 
 /** The report as a table people can read. */
 export function formatReport(report: ChaosReport): string {
-  const header = [
-    'scenario',
-    'crashes',
-    'acked',
-    'missing acked',
-    'duplicates shown',
-    'refused',
-    'refused, stored',
-    'reconnects',
-    'reconnect p50',
-    'reconnect max',
+  const rows = [
+    COLUMNS.map(([title]) => title),
+    ...report.results.map((r) => COLUMNS.map(([, cell]) => String(cell(r)))),
   ];
-  const rows = report.results.map((r) => [
-    r.scenario,
-    String(r.crashes),
-    String(r.acked),
-    String(r.missingAcked),
-    String(r.duplicatesShown),
-    String(r.refused),
-    String(r.refusedStored),
-    String(r.reconnects),
-    ms(r.reconnectP50Ms),
-    ms(r.reconnectMaxMs),
-  ]);
-  const widths = header.map((h, i) =>
-    Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)),
-  );
+  const widths = COLUMNS.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: string[]) =>
     `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
   return [
-    line(header),
+    line(rows[0] ?? []),
     line(widths.map((w) => '-'.repeat(w))),
-    ...rows.map(line),
+    ...rows.slice(1).map(line),
     '',
     ...report.results.flatMap((r) => r.notes.map((note) => `${r.scenario}: ${note}`)),
     '',

@@ -1,4 +1,4 @@
-import { type ServerFrame } from '@taco/protocol';
+import { FrameType, type ServerFrame, type ServerMessageFrame } from '@taco/protocol';
 import WebSocket, { type ClientOptions } from 'ws';
 
 const DEFAULT_TIMEOUT_MS = 2000;
@@ -8,19 +8,30 @@ export interface Closed {
   reason: string;
 }
 
-/** A real `ws` client that queues every frame it receives, for tests to take in order. */
-export class TestClient {
+/**
+ * The connection layer: a real `ws` socket whose every frame is queued, for a test to take in
+ * order, exactly as the server sent it (no dedupe, no recovery: a test that checks the server
+ * never sends a frame twice reads these).
+ */
+export class RawClient {
   private readonly frames: ServerFrame[] = [];
   private waiter: (() => void) | undefined;
   readonly closed: Promise<Closed>;
   readonly opened: Promise<void>;
 
+  /**
+   * `onFrame` sees every frame as it arrives; with it, frames are not queued (a long-running
+   * client that only counts what it receives).
+   */
   constructor(
     readonly socket: WebSocket,
     readonly label = 'client',
+    onFrame?: (frame: ServerFrame) => void,
   ) {
     socket.on('message', (data: Buffer) => {
-      this.frames.push(JSON.parse(data.toString('utf8')) as ServerFrame);
+      const frame = JSON.parse(data.toString('utf8')) as ServerFrame;
+      if (onFrame) return onFrame(frame);
+      this.frames.push(frame);
       this.waiter?.();
     });
     this.closed = new Promise((resolve) =>
@@ -35,8 +46,8 @@ export class TestClient {
     this.opened.catch(() => undefined);
   }
 
-  static connect(url: string, options?: ClientOptions, label?: string): TestClient {
-    return new TestClient(new WebSocket(url, options), label);
+  static connect(url: string, options?: ClientOptions, label?: string): RawClient {
+    return new RawClient(new WebSocket(url, options), label);
   }
 
   send(frame: unknown): void {
@@ -51,10 +62,7 @@ export class TestClient {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const index = this.frames.findIndex(match);
-      if (index !== -1) {
-        const [frame] = this.frames.splice(index, 1);
-        return frame as T;
-      }
+      if (index !== -1) return this.frames.splice(index, 1)[0] as T;
       const left = deadline - Date.now();
       if (left <= 0) {
         throw new Error(
@@ -93,3 +101,17 @@ export class TestClient {
     return this.closed;
   }
 }
+
+/** Matchers for `RawClient.next`. */
+export const isPresence = (sender: string, connecting: boolean) => (frame: ServerFrame) =>
+  frame.type === FrameType.Presence && frame.sender === sender && frame.connecting === connecting;
+
+/** A single (live) message, not a history batch. */
+export const isLive = (frame: ServerFrame): frame is ServerMessageFrame =>
+  frame.type === FrameType.Message && !('messages' in frame);
+
+export const isHistory = (frame: ServerFrame) =>
+  frame.type === FrameType.Message && 'messages' in frame;
+
+export const isError = (code: string) => (frame: ServerFrame) =>
+  frame.type === FrameType.Error && frame.code === code;

@@ -1,0 +1,205 @@
+/**
+ * Redis faults while members chat: standalone Redis restarted, kept down or frozen; on a Redis
+ * Cluster, the master of a busy room's slot killed, or the slot moved to another master.
+ */
+import { ApiPath, roomKeys } from '@taco/protocol';
+import { type ChatMember } from '../client';
+import { type Cluster } from '../cluster';
+import { metricValue } from '../metrics';
+import { type RedisCluster } from '../redis-cluster';
+import { httpStatus, sleep, waitFor } from '../wait';
+import { type ChaosOptions, type ScenarioResult, underFault, verdict } from './verdict';
+
+/** Whether every member holds a message whose body includes `marker`. */
+const allHold = (all: readonly ChatMember[], marker: string) =>
+  all.every((member) => [...member.feed.values()].some((m) => m.body.includes(marker)));
+
+/** Redis stopped (SIGTERM writes the AOF) and started again, or kept down for a while. */
+export async function redisScenario(
+  cluster: Cluster,
+  options: ChaosOptions,
+  downMs: number,
+  label: string,
+): Promise<ScenarioResult> {
+  const redis = cluster.redis;
+  if (!redis) throw new Error('the cluster runs without Redis');
+  const ready = async () =>
+    (
+      await Promise.all(cluster.replicas.map((r) => httpStatus(`${r.url}${ApiPath.healthReady}`)))
+    ).every((status) => status === 200);
+  const { room, all } = await underFault(
+    cluster,
+    'redis',
+    options.short ? 4 : 10,
+    downMs + 3000,
+    async () => {
+      await redis.stop('SIGTERM');
+      await sleep(downMs);
+      await redis.start();
+      await waitFor('every replica ready again', ready, { timeoutMs: 20_000, intervalMs: 100 });
+    },
+  );
+  // Delivery resumed: a message after recovery reaches everyone.
+  all[0]?.say('after the outage');
+  await waitFor(
+    'a message after recovery reaching everyone',
+    () => allHold(all, 'after the outage'),
+    {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+    },
+  );
+  return verdict(cluster, label, room, all, new Set(), [`Redis down for ${downMs} ms`]);
+}
+
+/**
+ * Redis frozen (SIGSTOP) for longer than a command's time limit, then let go (SIGCONT): the
+ * connections stay open, so every script sent meanwhile runs once Redis goes on. Nothing refused
+ * may be stored; what was sent is acknowledged late instead.
+ */
+export async function redisPauseScenario(
+  cluster: Cluster,
+  options: ChaosOptions,
+  pauseMs: number,
+): Promise<ScenarioResult> {
+  const pid = cluster.redis?.pid;
+  if (!pid) throw new Error('the cluster runs without Redis');
+  const { room, all } = await underFault(
+    cluster,
+    'pause',
+    options.short ? 4 : 10,
+    pauseMs + 3000,
+    async () => {
+      process.kill(pid, 'SIGSTOP');
+      await sleep(pauseMs).finally(() => process.kill(pid, 'SIGCONT'));
+    },
+  );
+  await sleep(1000);
+  return verdict(cluster, 'Redis paused', room, all, new Set(), [`Redis paused for ${pauseMs} ms`]);
+}
+
+function redisClusterOf(cluster: Cluster): RedisCluster {
+  if (!cluster.redisCluster) throw new Error('the cluster runs without a Redis Cluster');
+  return cluster.redisCluster;
+}
+
+/** The sum of a counter over every replica's metrics (0 where it is absent). */
+async function counterSum(cluster: Cluster, name: string): Promise<number> {
+  const values = await Promise.all(
+    cluster.replicas.map((replica) => metricValue(replica.url, name, {}, 2000).catch(() => 0)),
+  );
+  return values.reduce((sum, value) => sum + value, 0);
+}
+
+/** When delivery came back: to everyone else, and the speaker's own acknowledgement. */
+interface Resumed {
+  others: number | null;
+  acknowledged: number | null;
+}
+
+/**
+ * Until every member holds a message with `marker` in its body: the first one says one every
+ * 200 ms (a message refused while the room's shard has no master is simply said again). `null`
+ * for what did not happen within `timeoutMs`.
+ */
+async function deliveredAgain(
+  all: readonly ChatMember[],
+  marker: string,
+  timeoutMs: number,
+): Promise<Resumed> {
+  const [speaker, ...others] = all;
+  const resumed: Resumed = { others: null, acknowledged: null };
+  const deadline = Date.now() + timeoutMs;
+  for (let n = 0; speaker && Date.now() < deadline; n++) {
+    if (resumed.others === null && allHold(others, marker)) resumed.others = Date.now();
+    if (resumed.acknowledged === null && allHold([speaker], marker)) {
+      resumed.acknowledged = Date.now();
+    }
+    if (resumed.others !== null && resumed.acknowledged !== null) break;
+    if (n % 4 === 0) speaker.say(`${marker} ${n / 4}`);
+    await sleep(50);
+  }
+  return resumed;
+}
+
+/**
+ * SIGKILL of the Redis master that owns a busy room's slot, then (as a supervisor would) the dead
+ * node started again once its replica took over; it rejoins as a replica. Reports when the replica
+ * was promoted, when delivery resumed for every member, and how many acknowledgements could not
+ * be confirmed by a Redis replica.
+ */
+export async function redisMasterKillScenario(
+  cluster: Cluster,
+  options: ChaosOptions,
+): Promise<ScenarioResult> {
+  const redis = redisClusterOf(cluster);
+  await redis.waitUntilHealthy(30_000);
+  const unconfirmedBefore = await counterSum(cluster, 'taco_unconfirmed_messages_total');
+  const notes: string[] = [];
+  const size = options.short ? 4 : 10;
+  const { room, all } = await underFault(
+    cluster,
+    'master',
+    size,
+    options.short ? 8000 : 15_000,
+    async (all, room) => {
+      const owner = await redis.ownerOf(roomKeys(room).log);
+      owner.kill('SIGKILL');
+      const killedAt = Date.now();
+      await owner.exited;
+      const resumed = deliveredAgain(all, 'after the master died', 20_000);
+      await waitFor(
+        'a replica promoted',
+        async () => (await redis.ownerOf(roomKeys(room).log).catch(() => owner)) !== owner,
+        { timeoutMs: 20_000, intervalMs: 100 },
+      );
+      notes.push(
+        `master ${owner.address} killed; its replica took over after ${Date.now() - killedAt} ms`,
+      );
+      await owner.start();
+      const { others, acknowledged } = await resumed;
+      notes.push(
+        others === null
+          ? 'delivery did not resume within 20 s'
+          : `delivery to the others resumed ${others - killedAt} ms after the kill`,
+        acknowledged === null
+          ? 'the sender was not acknowledged again within 20 s'
+          : `the sender was acknowledged again ${acknowledged - killedAt} ms after the kill`,
+      );
+    },
+  );
+  const unconfirmed =
+    (await counterSum(cluster, 'taco_unconfirmed_messages_total')) - unconfirmedBefore;
+  notes.push(`${unconfirmed} acknowledgement(s) given without a Redis replica confirming`);
+  const result = await verdict(cluster, 'Redis master SIGKILL', room, all, new Set(), notes);
+  await redis.waitUntilHealthy(30_000);
+  return {
+    ...result,
+    crashes: result.crashes + (notes.some((note) => note.includes('within 20 s')) ? 1 : 0),
+  };
+}
+
+/** The slot of a busy room moved to another master (`SETSLOT`, `MIGRATE`) while everyone chats. */
+export async function slotMoveScenario(
+  cluster: Cluster,
+  options: ChaosOptions,
+): Promise<ScenarioResult> {
+  const redis = redisClusterOf(cluster);
+  const notes: string[] = [];
+  const size = options.short ? 4 : 10;
+  const { room, all } = await underFault(
+    cluster,
+    'slot',
+    size,
+    options.short ? 3000 : 8000,
+    async (_, room) => {
+      const { from, to } = await redis.moveSlot(roomKeys(room).log);
+      notes.push(`slot moved from ${from.address} to ${to.address}`);
+    },
+  );
+  const resumed = await deliveredAgain(all, 'after the slot moved', 10_000);
+  const stalled = resumed.others === null || resumed.acknowledged === null;
+  if (stalled) notes.push('delivery did not resume within 10 s');
+  const result = await verdict(cluster, 'Redis slot move', room, all, new Set(), notes);
+  return { ...result, crashes: result.crashes + (stalled ? 1 : 0) };
+}

@@ -1,0 +1,233 @@
+/**
+ * The slow-reader fault: members of a busy room read normally on one replica while attackers
+ * join the same room and stop reading (their TCP sockets paused, so they answer nothing, not even
+ * a close frame). The replica must cut each attacker (1013 past 1 MiB waiting, dropped when the
+ * close handshake is overdue) and keep delivering to everyone else. An attacker seen gone
+ * (presence `connecting:false`) comes back at once with a new paused socket, so the attack holds
+ * for its whole duration. `npm run chaos` runs it short; the bench measures latency and memory
+ * around it through the hooks.
+ */
+import { readFileSync } from 'node:fs';
+import { CloseCode, FrameType, type ServerFrame } from '@taco/protocol';
+import WebSocket from 'ws';
+import { credentials, RawClient, socketUrl } from '../client';
+import { type Cluster, type ReplicaHandle } from '../cluster';
+import { metricValue } from '../metrics';
+import { sleep } from '../wait';
+import { type ChaosOptions, type ScenarioResult } from './verdict';
+
+const SAMPLE_MS = 250;
+const COOL_DOWN_MS = 8000;
+const CUT_POLL_MS = 200;
+
+export interface SlowReaderSettings {
+  attackSeconds: number;
+  idleSeconds: number;
+  attackers: number;
+  members: number;
+  /** Messages per second into the room, in all. */
+  rate: number;
+  bodyBytes: number;
+}
+
+export interface SlowReaderHooks {
+  /** The body of the n-th message the members send (default: `n` padded to the body size). */
+  body?: (n: number) => string;
+  /** Each message a member received. */
+  received?: (body: string) => void;
+  /** The attack starts, then the cool-down after it. */
+  phase?: (phase: 'attack' | 'after') => void;
+  /** Every 250 ms throughout (memory samples). */
+  sample?: () => void;
+}
+
+export interface SlowReaderFigures {
+  sent: number;
+  received: number;
+  attackerSockets: number;
+  attackerConnectFailures: number;
+  /** taco_closes_total{code="1013"} during the attack. */
+  cuts1013: number;
+  /** Per attacker socket the room heard gone: from its open, and from its cut, to gone. */
+  openToGoneMs: number[];
+  cutToGoneMs: number[];
+}
+
+const cutsOf = (replica: ReplicaHandle) =>
+  metricValue(replica.url, 'taco_closes_total', { code: String(CloseCode.TryAgainLater) });
+
+/** Runs the attack on `replica` in `room` (see the file's comment) and returns what happened. */
+export async function slowReaderAttack(
+  replica: ReplicaHandle,
+  room: string,
+  settings: SlowReaderSettings,
+  hooks: SlowReaderHooks = {},
+): Promise<SlowReaderFigures> {
+  const { attackSeconds, idleSeconds, attackers, rate, bodyBytes } = settings;
+  const body = hooks.body ?? ((n: number) => String(n).padEnd(bodyBytes, '.'));
+  const tokens = new Map<string, Promise<string>>();
+  const token = (name: string) => {
+    if (!tokens.has(name)) tokens.set(name, credentials(replica.url, room, name));
+    return tokens.get(name) as Promise<string>;
+  };
+  const open = async (name: string, onFrame: (frame: ServerFrame) => void) => {
+    const url = socketUrl(replica.url, room, { token: await token(name) });
+    const client = new RawClient(new WebSocket(url, { perMessageDeflate: false }), name, onFrame);
+    await client.opened;
+    return client;
+  };
+  const sockets: RawClient[] = [];
+  let received = 0;
+  const goneAt = new Map<string, number>();
+  const members: RawClient[] = [];
+  for (let i = 0; i < settings.members; i++) {
+    const member = await open(`member-${i}`, (frame) => {
+      if (frame.type === FrameType.Message && 'body' in frame) {
+        received++;
+        hooks.received?.(frame.body);
+      } else if (i === 0 && frame.type === FrameType.Presence && !frame.connecting) {
+        goneAt.set(frame.sender, Date.now());
+      }
+    });
+    members.push(member);
+    sockets.push(member);
+  }
+  // Members take turns sending, `rate` messages a second in all, on a 10 ms tick.
+  let sent = 0;
+  const sendStarted = performance.now();
+  const timer = setInterval(() => {
+    const due = Math.floor(((performance.now() - sendStarted) * rate) / 1000) - sent;
+    for (let k = 0; k < due; k++) {
+      const sender = members[sent % members.length];
+      sent++;
+      sender?.send({ type: FrameType.Message, body: body(sent) });
+    }
+  }, 10);
+  const sampleFor = async (ms: number) => {
+    for (const until = Date.now() + ms; Date.now() < until; await sleep(SAMPLE_MS))
+      hooks.sample?.();
+  };
+  try {
+    await sampleFor(idleSeconds * 1000);
+    hooks.phase?.('attack');
+    const cutsBefore = await cutsOf(replica);
+    const attackEnds = Date.now() + attackSeconds * 1000;
+    const openToGoneMs: number[] = [];
+    const goneTimes: number[] = [];
+    // When each cut happened, to within a poll: the 1013 counter read every CUT_POLL_MS.
+    const cutTimes: number[] = [];
+    const watchCuts = async () => {
+      for (let seen = cutsBefore; Date.now() < attackEnds + COOL_DOWN_MS / 2;) {
+        const now = await cutsOf(replica);
+        for (; seen < now; seen++) cutTimes.push(Date.now());
+        await sleep(CUT_POLL_MS);
+      }
+    };
+    let opened = 0;
+    let failures = 0;
+    // One slot per attacker: open a socket, stop reading at once, and when the room hears it
+    // is gone, forget the socket and open the next one.
+    const slot = async (index: number) => {
+      const name = `attacker-${index}`;
+      while (Date.now() < attackEnds) {
+        let attacker: RawClient;
+        try {
+          attacker = await open(name, () => undefined);
+        } catch {
+          failures++;
+          await sleep(500);
+          continue;
+        }
+        (attacker.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+        const openedAt = Date.now();
+        opened++;
+        goneAt.delete(name);
+        while (Date.now() < attackEnds && !goneAt.has(name)) await sleep(100);
+        const gone = goneAt.get(name);
+        attacker.socket.terminate();
+        if (gone !== undefined) {
+          openToGoneMs.push(gone - openedAt);
+          goneTimes.push(gone);
+        }
+      }
+    };
+    const watching = watchCuts();
+    await Promise.all([
+      sampleFor(attackSeconds * 1000),
+      ...Array.from({ length: attackers }, (_, index) => slot(index)),
+    ]);
+    const cuts1013 = (await cutsOf(replica)) - cutsBefore;
+    clearInterval(timer);
+    hooks.phase?.('after');
+    await sampleFor(COOL_DOWN_MS);
+    await watching;
+    // Cuts and departures pair up in order (every cut has the same grace before its departure).
+    goneTimes.sort((a, b) => a - b);
+    const cutToGoneMs = goneTimes
+      .slice(0, cutTimes.length)
+      .map((gone, index) => gone - (cutTimes[index] ?? gone));
+    return {
+      sent,
+      received,
+      attackerSockets: opened,
+      attackerConnectFailures: failures,
+      cuts1013,
+      openToGoneMs,
+      cutToGoneMs,
+    };
+  } finally {
+    clearInterval(timer);
+    for (const client of sockets) client.socket.terminate();
+  }
+}
+
+/** Resident memory of a process in bytes, 0 when it is gone. */
+function rssBytes(pid: number | undefined): number {
+  try {
+    return 1024 * Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  } catch {
+    return 0;
+  }
+}
+
+/** `npm run chaos`'s slow consumer: the attack, short, on a replica of its own. */
+export async function slowConsumerScenario(
+  cluster: Cluster,
+  options: ChaosOptions,
+): Promise<ScenarioResult> {
+  const replica = cluster.replicas[0];
+  if (!replica) throw new Error('no replica');
+  const before = rssBytes(replica.pid);
+  let peak = before;
+  const members = 2;
+  const figures = await slowReaderAttack(
+    replica,
+    `chaos-slow-${Date.now()}`,
+    {
+      attackSeconds: options.short ? 6 : 15,
+      idleSeconds: 1,
+      attackers: options.short ? 1 : 3,
+      members,
+      rate: 250,
+      bodyBytes: 4000,
+    },
+    { sample: () => (peak = Math.max(peak, rssBytes(replica.pid))) },
+  );
+  const lost = figures.sent * members - figures.received;
+  const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+  return {
+    scenario: 'slow consumer',
+    crashes: (replica.isRunning ? 0 : 1) + (figures.cuts1013 > 0 ? 0 : 1) + (lost === 0 ? 0 : 1),
+    missingAcked: 0,
+    refusedStored: 0,
+    duplicatesShown: 0,
+    acked: 0,
+    refused: 0,
+    reconnects: 0,
+    reconnectP50Ms: null,
+    reconnectMaxMs: null,
+    notes: [
+      `${figures.attackerSockets} paused readers, ${figures.cuts1013} closed with 1013, ${lost} messages missing at the members; replica RSS ${mib(before)} MiB → peak ${mib(peak)} MiB`,
+    ],
+  };
+}

@@ -1,0 +1,244 @@
+/**
+ * The reconnect storm. Two replicas behind nginx share Redis; `clients` members in rooms of 5–50
+ * connect through nginx like the web client (credentials once, a ticket per socket), spread over
+ * member processes, and each room's first member sends messages. After a warm-up, one replica is
+ * killed with SIGKILL while messages flow: its members reconnect with the web client's policy
+ * (5 s ± 20 %), through nginx to the survivor, and resume from their last `(epoch, seq)`. A probe
+ * process of its own holds rooms straight on the survivor, never disconnected.
+ *
+ * Returns what the members saw (every acknowledged message in every member's list once, who came
+ * back and how), for the test and the bench; the bench adds its measurements through the hooks.
+ */
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type MemberReport } from '../client';
+import { type Cluster, startCluster } from '../cluster';
+import { IpcProcess } from '../ipc-process';
+import { SCENARIO_ENV } from './verdict';
+import type { StormChildMessage, StormParentMessage, StormPhase, StormRoom } from './storm-ipc';
+
+const MEMBER_SCRIPT = resolve(__dirname, 'storm-members.ts');
+const REPLY_TIMEOUT_MS = 180_000;
+const STORM_LIMIT_MS = 90_000;
+const POLL_MS = 100;
+const DRAIN_MS = 3000;
+export const ROOM_MIN = 5;
+const ROOM_MAX = 50;
+/** The probe: rooms of members of its own, straight on the survivor, sending often. */
+const PROBE_ROOMS = 8;
+const PROBE_ROOM_SIZE = 5;
+const PROBE_MESSAGES_PER_SECOND = 4;
+/** The probe process's nice value: ahead of the load clients, as a client on its own machine. */
+export const PROBE_NICE = -5;
+
+type MemberProcess = IpcProcess<StormParentMessage, StormChildMessage>;
+type Report = Extract<StormChildMessage, { type: 'report' }>;
+
+export interface StormSettings {
+  clients: number;
+  /** Messages per second each room's sender sends. */
+  rate: number;
+  warmupSeconds: number;
+  /** Member processes the members are spread over (whole rooms each). */
+  processes: number;
+  bodyBytes: number;
+  /** Replicas' extra environment (default `SCENARIO_ENV`). */
+  env?: Record<string, string>;
+}
+
+/** Where the bench measures: a module for the member processes, and points in the run. */
+export interface StormHooks {
+  /** Loaded by every member process as `STORM_MEASURE` (see `StormMeasure`). */
+  measureModule?: string;
+  /** Steady traffic has run for a second (`warm`), the kill is next (`kill`), all are back. */
+  at?(point: 'warm' | 'kill' | 'back', cluster: Cluster): Promise<void>;
+}
+
+/** Rooms of 5–50 members, `clients` members in all, spread over sizes deterministically. */
+export function planRooms(clients: number, run: string): StormRoom[] {
+  const rooms: StormRoom[] = [];
+  let left = clients;
+  for (let i = 0; left > 0; i++) {
+    let size = ROOM_MIN + ((i * 37) % (ROOM_MAX - ROOM_MIN + 1));
+    if (left - size < ROOM_MIN) size = left <= ROOM_MAX ? left : left - ROOM_MIN;
+    rooms.push({
+      room: `storm-${run}-${i}`,
+      names: Array.from({ length: size }, (_, k) => `member ${k}`),
+    });
+    left -= size;
+  }
+  return rooms;
+}
+
+const sum = (values: Iterable<number>) => [...values].reduce((total, value) => total + value, 0);
+const key = (message: { epoch: string; seq: number }) => `${message.epoch}|${message.seq}`;
+
+/** Lost and doubled messages: each member's list against every acknowledged message of its room. */
+export function checkLists(members: MemberReport[]) {
+  const ackedByRoom = new Map<string, Map<string, string>>();
+  for (const member of members) {
+    const acked = ackedByRoom.get(member.room) ?? new Map<string, string>();
+    ackedByRoom.set(member.room, acked);
+    for (const message of member.acked) acked.set(key(message), message.body);
+  }
+  let lost = 0;
+  let membersMissingSome = 0;
+  for (const member of members) {
+    const list = new Map(member.list.map((message) => [key(message), message.body]));
+    let missing = 0;
+    for (const [at, body] of ackedByRoom.get(member.room) ?? [])
+      if (list.get(at) !== body) missing++;
+    lost += missing;
+    if (missing > 0) membersMissingSome++;
+  }
+  return {
+    acknowledged: sum([...ackedByRoom.values()].map((acked) => acked.size)),
+    lost,
+    shownTwice: sum(members.map((member) => member.conflicts)),
+    membersMissingSome,
+  };
+}
+
+/** Runs the storm (see the file's comment). */
+export async function reconnectStorm(settings: StormSettings, hooks: StormHooks = {}) {
+  const { clients, rate, warmupSeconds, bodyBytes, processes: processCount } = settings;
+  const run = String(Date.now() % 1_000_000);
+  const rooms = planRooms(clients, run);
+  const cluster = await startCluster({
+    replicas: 2,
+    env: settings.env ?? SCENARIO_ENV,
+    output: 'quiet',
+  });
+  const env = { ...process.env, STORM_MEASURE: hooks.measureModule ?? '' };
+  const spawn = (index: number): MemberProcess =>
+    new IpcProcess(MEMBER_SCRIPT, `storm members ${index}`, env, REPLY_TIMEOUT_MS);
+  const processes = Array.from({ length: processCount }, (_, index) => spawn(index));
+  const probe = spawn(processCount);
+  const everyProcess = [...processes, probe];
+  const at = async (point: 'warm' | 'kill' | 'back') => hooks.at?.(point, cluster);
+  try {
+    await Promise.all(everyProcess.map((child) => child.ready));
+    const probeAhead = probe.prioritize(PROBE_NICE);
+    const connectStarted = Date.now();
+    const connected = await Promise.all(
+      processes.map((child, index) =>
+        child.request(
+          {
+            type: 'connect',
+            baseUrl: cluster.url,
+            rooms: rooms.filter((_, room) => room % processCount === index),
+            concurrency: 32,
+          },
+          'connected',
+        ),
+      ),
+    );
+    const failed = sum(connected.map((answer) => answer.failed));
+    const connectSeconds = (Date.now() - connectStarted) / 1000;
+    if (failed > 0) {
+      const firstError = connected.find((answer) => answer.firstError)?.firstError;
+      throw new Error(`${failed} clients did not connect: ${firstError}`);
+    }
+    const [victim, survivor] = cluster.replicas;
+    if (!victim || !survivor) throw new Error('no replica to kill');
+    const probeRooms = Array.from({ length: PROBE_ROOMS }, (_, i) => ({
+      room: `storm-${run}-probe-${i}`,
+      names: Array.from({ length: PROBE_ROOM_SIZE }, (_, k) => `probe ${k}`),
+    }));
+    const probed = await probe.request(
+      { type: 'connect', baseUrl: survivor.url, rooms: probeRooms, concurrency: 8 },
+      'connected',
+    );
+    if (probed.failed > 0) throw new Error(`the probe did not connect: ${probed.firstError}`);
+
+    for (const child of processes) {
+      child.tell({ type: 'traffic', messagesPerSecondPerRoom: rate, bodyBytes });
+    }
+    probe.tell({ type: 'traffic', messagesPerSecondPerRoom: PROBE_MESSAGES_PER_SECOND, bodyBytes });
+    const phase = (value: StormPhase) => {
+      for (const child of everyProcess) child.tell({ type: 'phase', phase: value });
+    };
+    await sleep(1000);
+    await at('warm');
+    await sleep(warmupSeconds * 1000);
+    await at('kill');
+    phase('storm');
+    const killedAt = Date.now();
+    victim.kill('SIGKILL');
+    let status = { everClosed: 0, down: 0, gaveUp: 0 };
+    let backAt: number | null = null;
+    while (Date.now() - killedAt < STORM_LIMIT_MS && backAt === null) {
+      await sleep(POLL_MS);
+      const answers = await Promise.all(
+        everyProcess.map((child) => child.request({ type: 'status' }, 'status')),
+      );
+      status = {
+        everClosed: sum(answers.map((answer) => answer.everClosed)),
+        down: sum(answers.map((answer) => answer.down)),
+        gaveUp: sum(answers.map((answer) => answer.gaveUp)),
+      };
+      if (status.everClosed > 0 && status.down === 0) backAt = Date.now();
+    }
+    await at('back');
+    const stormSeconds = ((backAt ?? Date.now()) - killedAt) / 1000;
+    phase('after');
+    await sleep(2000);
+    await Promise.all(everyProcess.map((child) => child.request({ type: 'quiet' }, 'quiet')));
+    await sleep(DRAIN_MS);
+    const reports: Report[] = await Promise.all(
+      processes.map((child) => child.request({ type: 'report' }, 'report')),
+    );
+    const probeReport = await probe.request({ type: 'report' }, 'report');
+    const loadMembers = reports.flatMap((answer) => answer.members);
+    const members = [...loadMembers, ...probeReport.members];
+    const reconnected = members.filter((member) => member.closes > 0);
+    const reconnects = sum(reconnected.map((member) => member.resumedAt.length));
+    const round2 = (value: number) => Math.round(value * 100) / 100;
+    const perReconnect = (count: (member: MemberReport) => number) =>
+      reconnects > 0 ? round2(sum(reconnected.map(count)) / reconnects) : null;
+    const resumeMs = reconnected.map((m) => (m.resumedAt.at(-1) ?? Date.now()) - killedAt);
+    return {
+      rooms: rooms.length,
+      connectSeconds,
+      killedAt,
+      backAt,
+      stormSeconds,
+      status,
+      probeAhead,
+      reports,
+      probeReport,
+      /** What the members saw: the test's assertions and the bench report's figures. */
+      figures: {
+        killed: victim.id,
+        disconnected: reconnected.length,
+        everyoneBackSeconds: backAt === null ? null : round2(stormSeconds),
+        resumeSecondsMedian: round2(
+          (resumeMs.sort((a, b) => a - b)[resumeMs.length >> 1] ?? 0) / 1000,
+        ),
+        gaveUp: members.filter((member) => member.gaveUp).length,
+        reconnects,
+        reconnectAttempts: sum(reconnected.map((member) => member.reconnects)),
+        bystanders: loadMembers.filter((member) => member.closes === 0).length,
+        probeMembers: probeReport.members.length,
+        ...checkLists(members),
+        unacknowledged: sum(members.map((member) => member.unacknowledged.length)),
+        // Stored although their sender never got them back: a client that sends them again
+        // would store them twice.
+        unacknowledgedButStored: sum(
+          members.map((member) => {
+            const bodies = new Set(member.list.map((message) => message.body));
+            return member.unacknowledged.filter((body) => bodies.has(body)).length;
+          }),
+        ),
+        repeatedFramesAbsorbed: sum(members.map((member) => member.repeatedFrames)),
+        credentialCallsPerReconnect: perReconnect((member) => member.credentialCalls - 1),
+        ticketCallsPerReconnect: perReconnect((member) => member.ticketCalls - 1),
+      },
+    };
+  } finally {
+    await Promise.all(everyProcess.map((child) => child.close()));
+    await cluster.stop();
+  }
+}
+
+export type StormOutcome = Awaited<ReturnType<typeof reconnectStorm>>;

@@ -1,0 +1,126 @@
+/** A child process running a TypeScript script (through tsx), typed request/response over IPC. */
+import { type ChildProcess, fork } from 'node:child_process';
+import { setPriority } from 'node:os';
+
+interface Typed {
+  type: string;
+}
+
+/** What every child says: it is ready, how its connects went, it has closed. */
+export type ChildLifecycle =
+  | { type: 'ready' }
+  | { type: 'connected'; ok: number; failed: number; firstError: string | null }
+  | { type: 'closed' };
+
+interface Waiter<In> {
+  type: string;
+  resolve: (message: In) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * The child answers each request with a message of a named type; it says `{type:'ready'}` once
+ * it listens and answers `{type:'close'}` with `{type:'closed'}`.
+ */
+export class IpcProcess<Out extends Typed, In extends Typed> {
+  private readonly child: ChildProcess;
+  private readonly waiters: Waiter<In>[] = [];
+  private exited = false;
+  /** Settles when the process has loaded and listens. */
+  readonly ready: Promise<unknown>;
+
+  constructor(
+    script: string,
+    readonly label: string,
+    env: NodeJS.ProcessEnv = process.env,
+    private readonly replyTimeoutMs = 120_000,
+  ) {
+    this.child = fork(script, [], {
+      execArgv: ['--import', 'tsx'],
+      env,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.ready = this.wait('ready', 30_000);
+    this.child.on('message', (message: In) => {
+      const at = this.waiters.findIndex((waiter) => waiter.type === message.type);
+      const waiter = this.waiters[at];
+      if (!waiter) return;
+      this.waiters.splice(at, 1);
+      clearTimeout(waiter.timer);
+      waiter.resolve(message);
+    });
+    this.child.once('exit', (code) => {
+      this.exited = true;
+      for (const waiter of this.waiters.splice(0)) {
+        clearTimeout(waiter.timer);
+        waiter.reject(new Error(`${label} exited (code ${code})`));
+      }
+    });
+  }
+
+  private wait<T extends In['type']>(type: T, timeoutMs = this.replyTimeoutMs) {
+    return new Promise<Extract<In, { type: T }>>((resolve, reject) => {
+      if (this.exited) return reject(new Error(`${this.label} is not running`));
+      const waiter: Waiter<In> = {
+        type,
+        resolve: (message) => resolve(message as Extract<In, { type: T }>),
+        reject,
+        timer: setTimeout(() => {
+          this.waiters.splice(this.waiters.indexOf(waiter), 1);
+          reject(new Error(`${this.label}: no ${type} within ${timeoutMs} ms`));
+        }, timeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  tell(message: Out): void {
+    this.child.send(message);
+  }
+
+  /** Sends `message` and resolves with the child's next message of type `answer`. */
+  request<T extends In['type']>(message: Out, answer: T): Promise<Extract<In, { type: T }>> {
+    const reply = this.wait(answer);
+    if (!this.exited) this.child.send(message);
+    return reply;
+  }
+
+  /** Sets the process's nice value; false when the system refused it. */
+  prioritize(nice: number): boolean {
+    try {
+      if (this.child.pid === undefined) return false;
+      setPriority(this.child.pid, nice);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Asks the child to close, and kills it if it has not exited 3 s later. */
+  async close(): Promise<void> {
+    if (this.exited) return;
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    await this.request({ type: 'close' } as Out, 'closed').catch(() => undefined);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+/** One handler per type of message the parent sends. */
+export type Handlers<M extends Typed> = {
+  [T in M['type']]: (message: Extract<M, { type: T }>) => void;
+};
+
+/**
+ * The child's side: hands each message from the parent to the handler of its type, exits when
+ * the parent goes away (never lingering with sockets open), and says it is ready.
+ */
+export function serveParent<M extends Typed>(handlers: Handlers<M>): void {
+  process.on('message', (message: M) => {
+    (handlers[message.type as M['type']] as (message: M) => void)(message);
+  });
+  process.on('disconnect', () => process.exit(0));
+  process.send?.({ type: 'ready' });
+}
