@@ -105,6 +105,19 @@ export async function startTestApp(
   };
 }
 
+/**
+ * One application for the enclosing describe block, started before its tests and closed after
+ * them: the object returned is filled in once it has started.
+ */
+export function useTestApp(): TestApp {
+  const shared = {} as TestApp;
+  beforeAll(async () => {
+    Object.assign(shared, await startTestApp());
+  });
+  afterAll(() => shared.close());
+  return shared;
+}
+
 export type { CreateRoomResponse };
 
 /** The Redis connections of an application started with a Redis driver. */

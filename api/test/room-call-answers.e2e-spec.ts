@@ -1,13 +1,11 @@
-import { STATUS_CODES } from 'node:http';
-import { brotliCompressSync, gzipSync } from 'node:zlib';
-import { rawRequest, type RawResponse } from '@taco/harness';
+import { gzipSync, brotliCompressSync } from 'node:zlib';
+import { type RawResponse } from '@taco/harness';
 import {
   ApiPath,
   BODY_NOT_JSON_MESSAGE,
   BODY_NOT_JSON_TYPE_MESSAGE,
   BODY_NOT_OBJECT_MESSAGE,
   NAME_TAKEN_MESSAGE,
-  RATE_LIMITED_MESSAGE,
   SERVER_ERROR_MESSAGE,
   STORAGE_UNAVAILABLE_MESSAGE,
   TICKET_UNAUTHORIZED_MESSAGE,
@@ -17,64 +15,31 @@ import { PresenceStore } from '../src/bus/presence.port';
 import { BODY_LIMIT_BYTES } from '../src/common/body-validation.pipe';
 import { RoomTokenService } from '../src/rooms/room-token.service';
 import { TicketStore } from '../src/bus/ticket-store.port';
-import { parsePrometheusText } from './support/prometheus-text';
-import { RedisServer } from './support/redis-server';
+import {
+  askTicket,
+  asAnn,
+  atRoom,
+  bodyOf,
+  bodyOfLength,
+  claimsOf,
+  coded,
+  type Expected,
+  held,
+  heldAt,
+  invalid,
+  json,
+  named,
+  path,
+  type RawRequest,
+  refused,
+  send,
+  type TicketCall,
+  ticketPath,
+  typed,
+} from './support/room-calls';
 import { startTestApp, type TestApp } from './support/test-app';
-import { until } from './support/until';
 
-/**
- * `POST /api/room/:room_id` and `POST /api/room/:room_id/ticket`, the calls every connect and
- * reconnect makes, answered ahead of Express by their only definitions (`CredentialsRoute`,
- * `TicketRoute`): every answer, header and budget of protocol/README.md §2.1–§2.4 for them.
- */
-
-interface RawRequest {
-  path: string;
-  body?: string | Buffer;
-  /** Headers beside the defaults; `undefined` leaves a default header out. */
-  headers?: Record<string, string | undefined>;
-  /** Sent with `Transfer-Encoding: chunked` instead of a `Content-Length`. */
-  chunked?: boolean;
-}
-
-/** A POST exactly as given: the test decides every header, the length and the body's bytes. */
-function send(t: TestApp, { path, body = '', headers = {}, chunked = false }: RawRequest) {
-  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  return rawRequest(`${t.baseUrl}${path}`, {
-    method: 'POST',
-    headers: Object.fromEntries(
-      Object.entries({
-        'content-type': 'application/json',
-        ...(chunked ? {} : { 'content-length': String(bytes.length) }),
-        ...headers,
-      }).filter((entry): entry is [string, string] => entry[1] !== undefined),
-    ),
-    body: bytes,
-  });
-}
-
-const bodyOf = (answer: RawResponse) => JSON.parse(answer.body.toString('utf8')) as unknown;
-
-const claimsOf = (token: string) =>
-  JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<
-    string,
-    unknown
-  >;
-
-/** An expected answer: its status and JSON body. */
-interface Expected {
-  status: number;
-  body: unknown;
-}
-
-/** The error answer of §2.1 for `status` with `message`. */
-const refused = (status: number, message: string | string[]): Expected => ({
-  status,
-  body: { statusCode: status, error: STATUS_CODES[status], message },
-});
-
-/** A 400 with these validation texts. */
-const invalid = (...messages: string[]) => refused(400, messages);
+/** Every answer and header of the calls (the helpers' file says which calls). */
 
 /** Credentials issued for `name` in `room`. */
 const issued = (name: string, room = 'teal-otter'): Expected => ({
@@ -82,42 +47,11 @@ const issued = (name: string, room = 'teal-otter'): Expected => ({
   body: { room_id: room, sender_id: name, token: expect.any(String) as unknown },
 });
 
-const json = (value: unknown) => JSON.stringify(value);
-
-/** A JSON credentials body of exactly `bytes` bytes. */
-const bodyOfLength = (bytes: number) => {
-  const shell = json({ sender_id: 'Ann', pad: '' });
-  return json({ sender_id: 'Ann', pad: 'p'.repeat(bytes - shell.length) });
-};
-
-/** `taco_http_rate_limited_total` as the app's metrics endpoint reports it. */
-async function rateLimitedCount(t: TestApp): Promise<number | undefined> {
-  const text = await (await fetch(`${t.baseUrl}${ApiPath.metrics}`)).text();
-  return parsePrometheusText(text).get('taco_http_rate_limited_total')?.samples[0]?.value;
-}
-
-const path = ApiPath.roomCredentials('teal-otter');
 const { RoomNameTooShort, RoomNameTooLong, RoomNameInvalid } = ValidationMessage;
 const { UserNameTooShort, UserNameTooLong, UserNameInvalid } = ValidationMessage;
 const notJsonType = refused(415, [BODY_NOT_JSON_TYPE_MESSAGE]);
 const unsupported = refused(415, 'Unsupported Media Type');
 const tooLarge = refused(413, 'Payload Too Large');
-
-/** A credentials call with these JSON fields (or this raw body), and more of the request. */
-const named = (fields: object | string, more: Partial<RawRequest> = {}): RawRequest => ({
-  path,
-  body: typeof fields === 'string' ? fields : json(fields),
-  ...more,
-});
-const asAnn = { sender_id: 'Ann' };
-const typed = (type: string | undefined) => ({ headers: { 'content-type': type } });
-const coded = (coding: string) => ({ headers: { 'content-encoding': coding } });
-
-/** A credentials call for the room id written as it goes in the path. */
-const atRoom = (id: string, body = json({ sender_id: 'Kim' })): RawRequest => ({
-  path: `/api/room/${id}`,
-  body,
-});
 
 const credentialCalls: [string, RawRequest, Expected][] = [
   ['sender_id', named(asAnn), issued('Ann')],
@@ -222,42 +156,11 @@ const credentialCalls: [string, RawRequest, Expected][] = [
   ],
 ];
 
-const ticketPath = ApiPath.roomTicket('teal-otter');
-
-/** A ticket call: `authorization` makes the header from a valid token of the app's. */
-interface TicketCall extends Partial<RawRequest> {
-  authorization?: (token: string) => string;
-}
-
-async function askTicket(t: TestApp, call: TicketCall, token?: string) {
-  const own = token ?? (await t.token('teal-otter', 'Ann'));
-  const { authorization, path: callPath = ticketPath, headers = {}, body, chunked } = call;
-  const auth = authorization === undefined ? {} : { authorization: authorization(own) };
-  // No body and no Content-Length unless the call has one, as a browser's fetch sends it.
-  const none = body === undefined && !chunked;
-  return send(t, {
-    path: callPath,
-    body,
-    chunked,
-    headers: {
-      ...(none ? { 'content-type': undefined, 'content-length': undefined } : {}),
-      ...auth,
-      ...headers,
-    },
-  });
-}
-
-const bearer = (token: string) => `Bearer ${token}`;
 const ticket: Expected = {
   status: 201,
   body: { ticket: expect.stringMatching(/^[\w-]{32}$/) as unknown },
 };
 const unauthorized = refused(401, TICKET_UNAUTHORIZED_MESSAGE);
-
-/** A ticket call with a valid token, and more of the request. */
-const held = (more: TicketCall = {}): TicketCall => ({ authorization: bearer, ...more });
-/** A ticket call with a valid token to the room id written as it goes in the path. */
-const heldAt = (id: string) => held({ path: `/api/room/${id}/ticket` });
 
 const ticketCalls: [string, TicketCall, Expected][] = [
   ['a valid Bearer token and no body', held(), ticket],
@@ -385,109 +288,5 @@ describe('The credential and ticket calls', () => {
       name: 'Ann',
       holder: claimsOf(token).jti,
     });
-  });
-});
-
-describe('The credential call’s order of checks (§2.1)', () => {
-  it('reads the body, then takes the budget, then checks the room id and the name', async () => {
-    const t = await startTestApp({ credentialsPerMinute: 1 });
-    try {
-      const statuses = [];
-      for (const raw of [
-        named(asAnn),
-        named('{"sender_id":'),
-        named(bodyOfLength(BODY_LIMIT_BYTES + 1)),
-        named('Ann', typed('text/plain')),
-        atRoom('ab', '[1]'),
-        named({ sender_id: 'Bob' }),
-      ]) {
-        statuses.push((await send(t, raw)).status);
-      }
-      expect(statuses).toEqual([200, 400, 413, 415, 429, 429]);
-    } finally {
-      await t.close();
-    }
-  });
-});
-
-describe.each([
-  ['in memory', false],
-  ['in Redis', true],
-])('The budgets of the calls %s', (_label, shared) => {
-  let redis: RedisServer | undefined;
-  let t: TestApp;
-
-  beforeEach(async () => {
-    redis = shared ? await RedisServer.start() : undefined;
-    t = await startTestApp({ credentialsPerMinute: 2, redisUrl: redis?.url });
-  });
-  afterEach(async () => {
-    await t.close();
-    await redis?.dispose();
-  });
-
-  it('count valid and invalid credential calls, not unreadable bodies, and answer 429', async () => {
-    const answers = [];
-    for (const raw of [
-      named(asAnn),
-      named('{"sender_id":'),
-      named({ sender_id: '!' }),
-      named({ sender_id: 'Bob' }),
-    ]) {
-      answers.push(await send(t, raw));
-    }
-    expect(answers.map((answer) => answer.status)).toEqual([200, 400, 400, 429]);
-    const [, , , limited] = answers;
-    expect(limited?.headers['retry-after']).toMatch(/^[1-9]\d*$/);
-    expect(limited && bodyOf(limited)).toEqual(refused(429, RATE_LIMITED_MESSAGE).body);
-    expect(await rateLimitedCount(t)).toBe(1);
-  });
-
-  it('count ticket calls on the lookup budget, apart from credentials', async () => {
-    // A lookup budget of 8 (4 × 2); the credential call that makes the token counts apart.
-    const token = await t.token('teal-otter', 'Ann');
-    const statuses = [];
-    for (const call of [
-      ...Array.from({ length: 6 }, () => held()),
-      { body: '{"x":' },
-      {},
-      heldAt('ab'),
-      held(),
-    ]) {
-      statuses.push((await askTicket(t, call, token)).status);
-    }
-    expect(statuses).toEqual([201, 201, 201, 201, 201, 201, 400, 401, 400, 429]);
-    expect(await rateLimitedCount(t)).toBe(1);
-    // The credentials budget had one call of its two spent.
-    expect((await send(t, named({ sender_id: 'Bob' }))).status).toBe(200);
-  });
-});
-
-describe('The calls’ logging', () => {
-  it('writes one debug line per request with its id, method, path and status, and no token', async () => {
-    const lines: string[] = [];
-    const t = await startTestApp(
-      { logLevel: 'debug' },
-      { write: (line: string) => lines.push(line) },
-    );
-    try {
-      const answer = await send(t, named(asAnn, { headers: { 'x-request-id': 'trace-7' } }));
-      const { token } = bodyOf(answer) as { token: string };
-      await until(() => lines.some((line) => line.includes('trace-7')));
-      const logged = lines
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .filter((line) => line.reqId === 'trace-7');
-      expect(logged).toEqual([
-        expect.objectContaining({
-          level: 'debug',
-          msg: 'request completed',
-          req: { method: 'POST', path },
-          res: { statusCode: 200 },
-        }),
-      ]);
-      expect(lines.join('\n')).not.toContain(token);
-    } finally {
-      await t.close();
-    }
   });
 });
