@@ -10,8 +10,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
-import { RedisChatBus } from '../../api/src/bus/redis/redis-chat-bus';
-import { RedisConnections } from '../../api/src/bus/redis/redis-connections';
+import { RedisChatBus, RedisConnections } from '@taco/api/tools';
 import { freePorts, redisPing, waitFor } from '@taco/harness';
 import { defineCommands, HISTORY_MAX, keys, ROOM_TTL_SECONDS, storeMessage } from '../peers/store';
 
