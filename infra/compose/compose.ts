@@ -1,5 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '@taco/harness';
 
@@ -62,6 +63,20 @@ export function runCommand(
 /** `docker …` */
 export function docker(args: string[], options?: RunOptions): Promise<RunResult> {
   return runCommand('docker', args, options);
+}
+
+/** Milliseconds as seconds with one decimal, for the figures. */
+export const seconds = (ms: number) => Math.round(ms / 100) / 10;
+
+/**
+ * Removes a run's image tags (`taco-chat-api:<tag>`, `taco-chat-nginx:<tag>`); their layers stay
+ * (--no-prune) as the build cache of the next run.
+ */
+export function removeImages(tag: string): Promise<RunResult> {
+  return docker(['rmi', '--no-prune', `taco-chat-api:${tag}`, `taco-chat-nginx:${tag}`], {
+    timeoutMs: 60_000,
+    allowFailure: true,
+  });
 }
 
 /**
@@ -165,6 +180,30 @@ export class ComposeProject {
       timeoutMs: 60_000,
     });
     return stdout + stderr;
+  }
+
+  /** `logs --no-color --timestamps <services…>` written to `file`; never fails. */
+  async saveLogs(file: string, ...services: string[]): Promise<void> {
+    const logs = await this.run(['logs', '--no-color', '--timestamps', ...services], {
+      timeoutMs: 60_000,
+      allowFailure: true,
+    }).catch((error: unknown) => ({ stdout: '', stderr: String(error) }));
+    writeFileSync(file, logs.stdout + logs.stderr);
+  }
+
+  /**
+   * Always: containers, networks and volumes go (`down -v --remove-orphans`, after `prefix`, e.g.
+   * a `--profile`), whatever happened before; then this run's image tags (TACO_IMAGE_TAG is the
+   * project name). Returns `down`'s exit code.
+   */
+  async tearDown(prefix: string[] = []): Promise<number> {
+    const { code, stderr } = await this.run([...prefix, 'down', '-v', '--remove-orphans'], {
+      timeoutMs: 180_000,
+      allowFailure: true,
+    });
+    if (code !== 0) process.stderr.write(`compose down failed: ${stderr}\n`);
+    await removeImages(this.project);
+    return code;
   }
 }
 

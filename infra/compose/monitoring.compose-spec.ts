@@ -15,6 +15,7 @@ import {
   ComposeProject,
   type ContainerState,
   docker,
+  seconds,
   TEST_CLIENT_LIMITS as LIMITS,
   uniqueProjectName,
 } from './compose';
@@ -51,8 +52,6 @@ interface DashboardPanel {
   title: string;
   targets?: { expr: string; refId: string }[];
 }
-
-const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
 describe('docker-compose profile monitoring: Prometheus and redis_exporter over api ×5', () => {
   const project = uniqueProjectName('taco-ci-mon');
@@ -155,26 +154,12 @@ describe('docker-compose profile monitoring: Prometheus and redis_exporter over 
   afterAll(async () => {
     for (const client of clients) client.socket.terminate();
     if (!stack) return;
-    const logs = await stack
-      .run(['logs', '--no-color', '--timestamps', 'prometheus', 'redis-exporter'], {
-        timeoutMs: 60_000,
-        allowFailure: true,
-      })
-      .catch((error: unknown) => ({ stdout: '', stderr: String(error) }));
-    writeFileSync(join(ARTIFACTS, 'monitoring.log'), logs.stdout + logs.stderr);
+    await stack.saveLogs(join(ARTIFACTS, 'monitoring.log'), 'prometheus', 'redis-exporter');
     writeFileSync(
       join(ARTIFACTS, 'monitoring-figures.json'),
       `${JSON.stringify(figures, null, 2)}\n`,
     );
-    const { code, stderr } = await stack.run(['down', '-v', '--remove-orphans'], {
-      timeoutMs: 180_000,
-      allowFailure: true,
-    });
-    if (code !== 0) process.stderr.write(`compose down failed: ${stderr}\n`);
-    await docker(['rmi', '--no-prune', `taco-chat-api:${project}`, `taco-chat-nginx:${project}`], {
-      timeoutMs: 60_000,
-      allowFailure: true,
-    });
+    await stack.tearDown();
     process.stdout.write(`monitoring scenario figures: ${JSON.stringify(figures)}\n`);
   }, 240_000);
 

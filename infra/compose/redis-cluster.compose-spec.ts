@@ -53,15 +53,7 @@ describe('docker-compose profile redis-cluster: a 3+3 Redis Cluster, api ×3, ng
   afterAll(async () => {
     for (const client of clients) client.socket.terminate();
     if (!stack) return;
-    const { code, stderr } = await stack.run([...PROFILE, 'down', '-v', '--remove-orphans'], {
-      timeoutMs: 180_000,
-      allowFailure: true,
-    });
-    if (code !== 0) process.stderr.write(`compose down failed: ${stderr}\n`);
-    await docker(['rmi', '--no-prune', `taco-chat-api:${project}`, `taco-chat-nginx:${project}`], {
-      timeoutMs: 60_000,
-      allowFailure: true,
-    });
+    await stack.tearDown(PROFILE);
   }, 200_000);
 
   it('makes the six nodes one cluster of 3 masters with a replica each, and starts nothing of the plain stack', async () => {

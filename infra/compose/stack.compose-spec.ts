@@ -5,30 +5,14 @@
  * load test) plus a SIGKILLed replica under traffic and a Redis restart. Always ends with
  * `down -v`. Needs a Docker engine: run with `npm run test:compose` (never part of `npm test`).
  */
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  ApiPath,
-  CloseCode,
-  type CreateRoomResponse,
-  FrameType,
-  type ServerFrame,
-} from '@taco/protocol';
-import { freePorts, REPO_ROOT, sleep, waitFor } from '@taco/harness';
+import { CloseCode, FrameType, type ServerFrame } from '@taco/protocol';
+import { sleep, waitFor } from '@taco/harness';
 import {
   credentials,
   history,
-  type HistoryFrame,
-  isHistory,
   isLive,
   isPresence,
   join as joinRoom,
@@ -37,260 +21,42 @@ import {
   rejoin,
   type RawClient,
 } from '../test/support/chat';
+import { docker, seconds, uniqueProjectName } from './compose';
+import { K6_TIMEOUT_MS, k6Figures, runK6Smoke } from './k6-smoke';
 import {
-  ComposeProject,
-  type ContainerState,
-  docker,
-  TEST_CLIENT_LIMITS as LIMITS,
-  uniqueProjectName,
-} from './compose';
-
-const REPLICAS = 3;
-const SCALED = 5;
-/** Every client of a killed or drained replica must be back within this (issue 12). */
-const BACK_WITHIN_MS = 15_000;
-const HEALTHY_WITHIN_MS = 180_000;
-/** The smoke profile runs for well under a minute; the bound leaves room for a slow machine. */
-const K6_TIMEOUT_MS = 240_000;
-/** Where the figures and the k6 summary are kept for CI (artifacts/ is ignored by git). */
-const ARTIFACTS = join(REPO_ROOT, 'artifacts', 'compose');
-
-interface Tracked {
-  client: RawClient;
-  name: string;
-  token: string;
-  /** The api container this client's socket landed on. */
-  container: string;
-}
+  acknowledgements,
+  askCredentials,
+  BACK_WITHIN_MS,
+  closeAll,
+  expectEachAckedOnce,
+  key,
+  onePerReplica,
+  recordSeqs,
+  REPLICAS,
+  resumeFrom,
+  SCALED,
+  sendBack,
+  StackUnderTest,
+  type Tracked,
+  within,
+} from './stack-checks';
 
 const figures: Record<string, unknown> = {};
-
-/** `promise`, or an error naming `what` after `ms`. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
 describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
   const project = uniqueProjectName();
   const suffix = project.slice(-6);
-  let stack: ComposeProject | undefined;
-  let baseUrl = '';
   const clients: RawClient[] = [];
-  /** Whether the host reaches container addresses (Linux); else metrics go through docker exec. */
-  let direct: boolean | undefined;
-
-  const compose = (): ComposeProject => {
-    if (!stack) throw new Error('the stack did not start');
-    return stack;
-  };
-
-  /** Waits until `count` api replicas and every other service are running and healthy. */
-  const waitHealthy = async (replicas: number, timeoutMs = HEALTHY_WITHIN_MS) => {
-    const startedAt = Date.now();
-    // Each change of the services' states, with the second it was seen: kept for slow waits.
-    const changes: string[] = [];
-    let last = '';
-    await waitFor(
-      `${replicas} healthy api replicas, redis and nginx`,
-      async () => {
-        const states = await Promise.all(
-          ['redis', 'api', 'nginx'].map((service) => compose().running(service)),
-        );
-        const [redis = [], api = [], nginx = []] = states;
-        const seen = states
-          .flat()
-          .map((c) => `${c.name.replace(`${project}_`, '')}=${c.health}`)
-          .join(' ');
-        if (seen !== last) changes.push(`${seconds(Date.now() - startedAt)}s ${seen}`);
-        last = seen;
-        const healthy = (list: ContainerState[]) => list.every((c) => c.health === 'healthy');
-        return (
-          redis.length === 1 &&
-          nginx.length === 1 &&
-          api.length === replicas &&
-          healthy(redis) &&
-          healthy(api) &&
-          healthy(nginx)
-        );
-      },
-      { timeoutMs, intervalMs: 500 },
-    ).catch(async (error: unknown) => {
-      const [nginx] = await compose().ids('nginx');
-      const probes = nginx
-        ? (
-            await docker(['inspect', '--format', '{{json .State.Health.Log}}', nginx], {
-              allowFailure: true,
-            })
-          ).stdout
-        : '';
-      throw new Error(`${String(error)}\n${changes.join('\n')}\nnginx probes: ${probes}`);
-    });
-    if (Date.now() - startedAt > 20_000) {
-      const slow = (figures.slowHealthWaits ?? []) as string[][];
-      figures.slowHealthWaits = [...slow, changes];
-    }
-  };
-
-  /** One replica's Prometheus text: straight to its address, or through `docker exec`. */
-  const metrics = async (container: ContainerState): Promise<string> => {
-    if (direct !== false && container.address) {
-      try {
-        const response = await fetch(`http://${container.address}:3000${ApiPath.metrics}`, {
-          signal: AbortSignal.timeout(1500),
-        });
-        if (response.ok) {
-          direct = true;
-          return await response.text();
-        }
-      } catch {
-        direct ??= false;
-      }
-    }
-    const script =
-      "fetch('http://127.0.0.1:3000/api/metrics').then(async (r) => process.stdout.write(await r.text()), () => process.exit(1))";
-    return (await docker(['exec', container.id, 'node', '-e', script], { timeoutMs: 15_000 }))
-      .stdout;
-  };
-
-  /** Open sockets per running api container (taco_connections). */
-  const connectionCounts = async (): Promise<Map<string, number>> => {
-    const replicas = await compose().running('api');
-    const entries = await Promise.all(
-      replicas.map(async (container): Promise<[string, number]> => {
-        const match = /^taco_connections\{[^}]*\} (\d+)$/m.exec(await metrics(container));
-        return [container.id, match ? Number(match[1]) : Number.NaN];
-      }),
-    );
-    return new Map(entries);
-  };
-
-  /** POST /api/room through nginx: creates the room, returns the creator's token. */
-  const createRoom = async (room: string, sender: string): Promise<string> => {
-    const response = await fetch(`${baseUrl}${ApiPath.createRoom}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ room_id: room, sender }),
-      signal: AbortSignal.timeout(5000),
-    });
-    expect(response.status).toBe(201);
-    const body = (await response.json()) as CreateRoomResponse;
-    expect(body).toMatchObject({ room, name: sender });
-    return body.token;
-  };
-
-  /**
-   * Joins through nginx and finds the replica the socket landed on: the one container whose
-   * open-socket count grew. (Only one client connects at a time while this runs.)
-   */
-  const connectTracked = async (room: string, name: string, token?: string): Promise<Tracked> => {
-    const before = await connectionCounts();
-    const key = token ?? (await credentials(baseUrl, room, name));
-    const client = await joinRoom(baseUrl, room, name, key);
-    clients.push(client);
-    let container = '';
-    await waitFor(
-      `the replica of ${name}`,
-      async () => {
-        const grown = [...(await connectionCounts())].filter(
-          ([id, count]) => count > (before.get(id) ?? 0),
-        );
-        if (grown.length !== 1) return false;
-        container = grown[0]?.[0] ?? '';
-        return true;
-      },
-      { timeoutMs: 10_000, intervalMs: 100 },
-    );
-    return { client, name, token: key, container };
-  };
-
-  /** Clients until `count` distinct replicas hold one (or `max` clients). */
-  const spread = async (room: string, names: string[], count: number): Promise<Tracked[]> => {
-    const tracked: Tracked[] = [];
-    for (const name of names) {
-      tracked.push(await connectTracked(room, name));
-      if (new Set(tracked.map((t) => t.container)).size >= count) break;
-    }
-    return tracked;
-  };
-
-  /** One client per replica, from a spread. */
-  const onePerReplica = (tracked: Tracked[]): Tracked[] => {
-    const seen = new Map<string, Tracked>();
-    for (const t of tracked) if (!seen.has(t.container)) seen.set(t.container, t);
-    return [...seen.values()];
-  };
-
-  /** Records each own message's echo (the acknowledgement): client_id → seq. */
-  const acknowledgements = (client: RawClient, name: string, acks = new Map<string, number>()) => {
-    client.socket.on('message', (data: Buffer) => {
-      const frame = JSON.parse(data.toString('utf8')) as Partial<LiveMessage>;
-      if (frame.type === FrameType.Message && frame.sender === name && frame.client_id) {
-        acks.set(frame.client_id, frame.seq ?? -1);
-      }
-    });
-    return acks;
-  };
-
-  const closeAll = async (tracked: { client: RawClient }[]) => {
-    await Promise.all(tracked.map(({ client }) => client.close()));
-  };
-
-  const key = (message: { seq: number; sender: string; body: string }) =>
-    `${message.seq}|${message.sender}|${message.body}`;
+  const under = new StackUnderTest(project, figures, clients);
+  const { compose, waitHealthy, scaleApi, createRoom, connectTracked, spread } = under;
+  let baseUrl = '';
 
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    const [port] = await freePorts(1);
-    const variables = {
-      ...LIMITS,
-      TACO_PORT: String(port),
-      // Images of this run's own: a run beside it (another checkout) never swaps them.
-      TACO_IMAGE_TAG: project,
-      // No secret: the replicas must agree on the one generated in Redis.
-      JWT_SECRET: '',
-      LOG_LEVEL: 'info',
-    };
-    stack = new ComposeProject(project, variables);
-    baseUrl = `http://127.0.0.1:${port}`;
-    figures.project = project;
-    figures.compose = stack.command.join(' ');
-
-    const startedAt = Date.now();
-    await stack.run(['up', '-d', '--build'], { timeoutMs: 480_000 });
-    figures.upSeconds = seconds(Date.now() - startedAt);
-    await waitHealthy(REPLICAS);
-    figures.healthySeconds = seconds(Date.now() - startedAt);
+    await under.start();
+    baseUrl = under.baseUrl;
   }, 700_000);
 
-  afterAll(async () => {
-    for (const client of clients) client.socket.terminate();
-    if (stack) {
-      // Every service's log, kept for a failed run (it never holds a token: see the last test).
-      const logs = await stack
-        .run(['logs', '--no-color', '--timestamps'], { timeoutMs: 60_000, allowFailure: true })
-        .catch((error: unknown) => ({ stdout: '', stderr: String(error) }));
-      writeFileSync(join(ARTIFACTS, 'compose.log'), logs.stdout + logs.stderr);
-      // Always: containers, network and the Redis volume go, whatever happened above.
-      const { code, stderr } = await stack.run(['down', '-v', '--remove-orphans'], {
-        timeoutMs: 180_000,
-        allowFailure: true,
-      });
-      figures.downExit = code;
-      if (code !== 0) process.stderr.write(`compose down failed: ${stderr}\n`);
-      // This run's tags go; their layers stay (--no-prune) as the build cache of the next run.
-      await docker(
-        ['rmi', '--no-prune', `taco-chat-api:${project}`, `taco-chat-nginx:${project}`],
-        { timeoutMs: 60_000, allowFailure: true },
-      );
-    }
-    writeFileSync(join(ARTIFACTS, 'figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
-    process.stdout.write(`compose scenario figures: ${JSON.stringify(figures)}\n`);
-  }, 200_000);
+  afterAll(() => under.finish(), 200_000);
 
   it('serves the web client and creates rooms through nginx on TACO_PORT', async () => {
     for (const path of ['/', `/r/welcome-${suffix}`]) {
@@ -371,14 +137,7 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
     if (!watcher || movers.length === 0) throw new Error('no client on the drained replica');
 
     // Every seq each mover sees, live or resumed from history.
-    const seen = movers.map(({ client }) => {
-      const seqs = new Set<number>();
-      client.socket.on('message', (data: Buffer) => {
-        const frame = JSON.parse(data.toString('utf8')) as ServerFrame;
-        if (isLive(frame) && 'seq' in frame) seqs.add(frame.seq);
-      });
-      return seqs;
-    });
+    const seen = movers.map(({ client }) => recordSeqs(client, new Set<number>()));
     // The watcher talks throughout; every mover must end up with every acknowledged message.
     const acks = acknowledgements(watcher.client, watcher.name);
     let talking = true;
@@ -403,15 +162,7 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
         const { client } = await rejoin(baseUrl, room, name, token, BACK_WITHIN_MS);
         clients.push(client);
         const took = Date.now() - stoppedAt;
-        const seqs = seen[index] ?? new Set<number>();
-        client.socket.on('message', (data: Buffer) => {
-          const frame = JSON.parse(data.toString('utf8')) as ServerFrame;
-          if (isLive(frame) && 'seq' in frame) seqs.add(frame.seq);
-        });
-        // Like the web client: resume from the last seq seen.
-        client.send({ type: FrameType.History, count: 500, after: Math.max(0, ...seqs) });
-        const resumed = await client.next<HistoryFrame & ServerFrame>(isHistory, 5000);
-        for (const message of resumed.messages) seqs.add(message.seq);
+        await resumeFrom(client, recordSeqs(client, seen[index] ?? new Set<number>()));
         return { client, took };
       }),
     );
@@ -439,9 +190,7 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
     await createRoom(room, 'host');
     const old = new Set((await compose().running('api')).map((c) => c.id));
     const scaledAt = Date.now();
-    await compose().run(['up', '-d', '--scale', `api=${SCALED}`, '--no-recreate'], {
-      timeoutMs: 180_000,
-    });
+    await scaleApi(SCALED);
     await waitHealthy(SCALED);
     figures.scaleUpHealthySeconds = seconds(Date.now() - scaledAt);
 
@@ -474,21 +223,8 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
     // answered, from the scale-down until well after nginx has re-resolved `api`.
     let scaledDownAt = Number.POSITIVE_INFINITY;
     const answers: number[] = [];
-    const asking = (async () => {
-      for (let i = 0; i < 2000 && Date.now() < scaledDownAt + 6000; i++) {
-        const response = await fetch(`${baseUrl}${ApiPath.roomCredentials(room)}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ sender_id: `newcomer ${i}` }),
-          signal: AbortSignal.timeout(15_000),
-        });
-        answers.push(response.status);
-        await sleep(50);
-      }
-    })();
-    await compose().run(['up', '-d', '--scale', `api=${REPLICAS}`, '--no-recreate'], {
-      timeoutMs: 180_000,
-    });
+    const asking = askCredentials(baseUrl, room, answers, () => scaledDownAt + 6000);
+    await scaleApi(REPLICAS);
     scaledDownAt = Date.now();
     await asking;
     expect(answers.length).toBeGreaterThan(20);
@@ -551,14 +287,7 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
         clients.push(client);
         const took = Date.now() - killedAt;
         const map = acknowledgements(client, name, acks.get(name));
-        for (let j = 0; j < 5; j++) {
-          bodies.set(`${name}-back-${j}`, `${name} is back ${j}`);
-          client.send({
-            type: FrameType.Message,
-            body: `${name} is back ${j}`,
-            client_id: `${name}-back-${j}`,
-          });
-        }
+        sendBack(client, name, bodies);
         await waitFor(`${name}'s echoes after rejoining`, () => map.has(`${name}-back-4`), {
           timeoutMs: 5000,
         });
@@ -575,27 +304,13 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
 
     // Every acknowledged message is in history exactly once, under the seq it was given.
     const stored = (await history(survivors[0]?.client as RawClient, 500)).messages;
-    const byBody = new Map<string, number[]>();
-    for (const message of stored) {
-      byBody.set(message.body, [...(byBody.get(message.body) ?? []), message.seq]);
-    }
-    let acked = 0;
-    for (const map of acks.values()) {
-      for (const [clientId, seq] of map) {
-        acked++;
-        expect([clientId, byBody.get(bodies.get(clientId) ?? '')]).toEqual([clientId, [seq]]);
-      }
-    }
-    for (const [body, seqs] of byBody) expect([body, seqs.length]).toEqual([body, 1]);
-    figures.killAcked = acked;
+    figures.killAcked = expectEachAckedOnce(stored, acks, bodies);
     figures.killInHistory = stored.length;
     figures.killVictimClients = victims.length;
     await closeAll([...tracked, ...back]);
 
     // Back to three replicas for what follows.
-    await compose().run(['up', '-d', '--scale', `api=${REPLICAS}`, '--no-recreate'], {
-      timeoutMs: 180_000,
-    });
+    await scaleApi(REPLICAS);
     await waitHealthy(REPLICAS);
   });
 
@@ -642,49 +357,8 @@ describe('docker-compose stack: redis, api ×3, nginx, k6', () => {
     async () => {
       const out = mkdtempSync(join(tmpdir(), 'taco-k6-'));
       try {
-        // The k6 image runs as its own user: let it write the summary.
-        chmodSync(out, 0o777);
-        const { code, stdout, stderr } = await compose().run(
-          [
-            '--profile',
-            'loadtest',
-            'run',
-            '--rm',
-            '-e',
-            'PROFILE=smoke',
-            '-v',
-            `${out}:/out`,
-            'k6',
-            'run',
-            '--quiet',
-            '--summary-export=/out/summary.json',
-            '/scripts/k6/chat.js',
-          ],
-          { timeoutMs: K6_TIMEOUT_MS, allowFailure: true },
-        );
-        if (!existsSync(join(out, 'summary.json'))) {
-          throw new Error(
-            `k6 wrote no summary (exit ${code}):\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`,
-          );
-        }
-        const summaryText = readFileSync(join(out, 'summary.json'), 'utf8');
-        writeFileSync(join(ARTIFACTS, 'k6-summary.json'), summaryText);
-        const summary = JSON.parse(summaryText) as {
-          metrics: Record<string, Record<string, number> | undefined>;
-        };
-        // The scripts' own metrics (loadtest/k6/chat-metrics.js), never k6's human output.
-        const metric = (name: string) => summary.metrics[name] ?? {};
-        const latency = metric('chat_delivery_latency');
-        const k6 = {
-          exit: code,
-          sent: metric('chat_messages_sent').count ?? 0,
-          received: metric('chat_messages_received').count ?? 0,
-          lost: metric('chat_messages_lost').count ?? 0,
-          p95Ms: latency['p(95)'],
-          p99Ms: latency['p(99)'],
-          errorFrames: metric('chat_error_frames').count ?? 0,
-          unexpectedCloses: metric('chat_unexpected_closes').count ?? 0,
-        };
+        const { code, stdout, stderr } = await runK6Smoke(compose(), out);
+        const { summary, k6 } = k6Figures(out, code, stdout, stderr);
         figures.k6 = k6;
         if (code !== 0) process.stderr.write(`k6 exited ${code}:\n${stdout}\n${stderr}\n`);
         // k6 exits 0 only when every threshold of the script held (loss, latency, checks).

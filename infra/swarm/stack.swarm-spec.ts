@@ -9,108 +9,36 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiPath, SHARED_KEYS } from '@taco/protocol';
-import { freePorts, REPO_ROOT, sleep, waitFor } from '@taco/harness';
+import { freePorts, sleep, waitFor } from '@taco/harness';
 import {
   block,
-  composeCommand,
   ComposeProject,
-  COMPOSE_FILE,
   docker,
   mapping,
-  runCommand,
+  removeImages,
+  seconds,
   TEST_CLIENT_LIMITS as LIMITS,
   uniqueProjectName,
 } from '../compose/compose';
-import { chatThrough, type TrafficFigures, type TrafficOptions } from './chat-traffic';
-import { ensureSwarm, STACK_FILE, SwarmStack, type SwarmSetup, undoSwarm } from './swarm';
-
-const REPLICAS = 3;
-const SCALED = 5;
-/** No member may be without a working socket for longer than this (issue 27). */
-const MAX_GAP_MS = 10_000;
-/** Share of readiness polls through nginx that must answer 200 during a rolling update. */
-const MIN_READY_PERCENT = 95;
-const TRAFFIC: Omit<TrafficOptions, 'prefix'> = {
-  rooms: 3,
-  membersPerRoom: 4,
-  everyMs: 500,
-  pollEveryMs: 200,
-};
-const ARTIFACTS = join(REPO_ROOT, 'artifacts', 'swarm');
+import type { TrafficOptions } from './chat-traffic';
+import { ensureSwarm, SwarmStack, type SwarmSetup, undoSwarm } from './swarm';
+import {
+  ARTIFACTS,
+  composeFileConfig,
+  expectNothingLost,
+  freeSubnet,
+  MIN_READY_PERCENT,
+  REPLICAS,
+  SCALED,
+  stackFileConfig,
+  summary,
+  targets,
+  TRAFFIC,
+  observeTraffic,
+  waitStack,
+} from './stack-checks';
 
 const figures: Record<string, unknown> = {};
-const seconds = (ms: number) => Math.round(ms / 100) / 10;
-
-/** A traffic run's figures, and how many requests nginx's access log shows meanwhile. */
-interface Observed extends TrafficFigures {
-  /** `retried`: requests nginx sent to more than one replica (a failed try, then another). */
-  nginx: { requests: number; retried: number };
-}
-
-/** The figures worth quoting, one line. */
-function summary(name: string, traffic: Observed): Record<string, unknown> {
-  const line = {
-    members: traffic.members,
-    sent: traffic.sent,
-    acknowledged: traffic.acknowledged,
-    unacknowledged: traffic.unacknowledged,
-    unacknowledgedStored: traffic.unacknowledgedStored,
-    lost: traffic.lost,
-    duplicates: traffic.duplicates,
-    overlappingFrames: traffic.overlappingFrames,
-    reconnects: traffic.reconnects,
-    moved: traffic.moved,
-    moves: traffic.moves,
-    longestGapMaxMs: traffic.longestGapMaxMs,
-    readinessPercent: traffic.readiness.percent,
-    readinessPolls: traffic.readiness.polls,
-    nginxRequests: traffic.nginx.requests,
-    nginxRetried: traffic.nginx.retried,
-  };
-  process.stdout.write(
-    `swarm ${name}: ${JSON.stringify(line)}\n  longest gap per member (ms): ${JSON.stringify(traffic.longestGapMs)}\n` +
-      (traffic.readiness.notOk.length > 0
-        ? `  readiness not 200 at: ${traffic.readiness.notOk.join(' ')}\n`
-        : ''),
-  );
-  return { ...line, longestGapMs: traffic.longestGapMs, readinessNotOk: traffic.readiness.notOk };
-}
-
-/** What every scenario under traffic must show: nothing lost or doubled, nobody away for long. */
-function expectNothingLost(traffic: TrafficFigures): void {
-  expect(traffic.acknowledged).toBeGreaterThan(0);
-  expect(traffic.missing).toEqual([]);
-  expect(traffic.lost).toBe(0);
-  expect(traffic.duplicates).toBe(0);
-  expect(traffic.longestGapMaxMs).toBeLessThan(MAX_GAP_MS);
-}
-
-/** `<compose> -f docker-compose.yml config` with only `env` (docker-compose 1.29 or v2). */
-function composeFileConfig(env: NodeJS.ProcessEnv) {
-  const [command = 'docker-compose', ...prefix] = composeCommand();
-  return runCommand(command, [...prefix, '-f', COMPOSE_FILE, 'config'], { env, timeoutMs: 30_000 });
-}
-
-/** A /24 in 10.200–10.249 that no network of this engine uses. */
-async function freeSubnet(): Promise<string> {
-  const { stdout: ids } = await docker(['network', 'ls', '-q'], { timeoutMs: 30_000 });
-  const { stdout } = await docker(
-    [
-      'network',
-      'inspect',
-      '--format',
-      '{{range .IPAM.Config}}{{.Subnet}} {{end}}',
-      ...ids.split('\n').filter((id) => id.trim().length > 0),
-    ],
-    { timeoutMs: 30_000 },
-  );
-  const used = new Set(stdout.split(/\s+/).filter((subnet) => subnet.length > 0));
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const subnet = `10.${200 + Math.floor(Math.random() * 50)}.${Math.floor(Math.random() * 256)}.0/24`;
-    if (!used.has(subnet)) return subnet;
-  }
-  throw new Error('no free subnet found');
-}
 
 describe('Docker Swarm stack: rolling updates that lose nothing', () => {
   const name = uniqueProjectName('taco-swarm');
@@ -125,66 +53,8 @@ describe('Docker Swarm stack: rolling updates that lose nothing', () => {
   };
 
   /** `chatThrough` nginx, and what nginx's access log shows for the same time. */
-  const underTraffic = async (
-    options: TrafficOptions,
-    during: () => Promise<void>,
-  ): Promise<Observed> => {
-    const since = new Date(Date.now() - 1000).toISOString();
-    const traffic = await chatThrough(baseUrl, options, during);
-    const lines = (await swarm().logs('nginx', since))
-      .split('\n')
-      .filter((line) => line.includes(' upstream_status='));
-    // `upstream_status=504, 502 : 200`: a comma or colon after a status means another try.
-    const retried = lines.filter((line) => /upstream_status=\S+(,| :)/.test(line));
-    return { ...traffic, nginx: { requests: lines.length, retried: retried.length } };
-  };
-
-  /** Waits until redis, `replicas` api tasks and nginx are healthy, and nginx answers. */
-  const waitStack = async (replicas: number, timeoutMs = 180_000) => {
-    await swarm().waitHealthy('redis', 1, timeoutMs);
-    await swarm().waitHealthy('api', replicas, timeoutMs);
-    await swarm().waitHealthy('nginx', 1, timeoutMs);
-    await waitFor(
-      'nginx answering, with a ready replica behind it',
-      async () => {
-        try {
-          const response = await fetch(`${baseUrl}${ApiPath.healthReady}`, {
-            signal: AbortSignal.timeout(2000),
-          });
-          return response.status === 200;
-        } catch {
-          return false;
-        }
-      },
-      { timeoutMs: 60_000, intervalMs: 500 },
-    );
-  };
-
-  /**
-   * The api tasks as a monitoring system finds them: every address `tasks.api` resolves to on
-   * the stack's network (seen from an api task), each asked for readiness and metrics.
-   */
-  const targets = async (): Promise<{ address: string; ready: number; metrics: boolean }[]> => {
-    const [probe] = await swarm().containers('api');
-    if (!probe) throw new Error('no api container to look from');
-    const script = `
-      const dns = require('node:dns/promises');
-      (async () => {
-        const found = await dns.lookup('tasks.api', { all: true, family: 4 });
-        const answers = await Promise.all(found.map(async ({ address }) => {
-          const get = (path) => fetch('http://' + address + ':3000' + path, { signal: AbortSignal.timeout(3000) })
-            .then(async (r) => ({ status: r.status, text: await r.text() }), () => ({ status: 0, text: '' }));
-          const ready = await get('${ApiPath.healthReady}');
-          const metrics = await get('${ApiPath.metrics}');
-          return { address, ready: ready.status, metrics: metrics.text.includes('taco_connections') };
-        }));
-        process.stdout.write(JSON.stringify(answers));
-      })().catch((error) => { process.stderr.write(String(error)); process.exit(1); });`;
-    const { stdout } = await docker(['exec', probe.id, 'node', '-e', script], {
-      timeoutMs: 30_000,
-    });
-    return JSON.parse(stdout) as { address: string; ready: number; metrics: boolean }[];
-  };
+  const underTraffic = (options: TrafficOptions, during: () => Promise<void>) =>
+    observeTraffic(swarm(), baseUrl, options, during);
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -216,20 +86,13 @@ describe('Docker Swarm stack: rolling updates that lose nothing', () => {
     const deployedAt = Date.now();
     stack = new SwarmStack(name, variables);
     await stack.deploy();
-    await waitStack(REPLICAS);
+    await waitStack(stack, baseUrl, REPLICAS);
     figures.healthySeconds = seconds(Date.now() - deployedAt);
   }, 1_200_000);
 
   afterAll(async () => {
     if (stack) {
-      const logs: string[] = [];
-      for (const service of ['redis', 'api', 'nginx']) {
-        logs.push(`===== ${service}\n${await stack.logs(service).catch(String)}`);
-        logs.push(
-          `===== ${service} tasks\n${JSON.stringify(await stack.tasks(service).catch(String), null, 1)}`,
-        );
-      }
-      writeFileSync(join(ARTIFACTS, 'swarm.log'), logs.join('\n'));
+      await stack.saveLogs(join(ARTIFACTS, 'swarm.log'));
       const removedAt = Date.now();
       const problems = await stack.remove();
       figures.removeSeconds = seconds(Date.now() - removedAt);
@@ -237,10 +100,7 @@ describe('Docker Swarm stack: rolling updates that lose nothing', () => {
         figures.removeProblems = problems;
         process.stderr.write(`stack rm: ${problems.join('\n')}\n`);
       }
-      await docker(['rmi', '--no-prune', `taco-chat-api:${name}`, `taco-chat-nginx:${name}`], {
-        timeoutMs: 60_000,
-        allowFailure: true,
-      });
+      await removeImages(name);
     }
     // Only a swarm this run created is left (with the bridge that came with it).
     const swarmProblems = await undoSwarm(setup);
@@ -253,11 +113,7 @@ describe('Docker Swarm stack: rolling updates that lose nothing', () => {
   it('is the compose stack’s settings and images, on dnsrr, host-mode nginx and one trusted subnet', async () => {
     // No variable set: the file works as it is, and matches docker-compose.yml.
     const clean = { PATH: process.env.PATH, HOME: process.env.HOME };
-    const { stdout: stackConfig } = await runCommand(
-      'docker',
-      ['stack', 'config', '-c', STACK_FILE],
-      { env: clean, timeoutMs: 30_000 },
-    );
+    const { stdout: stackConfig } = await stackFileConfig(clean);
     const { stdout: composeConfig } = await composeFileConfig(clean);
     const stackApi = mapping(block(stackConfig, ['services', 'api', 'environment']));
     const composeApi = mapping(block(composeConfig, ['services', 'api', 'environment']));
@@ -314,10 +170,7 @@ describe('Docker Swarm stack: rolling updates that lose nothing', () => {
       TACO_SWARM_SUBNET: '10.99.0.0/24',
       TACO_PORT: '9000',
     };
-    const { stdout: stackSet } = await runCommand('docker', ['stack', 'config', '-c', STACK_FILE], {
-      env: operator,
-      timeoutMs: 30_000,
-    });
+    const { stdout: stackSet } = await stackFileConfig(operator);
     const { stdout: composeSet } = await composeFileConfig(operator);
     for (const service of ['api', 'nginx']) {
       const image = mapping(block(stackSet, ['services', service])).get('image');
@@ -446,7 +299,7 @@ describe('Docker Swarm stack: rolling updates that lose nothing', () => {
       await waitFor(
         `${count} api targets answering`,
         async () => {
-          found = await targets();
+          found = await targets(swarm());
           return found.length === count && found.every((t) => t.ready === 200 && t.metrics);
         },
         { timeoutMs: 30_000, intervalMs: 1000 },

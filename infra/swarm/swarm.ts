@@ -3,6 +3,7 @@
  * `infra/swarm/stack.yml` deployed under a name of its own. Commands go through the compose
  * suite's `docker` runner (bounded, output kept for errors).
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, sleep, waitFor } from '@taco/harness';
 import { docker, type RunOptions, type RunResult } from '../compose/compose';
@@ -254,6 +255,18 @@ export class SwarmStack {
       { timeoutMs: 60_000, allowFailure: true },
     );
     return stdout + stderr;
+  }
+
+  /** Each service's logs and tasks, written to `file`; never fails on a service. */
+  async saveLogs(file: string, services = ['redis', 'api', 'nginx']): Promise<void> {
+    const logs: string[] = [];
+    for (const service of services) {
+      logs.push(`===== ${service}\n${await this.logs(service).catch(String)}`);
+      logs.push(
+        `===== ${service} tasks\n${JSON.stringify(await this.tasks(service).catch(String), null, 1)}`,
+      );
+    }
+    writeFileSync(file, logs.join('\n'));
   }
 
   /**
