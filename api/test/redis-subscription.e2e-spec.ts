@@ -112,6 +112,46 @@ describe('Room subscriptions that Redis dropped', () => {
     expect(await resubscribes(two, 'lost')).toBeGreaterThan(before);
   }, 30_000);
 
+  it('subscribes a room again when its connection is renewed while a renewal of the room is still filling its gap', async () => {
+    // Replica three never probes: only the renewals bring its subscription back.
+    const three = await startTestApp({
+      redisUrl: redis.url,
+      replicaId: 'three',
+      subscriptionCheckMs: 0,
+    });
+    try {
+      const room = 'renewed-twice';
+      const channel = roomKeys(room).channel;
+      const subscribers = async () => (await plain.pubsub('NUMSUB', channel))[1];
+      const ann = await one.join(room, 'Ann');
+      const bob = await three.join(room, 'Bob');
+      const connections = redisOf(three);
+      const killSubscriber = () =>
+        plain.call(
+          'CLIENT',
+          'KILL',
+          'ADDR',
+          `127.0.0.1:${(connections.subscriber as Redis).stream.localPort}`,
+        );
+      // Redis holds back scripts (the gap fill's history read among them) for a while; SUBSCRIBE
+      // and the connection's handshake still go through.
+      await plain.call('CLIENT', 'PAUSE', '2000', 'WRITE');
+      await killSubscriber();
+      // Subscribed again on the new connection; the renewal now waits on its gap fill.
+      await until(async () => (await subscribers()) === 2, 5000, 20);
+      await killSubscriber();
+      await until(async () => (await subscribers()) === 1, 5000, 20);
+      await until(async () => (await subscribers()) === 2, 10_000);
+      ann.send({ type: FrameType.Message, body: 'still here', client_id: 'c1' });
+      expect(await bob.next((frame) => frame.type === FrameType.Message, 3000)).toMatchObject({
+        body: 'still here',
+      });
+      await closeAll(ann, bob);
+    } finally {
+      await three.close();
+    }
+  }, 30_000);
+
   it('probes quiet rooms only now and then, and leaves a working subscription alone', async () => {
     const ann = await two.join('quiet-room', 'Ann');
     const before = await resubscribes(two, 'lost');

@@ -27,7 +27,7 @@ export type RedisClient = Redis | Cluster;
 /**
  * The replica's Redis connections: one for commands, which fails fast while Redis is away and
  * gives up on a command that takes too long; one writer, which stores messages and clears; and
- * one subscriber, which ioredis reconnects and re-subscribes by itself.
+ * one subscriber, which ioredis reconnects (the room subscriptions subscribe again).
  *
  * The writer fails fast too (a message that cannot be sent to Redis is refused, never queued out
  * of sight), but never gives up on a command it has sent: a script Redis has not answered may
@@ -74,7 +74,11 @@ export class RedisConnections {
       ...common,
       enableOfflineQueue: true,
       maxRetriesPerRequest: null,
-      autoResubscribe: true,
+      // The room subscriptions subscribe every room again themselves once the connection is back
+      // (`onSubscriberRenewed`), and fill its gap. ioredis's own re-subscription would only do
+      // the first half twice, and leaves its SUBSCRIBE's promise unhandled: a connection closed
+      // while that SUBSCRIBE is out becomes an unhandled rejection.
+      autoResubscribe: false,
     };
     if ('url' in where) {
       this.sharded = false;
@@ -198,9 +202,10 @@ export class RedisConnections {
   }
 
   /**
-   * Called whenever ioredis has renewed the subscriber's connection(s) and re-subscribed by
-   * itself (a reconnect; on a cluster, also a failover or a slot move): what was published
-   * meanwhile was missed.
+   * Called whenever ioredis has renewed the subscriber's connection(s) (a reconnect; on a
+   * cluster, also a failover or a slot move, after which ioredis subscribes the shard channels
+   * again itself): every room must be subscribed again, and what was published meanwhile was
+   * missed.
    */
   onSubscriberRenewed(listener: () => void): void {
     this.subscriber.on(this.sharded ? 'subscribersReady' : 'ready', listener);

@@ -44,6 +44,11 @@ export class RedisRoomSubscriptions {
   /** The rooms this replica subscribes to, and what their subscriptions delivered. */
   private readonly feeds = new Map<string, RoomFeed>();
   private readonly renewing = new Set<RoomFeed>();
+  /**
+   * Feeds whose subscriber connection was renewed while a renewal or gap fill of theirs was under
+   * way: what that one subscribed to was on the old connection, so they are renewed once it ends.
+   */
+  private readonly renewAfter = new Set<RoomFeed>();
   private readonly checker: NodeJS.Timeout | undefined;
   private probes = 0;
 
@@ -130,7 +135,10 @@ export class RedisRoomSubscriptions {
    * next check.
    */
   private async renew(room: string, feed: RoomFeed, cause: 'lost' | 'renewed'): Promise<void> {
-    if (this.renewing.has(feed)) return;
+    if (this.renewing.has(feed)) {
+      if (cause === 'renewed') this.renewAfter.add(feed);
+      return;
+    }
     this.renewing.add(feed);
     try {
       await withTimeout(
@@ -145,7 +153,15 @@ export class RedisRoomSubscriptions {
       // Redis is not answering for this room yet; a later check tries again.
     } finally {
       feed.heardAt = performance.now();
-      this.renewing.delete(feed);
+      this.settled(room, feed);
+    }
+  }
+
+  /** Ends a feed's renewal or gap fill, and renews it again if its connection was renewed meanwhile. */
+  private settled(room: string, feed: RoomFeed): void {
+    this.renewing.delete(feed);
+    if (this.renewAfter.delete(feed) && this.feeds.get(room) === feed) {
+      void this.renew(room, feed, 'renewed');
     }
   }
 
@@ -159,7 +175,7 @@ export class RedisRoomSubscriptions {
     this.renewing.add(feed);
     this.fill(room, feed)
       .catch(() => undefined)
-      .finally(() => this.renewing.delete(feed));
+      .finally(() => this.settled(room, feed));
   }
 
   /** Delivers the stored messages after the feed's resume point that it has not delivered. */
