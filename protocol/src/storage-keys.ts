@@ -19,6 +19,15 @@ export function roomKeys(room: string) {
   } as const;
 }
 
+/**
+ * The key of one storing call (an append, a clear) a replica sent for `room`, holding its answer:
+ * the call, sent again after its connection broke unanswered, is answered instead of run twice.
+ * It lives for a minute, so it is not among the room's keys above.
+ */
+export function roomCallKey(room: string, call: string): string {
+  return `chat:{${room}}:call:${call}`;
+}
+
 /** Keys shared by every replica rather than kept per room. */
 export const SHARED_KEYS = {
   /** The token secret the replicas agreed on when the operator set none (the api's token secret). */

@@ -1,6 +1,7 @@
 import { APPEND_BATCH_MAX, AppendBatch, type AppendEntry, appendCall } from './append-batch';
 
 const entry = (room: string, message: string): AppendEntry => ({
+  room,
   keys: [`${room}:seq`, `${room}:log`, `${room}:epoch`, `${room}:channel`],
   args: [message, 'head', '}', 'E1', '{'],
 });
@@ -69,9 +70,21 @@ describe('AppendBatch', () => {
 });
 
 describe('appendCall', () => {
-  it('puts the shared arguments first, then each message’s keys and arguments in order', () => {
-    expect(appendCall([entry('a', 'one'), entry('b', 'two')], [100, 60, 'PUBLISH'])).toEqual({
-      keys: ['a:seq', 'a:log', 'a:epoch', 'a:channel', 'b:seq', 'b:log', 'b:epoch', 'b:channel'],
+  it('puts the shared arguments first, then each message’s keys and arguments in order, and the call’s key last', () => {
+    expect(
+      appendCall([entry('a', 'one'), entry('b', 'two')], [100, 60, 'PUBLISH'], 'a:call:x1'),
+    ).toEqual({
+      keys: [
+        'a:seq',
+        'a:log',
+        'a:epoch',
+        'a:channel',
+        'b:seq',
+        'b:log',
+        'b:epoch',
+        'b:channel',
+        'a:call:x1',
+      ],
       args: [100, 60, 'PUBLISH', 'one', 'head', '}', 'E1', '{', 'two', 'head', '}', 'E1', '{'],
     });
   });

@@ -1,5 +1,6 @@
 /** One message for the append script: its four keys and its five arguments (see `APPEND_SCRIPT`). */
 export interface AppendEntry {
+  room: string;
   keys: readonly [seq: string, log: string, epoch: string, channel: string];
   args: readonly [
     message: string,
@@ -68,10 +69,14 @@ export class AppendBatch {
   };
 }
 
-/** The append script's keys and arguments for `entries`, after the arguments they share. */
+/**
+ * The append script's keys and arguments for `entries`, after the arguments they share, and with
+ * the call's key (where its answer is kept, see `APPEND_SCRIPT`) last.
+ */
 export function appendCall(
   entries: readonly AppendEntry[],
   shared: readonly [historyMax: number, ttlSeconds: number, publishCommand: string],
+  callKey: string,
 ): { keys: string[]; args: (string | number)[] } {
   const keys: string[] = [];
   const args: (string | number)[] = [...shared];
@@ -79,5 +84,6 @@ export function appendCall(
     keys.push(...entry.keys);
     args.push(...entry.args);
   }
+  keys.push(callKey);
   return { keys, args };
 }

@@ -1,4 +1,4 @@
-export { roomKeys, SHARED_KEYS } from '@taco/protocol';
+export { roomCallKey, roomKeys, SHARED_KEYS } from '@taco/protocol';
 
 const CHANNEL_START = 'chat:{';
 const CHANNEL_END = '}';

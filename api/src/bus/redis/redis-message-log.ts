@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { type ChatMessage } from '@taco/protocol';
 import {
@@ -13,7 +14,7 @@ import { appended, appendTexts, PLACEHOLDER_SEQ } from './append-texts';
 import { DurableWrites } from './durable-writes';
 import { LuaScript } from './lua-script';
 import { type RedisClient, type RedisConnections } from './redis-connections';
-import { roomKeys } from './redis-keys';
+import { roomCallKey, roomKeys } from './redis-keys';
 import { APPEND_SCRIPT, CLEAR_SCRIPT, HISTORY_SCRIPT } from './scripts';
 
 export interface RedisMessageLogOptions {
@@ -67,6 +68,9 @@ export class RedisMessageLog {
    * live in their own slot and one call can only touch one.
    */
   private readonly batch: AppendBatch | null;
+  /** This process's storing calls: a random prefix and a count make each call's id unique. */
+  private readonly callPrefix = randomBytes(6).toString('base64url');
+  private calls = 0;
 
   constructor(
     private readonly redis: RedisConnections,
@@ -96,6 +100,7 @@ export class RedisMessageLog {
     const heldFor = this.durable === null ? undefined : draft.connectionId;
     const [text, frameHead, tail, entryHead] = appendTexts(room, message, draft.clientId, heldFor);
     const entry: AppendEntry = {
+      room,
       keys: [keys.seq, keys.log, keys.epoch, keys.channel],
       args: [text, frameHead, tail, newEpoch(), entryHead],
     };
@@ -128,11 +133,16 @@ export class RedisMessageLog {
   }
 
   private appendCall(entries: readonly AppendEntry[]) {
-    return appendCall(entries, [
-      this.options.historyMax,
-      this.options.roomTtlSeconds,
-      this.redis.publishCommand,
-    ]);
+    return appendCall(
+      entries,
+      [this.options.historyMax, this.options.roomTtlSeconds, this.redis.publishCommand],
+      this.callKey(entries[0]?.room ?? ''),
+    );
+  }
+
+  /** A key of its own for one storing call, in `room`'s slot (see `APPEND_SCRIPT`). */
+  private callKey(room: string): string {
+    return roomCallKey(room, `${this.callPrefix}${(++this.calls).toString(36)}`);
   }
 
   async clear(room: string, sender: string): Promise<void> {
@@ -142,7 +152,7 @@ export class RedisMessageLog {
     const started = performance.now();
     await clear.run(
       this.redis.coalescedWriter(),
-      [keys.seq, keys.log, keys.epoch, keys.channel, keys.cleared],
+      [keys.seq, keys.log, keys.epoch, keys.channel, keys.cleared, this.callKey(room)],
       [clearedPayload(room, sender), this.redis.publishCommand, this.options.roomTtlSeconds],
     );
     this.roundTrip('clear', started);

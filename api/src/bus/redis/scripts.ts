@@ -4,6 +4,13 @@
  */
 
 /**
+ * How long a storing call's answer is kept under its call key (see `APPEND_SCRIPT`): far longer
+ * than ioredis takes to send a call again, which it does on its first reconnect only (later ones
+ * fail what was waiting).
+ */
+export const CALL_TTL_MS = 60_000;
+
+/**
  * The history script's reading of the room's epoch (KEYS: seq, log, epoch; the append script keeps
  * the same rule in fewer commands, see `APPEND_SCRIPT`). The epoch belongs to
  * the seq key: whenever the seq key is missing (a new room, an expired one, data Redis lost), the
@@ -30,7 +37,7 @@ end
 
 /**
  * Append, for one message or several (a turn's messages, see `AppendBatch`). KEYS: four per
- * message: seq, log, epoch, channel. ARGV: history max, TTL seconds, publish command (PUBLISH, or
+ * message: seq, log, epoch, channel; then the call's key. ARGV: history max, TTL seconds, publish command (PUBLISH, or
  * SPUBLISH for a shard channel), then five per message: message, frame head, tail, epoch
  * candidate, entry head. The channel is declared with the keys, so a Redis Cluster checks its
  * slot. The message is the entry's JSON after its opening brace and up to its `seq`, sent once for
@@ -47,6 +54,11 @@ end
  * message alone (a key of the wrong type, say; the others are stored). One string is cheaper for
  * Redis to return, and for the replica to read, than an array.
  *
+ * The last key is the call's own (`roomCallKey`, unique per call): the answer is kept
+ * there for `CALL_TTL_MS`, and a call whose key holds an answer already only returns it. ioredis
+ * sends a command again when its connection broke before the answer came, though Redis may have
+ * run it: without this, such a message would be stored and delivered twice.
+ *
  * The room's epoch as `room_epoch` keeps it (see `EPOCH_PRELUDE`), in fewer commands per message:
  * the seq key always carries the room's TTL, so an `INCR` that returns 1 on a key with no TTL made
  * the key, and the sequence starts again (a new epoch, the old log dropped); a 1 on a key with a
@@ -55,6 +67,9 @@ end
  * TTL (Redis ≥ 6.2).
  */
 export const APPEND_SCRIPT = `
+local call = KEYS[#KEYS]
+local answered = redis.call('GET', call)
+if answered then return answered end
 local max, ttl, publish = tonumber(ARGV[1]), ARGV[2], ARGV[3]
 local function append(k, a)
   local seq = redis.call('INCR', KEYS[k + 1])
@@ -77,22 +92,26 @@ local function append(k, a)
   return seq .. ' ' .. epoch
 end
 local replies = {}
-for i = 0, #KEYS / 4 - 1 do
+for i = 0, (#KEYS - 1) / 4 - 1 do
   local ok, reply = pcall(append, i * 4, 3 + i * 5)
   if not ok then
     reply = '!' .. string.gsub(type(reply) == 'table' and tostring(reply.err) or tostring(reply), '\\n', ' ')
   end
   replies[i + 1] = reply
 end
-return table.concat(replies, '\\n')
+local answer = table.concat(replies, '\\n')
+redis.call('SET', call, answer, 'PX', ${CALL_TTL_MS})
+return answer
 `;
 
 /**
- * Clear. KEYS: seq, log, epoch, channel, cleared. ARGV: cleared payload, publish command, TTL
- * seconds. `seq` and epoch are kept. The cleared key notes where the clear left the room,
- * \`<epoch> <seq>\`, so that a reader who resumes from there learns of it (see `HISTORY_SCRIPT`).
+ * Clear. KEYS: seq, log, epoch, channel, cleared, the call's key. ARGV: cleared payload, publish
+ * command, TTL seconds. `seq` and epoch are kept. The cleared key notes where the clear left the
+ * room, \`<epoch> <seq>\`, so that a reader who resumes from there learns of it (see
+ * `HISTORY_SCRIPT`). A call already run (its key is set, see `APPEND_SCRIPT`) does nothing again.
  */
 export const CLEAR_SCRIPT = `
+if not redis.call('SET', KEYS[6], 1, 'NX', 'PX', ${CALL_TTL_MS}) then return 1 end
 redis.call('DEL', KEYS[2])
 local seq = redis.call('GET', KEYS[1])
 if seq then
