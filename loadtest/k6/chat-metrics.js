@@ -1,5 +1,6 @@
-// The metrics every script records under the same names, the thresholds every script has, and
-// the options every script shares.
+// The metrics every script records under the same names, the thresholds every script has, the
+// checks of a finished member, and the options every script shares.
+import { check } from 'k6';
 import { Counter, Trend } from 'k6/metrics';
 import { SLO, SOCKET_AUTH, TICKET_CALL } from './config.js';
 
@@ -14,10 +15,7 @@ export const metrics = {
   duplicated: new Counter('chat_messages_duplicated'),
   /** Messages missed while reconnecting and fetched with history `after` the last seq. */
   recovered: new Counter('chat_messages_recovered'),
-  /**
-   * Times a member saw its room's sequence start again (a new `epoch`: an embedded server
-   * restarted, Redis lost the room's data): what it had not received of the old one counts as lost.
-   */
+  /** Times a member saw its room's sequence start again (a new `epoch`); see Member. */
   epochChanges: new Counter('chat_epoch_changes'),
   /** Sender's send → a member's receipt, from the send time in the body. */
   deliveryLatency: new Trend('chat_delivery_latency', true),
@@ -65,23 +63,23 @@ export const COMMON_OPTIONS = {
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'],
   // Every system tag except `url`: socket URLs carry the room token, which must not land in
   // metrics outputs (and would give every socket its own time series).
-  systemTags: [
-    'proto',
-    'subproto',
-    'status',
-    'method',
-    'name',
-    'group',
-    'check',
-    'error',
-    'error_code',
-    'tls_version',
-    'scenario',
-    'service',
-    'expected_response',
-  ],
+  systemTags: (
+    'proto subproto status method name group check error error_code tls_version scenario ' +
+    'service expected_response'
+  ).split(' '),
   setupTimeout: '30s',
 };
 
-// ---------------------------------------------------------------------------------------------
-// The run plan (called from setup() only).
+/** Records the usual checks of a finished member (the result of Member.finish()). */
+export function checkSession(prefix, result) {
+  check(result, {
+    [`${prefix}: joined the room`]: (r) => r.joined,
+    [`${prefix}: every own message came back`]: (r) => !r.joined || r.unechoed === 0,
+    [`${prefix}: every message in the window arrived`]: (r) => !r.joined || r.missing === 0,
+  });
+  if (result.joined && result.othersInWindow > 0) {
+    check(result, {
+      [`${prefix}: received the other members' messages`]: (r) => r.fromOthers === r.othersInWindow,
+    });
+  }
+}

@@ -1,11 +1,8 @@
 // Realistic chat. setup() plans rooms of `roomSize.min`–`roomSize.max` members (5–20 by default)
-// and seats the VUs in them round-robin. Each iteration of a VU is one session of one person:
-// credentials over HTTP, the socket, the room's history, a short wait for company, then
-// `messagesPerSession` times: think, type (frame 2), send; then it waits for its own messages to
-// come back, reads the room's last seq and leaves. Every member measures delivery latency from the
-// send time in each body and accounts exactly for the messages of everyone in the room while it
-// was there (see Member in member.js), so it checks that it receives the other members' messages,
-// not only its own echo. Ramping VUs; the ramp-down lets every session finish.
+// and seats the VUs in them round-robin. Each iteration of a VU is one session of one person (a
+// Member): join, a short wait for company, then `messagesPerSession` times: think, type (frame 2),
+// send; then it finishes (its accounting covers everyone's messages, not only its own echo) and
+// leaves. Ramping VUs; the ramp-down lets every session finish.
 //
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e PROFILE=smoke loadtest/k6/chat.js
 //   docker compose --profile loadtest run --rm k6 run /scripts/k6/chat.js
@@ -18,10 +15,10 @@ import {
   PROFILE_NAME,
   TIMING,
 } from './config.js';
-import { COMMON_OPTIONS, commonThresholds } from './chat-metrics.js';
+import { checkSession, COMMON_OPTIONS, commonThresholds } from './chat-metrics.js';
 import { between, newRunId, roomName, roomSizes, roundRobin, sleep } from './plan.js';
-import { assertReady } from './room-socket.js';
-import { checkSession, Member } from './member.js';
+import { assertReady } from './http-calls.js';
+import { FINISH_MAX_MS, Member } from './member.js';
 
 const C = PROFILE.chat;
 const VUS = envNumber('VUS', C.vus, { min: 1, integer: true });
@@ -36,17 +33,10 @@ if (C.thinkTimeMs.min + C.typingBeforeSendMs < 1000 / MAX_MEMBER_RATE) {
   throw new Error(`chat: think time + typing must be at least ${1000 / MAX_MEMBER_RATE} ms`);
 }
 
-/** The longest one session can take (every wait in it is bounded). */
-const SESSION_MAX_MS =
-  TIMING.joinTimeoutMs +
-  C.companyWaitMs +
-  MESSAGES * (C.thinkTimeMs.max + C.typingBeforeSendMs) +
-  2 * TIMING.drainMs +
-  2 * TIMING.replyTimeoutMs +
-  TIMING.settleMs +
-  2000 +
-  C.pauseBetweenSessionsMs.max;
-const GRACE = `${Math.ceil(SESSION_MAX_MS / 1000) + 5}s`;
+/** The longest one session and the pause after it can take (every wait in them is bounded). */
+const SENDING_MAX_MS = MESSAGES * (C.thinkTimeMs.max + C.typingBeforeSendMs);
+const SESSION_MAX_MS = TIMING.joinTimeoutMs + C.companyWaitMs + SENDING_MAX_MS + FINISH_MAX_MS;
+const GRACE = `${Math.ceil((SESSION_MAX_MS + C.pauseBetweenSessionsMs.max) / 1000) + 5}s`;
 
 export const options = {
   ...COMMON_OPTIONS,

@@ -1,23 +1,19 @@
 // Fan-out: one or a few big rooms. MEMBERS members join each of ROOMS rooms (one VU each), spread
-// over JOIN_SPREAD_MS. A barrier: nobody sends until the whole room is present (its presence
-// frames name every member; bounded by `joinTimeoutMs` from the start of the run). Then the first
-// SENDERS members of each room send RATE messages per second in total for HOLD seconds, at random
-// phases; each sender's last message is marked. Every member counts every message and stays until
-// the last message of every sender arrived (bounded), so each message is expected at every
-// member: received = sent × members exactly, and any shortfall is in chat_messages_lost.
-//
-// A sender sends at most 1.6 messages per second (80 % of the api's default MESSAGES_PER_SECOND,
-// and never two within 500 ms): a higher RATE gets more senders, never faster ones.
+// over JOIN_SPREAD_MS. A barrier: nobody sends until the whole room is present (bounded by
+// `joinTimeoutMs` from the start of the run). Then the first SENDERS members of each room send
+// RATE messages per second in total for HOLD seconds, at random phases, the last one marked.
+// Everyone stays until every sender's last message arrived (bounded): received = sent × members
+// exactly. No sender sends faster than MAX_MEMBER_RATE: a higher RATE gets more senders.
 //
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e PROFILE=smoke loadtest/k6/fanout.js
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e MEMBERS=500 -e RATE=80 loadtest/k6/fanout.js
 /* global __VU */
 import { Counter } from 'k6/metrics';
 import { envNumber, MAX_MEMBER_RATE, PROFILE, PROFILE_NAME, TIMING } from './config.js';
-import { COMMON_OPTIONS, commonThresholds } from './chat-metrics.js';
+import { checkSession, COMMON_OPTIONS, commonThresholds } from './chat-metrics.js';
 import { newRunId, roomName, sleep } from './plan.js';
-import { assertReady } from './room-socket.js';
-import { checkSession, Member } from './member.js';
+import { assertReady } from './http-calls.js';
+import { FINISH_MAX_MS, Member } from './member.js';
 
 const F = PROFILE.fanout;
 const ROOMS = envNumber('ROOMS', F.rooms, { min: 1, integer: true });
@@ -45,15 +41,7 @@ const INTERVAL_MS = (1000 * SENDERS) / RATE;
 const SEND_MS = PER_SENDER * INTERVAL_MS;
 const END_WAIT_MS = SEND_MS + INTERVAL_MS + TIMING.drainMs + 5000;
 
-const MAX_DURATION_S = Math.ceil(
-  (JOIN_TIMEOUT_MS +
-    END_WAIT_MS +
-    2 * TIMING.drainMs +
-    2 * TIMING.replyTimeoutMs +
-    TIMING.settleMs +
-    5000) /
-    1000,
-);
+const MAX_DURATION_S = Math.ceil((JOIN_TIMEOUT_MS + END_WAIT_MS + FINISH_MAX_MS + 3000) / 1000);
 
 export const options = {
   ...COMMON_OPTIONS,

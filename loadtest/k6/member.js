@@ -1,108 +1,269 @@
-// `Member`: one chat participant that joins a room, sends, receives and accounts exactly for what
-// it should have received; `checkSession` records the usual checks of a finished one.
-import { check } from 'k6';
-import { ErrorCode, FrameType, HISTORY_COUNT_MAX, HISTORY_REQUEST_COUNT } from './protocol.js';
-import { TIMING } from './config.js';
+// `Member`: one chat participant as one state machine, from credentials to leaving, that behaves
+// as the web client does and accounts exactly for what it should have received.
+import { clearTimeout, setTimeout } from 'k6/timers';
+import { WebSocket } from 'k6/websockets';
+import {
+  CloseCode,
+  decideReconnect,
+  ErrorCode,
+  FrameType,
+  HISTORY_COUNT_MAX,
+  HISTORY_REQUEST_COUNT,
+} from './protocol.js';
+import { BODY_BYTES, MIN_SEND_GAP_MS, TIMING, WS_URL } from './config.js';
 import { metrics } from './chat-metrics.js';
-import { parseProbe } from './plan.js';
-import { RoomSocket } from './room-socket.js';
+import { credentials, socketPath } from './http-calls.js';
+import { jittered, parseProbe, probeBody, sleep, userName } from './plan.js';
 
+const { RateLimited, Unavailable, EmptyMessage, TooLong, BadFrame } = ErrorCode;
 /** Error codes that answer a message frame. */
-const MESSAGE_ERRORS = new Set([
-  ErrorCode.RateLimited,
-  ErrorCode.Unavailable,
-  ErrorCode.EmptyMessage,
-  ErrorCode.TooLong,
-  ErrorCode.BadFrame,
-]);
+const MESSAGE_ERRORS = new Set([RateLimited, Unavailable, EmptyMessage, TooLong, BadFrame]);
+/** History pages a resume reads at most (each of HISTORY_COUNT_MAX messages). */
+const RESUME_PAGES = 4;
+
+/** The longest `finish()` takes: two drains, two history reads, the settle wait, the close. */
+export const FINISH_MAX_MS =
+  2 * TIMING.drainMs + 2 * TIMING.replyTimeoutMs + TIMING.settleMs + 2000;
+
+/** The last seq of a history page, 0 when it is empty. */
+const lastSeq = (messages) => (messages.length > 0 ? messages[messages.length - 1].seq : 0);
 
 /**
- * One member of one room: its connection (RoomSocket) and exact accounting of what it should have
- * received.
+ * One member of one room. `state`: connecting (credentials, ticket, socket) → loading (open: the
+ * join read, its own presence) → joined → on a close it did not ask for, away (a reconnect timed
+ * by decideReconnect) → connecting …; gone once it closed on purpose or gave up.
  *
- * Accounting. `seq` is per room, strictly increasing and gap-free (one INCR per stored message),
- * and a message is stored and published in one step. A member's window is (base, end]: `base` is
- * the last seq of the history reply it asks for right after joining (the server answers it only
- * once the socket is subscribed, so every message stored after that read is delivered live), and
- * `end` is the last seq of a history read it makes when its session is over (after its own
- * messages came back). Every seq in the window is an expected delivery: whoever sent it, and
- * whoever joined or left meanwhile, because all of that happened while this member was in the
- * room. `lost` = seqs in the window neither delivered live nor recovered from history after a
- * reconnect, plus own messages the server neither echoed, refused (error frame) nor stored.
- * Messages stored after the end read are not expected of this member. So a late join or an early
- * leave never counts as loss, and nothing is counted twice.
- *
- * Seqs count within the room's `epoch`, which the member compares with every message and history
- * reply, never `seq` alone. When the epoch changes (the room's sequence started again), the window
- * of the old epoch closes where the member last saw it, its gaps are counted as lost, and a new
- * window opens at 0 in the new epoch.
+ * Accounting (loadtest/README.md, "Loss, exactly"): its window is (base, end] in the room's epoch,
+ * from the history read after its first join to the one when its session is over. Every seq in
+ * it is expected; `lost` = seqs neither delivered live nor fetched by a resume, plus own messages
+ * neither echoed, refused nor stored. Another epoch closes the window (its gaps are lost) and
+ * opens one at 0.
  */
-export class Member extends RoomSocket {
-  constructor(room, name, options) {
-    super(room, name, options);
+export class Member {
+  /** `deadline` (ms): no reconnect is started after it. */
+  constructor(room, name, { deadline = Infinity } = {}) {
+    this.room = room;
+    this.name = userName(name);
+    this.deadline = deadline;
+    this.state = 'connecting';
+    this.token = null;
+    this.ws = null;
+    this.joinedOnce = false;
+    this.reconnectAttempts = 0;
+    this.reconnectsTotal = 0;
+    this.reconnectTimer = null;
+    this.waiters = new Set();
+    /** The client_id of the history request out (one at a time); `historyReply` its reply. */
+    this.historyId = null;
+    this.heartbeatSentAt = 0;
+    this.roster = new Set();
     /** Senders whose last message (`l: 1`) arrived. */
     this.lastFrom = new Set();
-    /** The epoch `base` and every seq below belong to; null until the first history reply. */
-    this.epoch = null;
-    /** Start of the window (exclusive); null until the first join's history reply. */
-    this.base = null;
-    /** Windows of earlier epochs, closed when the epoch changed: their length and their gaps. */
-    this.closedWindows = 0;
-    this.closedMissing = 0;
-    this.maxSeq = 0;
-    /** Seqs delivered live on any socket, and seqs fetched after a reconnect. */
-    this.live = new Set();
-    this.fetched = new Set();
-    this.ownSeqs = new Set();
-    this.refused = 0;
-    /** Message errors that named no client_id (the api leaves it out): refusals of someone. */
+    this.clientIds = 0;
+    this.lastSentAt = 0;
+    /** client_ids of own messages not yet echoed, refused or fetched. */
+    this.pending = new Set();
+    /** Message errors that named no client_id: refusals of one of the pending messages. */
     this.unattributedErrors = 0;
+    /** The window's epoch and base (null until the first join read), and the last seq seen. */
+    this.epoch = null;
+    this.base = null;
+    this.maxSeq = 0;
+    /** Gaps of the windows of earlier epochs, closed when the epoch changed. */
+    this.closedMissing = 0;
+    /** Seqs of the epoch delivered live, or fetched only (false), and own seqs. */
+    this.seqs = new Map();
+    this.ownSeqs = new Set();
+  }
+
+  /** No socket and no reconnect coming. */
+  get gone() {
+    return this.state === 'gone';
+  }
+
+  /** The socket is open: the room loading or joined. */
+  get open() {
+    return this.state === 'loading' || this.state === 'joined';
+  }
+
+  /** Resolves true as soon as `condition()` holds (checked after every event), false at timeout. */
+  waitUntil(condition, timeoutMs) {
+    if (condition() || timeoutMs <= 0) return Promise.resolve(condition());
+    return new Promise((resolve) => {
+      const settle = (ok) => {
+        clearTimeout(timer);
+        this.waiters.delete(poll);
+        resolve(ok);
+      };
+      const poll = () => condition() && settle(true);
+      const timer = setTimeout(() => settle(condition()), timeoutMs);
+      this.waiters.add(poll);
+    });
+  }
+
+  wake() {
+    for (const poll of this.waiters) poll();
+  }
+
+  /** Joins the room; true once the room is loaded, false if that did not happen in time. */
+  async join(timeoutMs = TIMING.joinTimeoutMs) {
+    const deadline = Date.now() + timeoutMs;
+    await this.connect();
+    await this.waitUntil(() => this.state === 'joined' || this.gone, deadline - Date.now());
+    return this.state === 'joined';
   }
 
   /**
-   * The join read: on the first join the last messages (its last seq starts the window); after a
-   * reconnect, everything after the last seq this member has (in pages), which it missed while
-   * away, so a reconnect is recovery, not loss.
+   * connecting: credentials when it has none (none to be had: gone), then the socket (a ticket
+   * refused with 401 counts as a 4401 close, any other failure as a socket that never opened).
+   */
+  async connect() {
+    this.reconnectTimer = null;
+    if (this.gone) return;
+    this.state = 'connecting';
+    if (this.token === null) this.token = await credentials(this.room, this.name);
+    if (this.token === null) this.state = 'gone';
+    if (this.gone) return this.wake();
+    const { path, status } = await socketPath(this.room, this.token);
+    if (this.gone) return undefined;
+    if (path !== null) return this.openAt(path);
+    this.onClose(status === 401 ? CloseCode.Unauthorized : undefined);
+    return this.wake();
+  }
+
+  openAt(path) {
+    const ws = new WebSocket(`${WS_URL}${path}`, null, {
+      tags: { name: 'WS /api/room/:room_id/ws' },
+    });
+    this.ws = ws;
+    this.roster = new Set();
+    this.openedAt = Date.now();
+    // Events of a socket this member no longer uses are ignored; every other one wakes waiters.
+    const current = (handle) => (event) => {
+      if (ws !== this.ws) return;
+      handle(event);
+      this.wake();
+    };
+    ws.onopen = current(() => {
+      if (this.gone) return ws.close();
+      this.state = 'loading';
+      return this.loadRoom(ws);
+    });
+    ws.onmessage = current((event) => this.onFrame(event.data));
+    // k6 reports every close with a code other than 1000 as an error event too; onclose counts.
+    ws.onerror = () => {};
+    ws.onclose = current((event) => this.onClose(event.code));
+  }
+
+  /**
+   * loading → joined: the join read (first join: the last messages, whose last seq starts the
+   * window; after a reconnect: in pages, all after its last (epoch, seq), what it missed while away:
+   * recovery, not loss), then its own presence frame (the server sends the roster first).
    */
   async loadRoom(ws) {
     const first = this.base === null;
-    let after = first ? undefined : this.maxSeq;
-    for (let page = 0; page < 4; page += 1) {
-      const query =
-        after === undefined
+    let after = this.maxSeq;
+    for (let page = 0; page < RESUME_PAGES; page += 1) {
+      const reply = await this.requestHistory(
+        first
           ? { count: HISTORY_REQUEST_COUNT }
-          : { count: HISTORY_COUNT_MAX, after, epoch: this.epoch };
-      const reply = await this.requestHistory(query);
-      if (ws !== this.ws) return;
-      if (reply === null) {
-        // No history. First join: the window cannot be placed, so this member gives up. After a
-        // reconnect: carry on; what it missed stays missing and counts as lost at the end.
-        if (first) {
-          this.gone = true;
-          this.close();
-          return;
-        }
-        break;
-      }
-      const messages = reply.messages;
+          : { count: HISTORY_COUNT_MAX, after, epoch: this.epoch },
+      );
+      if (ws !== this.ws) return undefined;
+      // No history. First join: the window cannot be placed, so this member gives up. After a
+      // reconnect: carry on; what it missed stays missing and counts as lost at the end.
+      if (reply === null && first) return this.close();
+      if (reply === null) break;
+      after = lastSeq(reply.messages);
       if (first) {
-        this.epoch = reply.epoch;
-        this.base = messages.length > 0 ? messages[messages.length - 1].seq : 0;
-        this.maxSeq = Math.max(this.maxSeq, this.base);
+        [this.epoch, this.base, this.maxSeq] = [reply.epoch, after, Math.max(this.maxSeq, after)];
         break;
       }
-      // Another epoch: the room started again while this member was away. Its messages before
-      // this page (if the page does not start at 1) are gone, and count as lost.
+      // Another epoch: the room started again while this member was away; what it missed of it
+      // before this page is gone, and counts as lost.
       if (reply.epoch !== this.epoch) this.restartWindow(reply.epoch);
-      for (const message of messages) this.onFetched(message);
-      if (messages.length < HISTORY_COUNT_MAX) break;
-      after = messages[messages.length - 1].seq;
+      for (const message of reply.messages) this.take(message, false);
+      if (reply.messages.length < HISTORY_COUNT_MAX) break;
     }
-    this.historyLoaded = true;
-    this.checkJoined();
+    const settled = () => ws !== this.ws || this.state !== 'loading' || this.roster.has(this.name);
+    await this.waitUntil(settled, TIMING.joinTimeoutMs);
+    if (ws !== this.ws || this.state !== 'loading' || !this.roster.has(this.name)) return undefined;
+    this.state = 'joined';
+    this.joinedOnce = true;
+    this.reconnectAttempts = 0;
+    metrics.connectLatency.add(Date.now() - this.openedAt);
+    return this.wake();
   }
 
-  // --- frames --------------------------------------------------------------------------------
+  /** One history request at a time (its client_id tells its error frame): the reply, or null. */
+  async requestHistory(query) {
+    if (!this.open || this.historyId !== null) return null;
+    const id = `${this.name}-${(this.clientIds += 1)}`;
+    [this.historyId, this.historyReply] = [id, undefined];
+    this.ws.send(JSON.stringify({ type: FrameType.History, ...query, client_id: id }));
+    const answered = () => this.historyId !== id || this.historyReply !== undefined;
+    await this.waitUntil(answered, TIMING.replyTimeoutMs);
+    if (this.historyId !== id) return null;
+    this.historyId = null;
+    return this.historyReply === undefined ? null : this.historyReply;
+  }
+
+  /** away (a reconnect timed as decideReconnect says) or gone, after a close it did not ask for. */
+  onClose(code) {
+    this.historyId = null;
+    this.heartbeatSentAt = 0;
+    if (this.gone) return;
+    metrics.unexpectedCloses.add(1, { code: String(code === undefined ? 'none' : code) });
+    const decision = decideReconnect(code, this.reconnectAttempts, Math.random);
+    const stop = decision.action === 'stop' || this.reconnectsTotal >= TIMING.maxReconnects;
+    this.state = stop || Date.now() >= this.deadline ? 'gone' : 'away';
+    if (this.gone) return;
+    const reauthenticate = decision.action === 'reauthenticate';
+    if (reauthenticate) this.token = null;
+    this.reconnectAttempts = reauthenticate ? this.reconnectAttempts + 1 : decision.attempt;
+    this.reconnectsTotal += 1;
+    metrics.reconnects.add(1);
+    const delay = reauthenticate ? jittered(TIMING.credentialBackoffMs) : decision.delayMs;
+    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  /** Closes the socket on purpose (1000): gone, no reconnect follows. */
+  close() {
+    if (this.open) this.ws.close();
+    this.state = 'gone';
+    if (this.reconnectTimer !== null) clearTimeout(this.reconnectTimer);
+    this.wake();
+  }
+
+  /**
+   * Sends one message (the last one of this member when `last`), never sooner than the api's
+   * refill interval after the previous one, so catching up after a stall never bursts; false
+   * when not in the room.
+   */
+  async send(last = false) {
+    await sleep(this.lastSentAt + MIN_SEND_GAP_MS - Date.now());
+    if (this.state !== 'joined') return false;
+    this.lastSentAt = Date.now();
+    const clientId = `${this.name}-${(this.clientIds += 1)}`;
+    this.pending.add(clientId);
+    const body = probeBody(clientId, BODY_BYTES, last);
+    this.ws.send(JSON.stringify({ type: FrameType.Message, body, client_id: clientId }));
+    metrics.sent.add(1);
+    return true;
+  }
+
+  typing(on) {
+    if (this.state === 'joined')
+      this.ws.send(JSON.stringify({ type: FrameType.Typing, typing: on }));
+  }
+
+  /** Sends a heartbeat (frame 6); one still unanswered when the next is due counts as missed. */
+  heartbeat() {
+    if (this.state !== 'joined') return;
+    if (this.heartbeatSentAt > 0) metrics.heartbeatsMissed.add(1);
+    this.heartbeatSentAt = Date.now();
+    this.ws.send(JSON.stringify({ type: FrameType.Heartbeat }));
+  }
 
   onFrame(data) {
     let frame;
@@ -112,209 +273,124 @@ export class Member extends RoomSocket {
       metrics.errorFrames.add(1, { code: 'not_json' });
       return;
     }
-    switch (frame.type) {
-      case FrameType.Message:
-        if (Array.isArray(frame.messages)) this.onHistory(frame);
-        else this.onMessage(frame);
-        break;
-      case FrameType.Presence:
-        if (frame.connecting) this.roster.add(frame.sender);
-        else this.roster.delete(frame.sender);
-        this.checkJoined();
-        break;
-      case FrameType.Heartbeat:
-        if (this.heartbeatSentAt > 0) {
-          metrics.heartbeatRtt.add(Date.now() - this.heartbeatSentAt);
-          this.heartbeatSentAt = 0;
-        }
-        break;
-      case FrameType.Error:
-        this.onError(frame);
-        break;
-      default:
-        break;
-    }
-  }
-
-  onMessage(frame) {
-    if (this.epoch !== null && frame.epoch !== this.epoch) this.restartWindow(frame.epoch);
-    const seq = frame.seq;
-    if (this.live.has(seq)) {
-      metrics.duplicated.add(1);
-      return;
-    }
-    this.live.add(seq);
-    if (seq > this.maxSeq) this.maxSeq = seq;
-    const own = frame.sender === this.name;
-    metrics.received.add(1, { from: own ? 'self' : 'others' });
-    const probe = parseProbe(frame.body);
-    if (probe !== null) {
-      metrics.deliveryLatency.add(Date.now() - probe.t);
-      if (probe.l === 1) this.lastFrom.add(frame.sender);
-    }
-    if (own) {
-      this.ownSeqs.add(seq);
-      if (frame.client_id !== undefined) this.pending.delete(frame.client_id);
-    }
-  }
-
-  /** A message fetched after a reconnect (history `after`). */
-  onFetched(message) {
-    const seq = message.seq;
-    if (seq > this.maxSeq) this.maxSeq = seq;
-    if (this.live.has(seq) || this.fetched.has(seq)) return;
-    this.fetched.add(seq);
-    metrics.recovered.add(1);
-    const probe = parseProbe(message.body);
-    if (probe !== null && probe.l === 1) this.lastFrom.add(message.sender);
-    if (message.sender === this.name) {
-      this.ownSeqs.add(seq);
-      if (probe !== null) this.pending.delete(probe.c);
+    if (frame.type === FrameType.Message && Array.isArray(frame.messages)) {
+      if (this.historyId !== null) this.historyReply = frame;
+    } else if (frame.type === FrameType.Message) {
+      if (this.epoch !== null && frame.epoch !== this.epoch) this.restartWindow(frame.epoch);
+      this.take(frame, true);
+    } else if (frame.type === FrameType.Presence) {
+      if (frame.connecting) this.roster.add(frame.sender);
+      else this.roster.delete(frame.sender);
+    } else if (frame.type === FrameType.Heartbeat && this.heartbeatSentAt > 0) {
+      metrics.heartbeatRtt.add(Date.now() - this.heartbeatSentAt);
+      this.heartbeatSentAt = 0;
+    } else if (frame.type === FrameType.Error) {
+      this.onError(frame);
     }
   }
 
   /**
-   * The room's sequence started again (a new epoch): the old window closes at the last seq seen
-   * (its gaps are lost), and a new one opens at 0, since this member was in the room throughout.
+   * Counts a message of its epoch once, live (a seq live twice is a duplicate) or fetched by a
+   * resume; an own one settles by its echo's client_id, or, fetched, by the one in its body.
    */
+  take(message, live) {
+    const { seq, sender } = message;
+    if (seq > this.maxSeq) this.maxSeq = seq;
+    const had = this.seqs.get(seq);
+    if (live && had === true) metrics.duplicated.add(1);
+    if (had === true || (!live && had === false)) return;
+    this.seqs.set(seq, live);
+    const own = sender === this.name;
+    if (live) metrics.received.add(1, { from: own ? 'self' : 'others' });
+    else metrics.recovered.add(1);
+    const probe = parseProbe(message.body);
+    if (probe !== null && live) metrics.deliveryLatency.add(Date.now() - probe.t);
+    if (probe !== null && probe.l === 1) this.lastFrom.add(sender);
+    if (own) this.ownSeqs.add(seq);
+    if (own) this.pending.delete(live ? message.client_id : probe === null ? undefined : probe.c);
+  }
+
+  /** A new epoch: the window closes at the last seq seen (gaps lost), a new one opens at 0. */
   restartWindow(epoch) {
-    if (this.base !== null) {
-      this.closedWindows += this.maxSeq - this.base;
-      this.closedMissing += this.missingUpTo(this.maxSeq);
-    }
+    if (this.base !== null) this.closedMissing += this.missingUpTo(this.maxSeq);
     metrics.epochChanges.add(1);
     console.warn(`${this.name} in ${this.room}: the room's sequence started again (new epoch)`);
-    this.epoch = epoch;
-    this.base = 0;
-    this.maxSeq = 0;
-    this.live = new Set();
-    this.fetched = new Set();
+    [this.epoch, this.base, this.maxSeq] = [epoch, 0, 0];
+    this.seqs = new Map();
     this.ownSeqs = new Set();
   }
 
+  /** An error frame answers, by its client_id, the history request out or a pending message. */
   onError(frame) {
     const code = typeof frame.code === 'string' ? frame.code : 'unknown';
     metrics.errorFrames.add(1, { code });
-    if (code === ErrorCode.RateLimited) {
-      console.error(
-        `${this.name} in ${this.room}: rate_limited (${frame.message}). The script stays ` +
-          'within the default per-connection limits; see loadtest/README.md.',
-      );
-    }
-    if (frame.client_id !== undefined && this.pending.delete(frame.client_id)) {
-      this.refused += 1;
-    } else if (this.historyWaiter !== null) {
-      // An error without a client_id while a history request is out answers that request.
-      this.onHistory(null);
-    } else if (MESSAGE_ERRORS.has(code) && this.pending.size > 0) {
+    // The scripts stay within the default per-connection limits (loadtest/README.md).
+    if (code === RateLimited) console.error(`${this.name} in ${this.room}: rate_limited`);
+    if (frame.client_id !== undefined && frame.client_id === this.historyId) {
+      this.historyId = null;
+    } else if (!this.pending.delete(frame.client_id) && MESSAGE_ERRORS.has(code)) {
       // It refused one of the pending messages, which one it does not say; finish() counts it.
-      this.unattributedErrors += 1;
+      if (this.pending.size > 0) this.unattributedErrors += 1;
     }
   }
-
-  // --- the end -------------------------------------------------------------------------------
 
   /** Seqs in (base, end] neither delivered live nor fetched. */
   missingUpTo(end) {
     let missing = 0;
-    for (let seq = this.base + 1; seq <= end; seq += 1) {
-      if (!this.live.has(seq) && !this.fetched.has(seq)) missing += 1;
-    }
+    for (let seq = this.base + 1; seq <= end; seq += 1) if (!this.seqs.has(seq)) missing += 1;
     return missing;
   }
 
   /**
-   * Ends the session: waits (bounded) for its own messages to come back, reads the room's last
-   * seq, waits (bounded) for every message up to it, records what is missing as lost, and
-   * leaves. Call it once every sender this member waits for is done.
+   * Ends the session once every sender it waits for is done: waits (bounded) for its own messages,
+   * reads the room's last seq, waits (bounded) for all up to it, records what is lost, leaves.
    */
   async finish() {
-    const result = {
-      joined: this.joinedOnce,
-      window: 0,
-      missing: 0,
-      silent: 0,
-      lost: 0,
-      unechoed: 0,
-      fromOthers: 0,
-      othersInWindow: 0,
-    };
-    if (!this.joinedOnce || this.base === null) {
+    if (!this.joinedOnce) {
       this.close();
-      return result;
+      return { joined: false };
     }
-    await this.waitUntil(
-      () => this.pending.size <= this.unattributedErrors || this.gone,
-      TIMING.drainMs,
-    );
+    const unsettled = () => this.pending.size - this.unattributedErrors;
+    await this.waitUntil(() => unsettled() <= 0 || this.gone, TIMING.drainMs);
     // Mid-reconnect: give it the time a reconnect takes to come back.
-    await this.waitUntil(() => this.joined || this.gone, TIMING.drainMs);
-    let end = null;
-    if (this.joined) {
-      const reply = await this.requestHistory({ count: 1 });
-      if (reply !== null) {
-        if (reply.epoch !== this.epoch) this.restartWindow(reply.epoch);
-        end = reply.messages.length > 0 ? reply.messages[reply.messages.length - 1].seq : 0;
-      }
-    }
-    if (end === null) {
-      // The end of the window is unknown: count the gaps below the last seq seen.
-      console.warn(`${this.name} in ${this.room}: no end read; counting gaps only`);
-      end = this.maxSeq;
-    }
-    end = Math.max(end, this.base);
+    await this.waitUntil(() => this.state === 'joined' || this.gone, TIMING.drainMs);
+    const reply = this.state === 'joined' ? await this.requestHistory({ count: 1 }) : null;
+    if (reply !== null && reply.epoch !== this.epoch) this.restartWindow(reply.epoch);
+    // No end read: the end of the window is unknown; count the gaps below the last seq seen.
+    if (reply === null) console.warn(`${this.name} in ${this.room}: no end read; gaps only`);
+    const end = Math.max(reply === null ? this.maxSeq : lastSeq(reply.messages), this.base);
     await this.waitUntil(() => this.missingUpTo(end) === 0, TIMING.settleMs);
-    result.window = this.closedWindows + end - this.base;
-    result.missing = this.closedMissing + this.missingUpTo(end);
-    result.unechoed = Math.max(0, this.pending.size - this.unattributedErrors);
+    const missing = this.closedMissing + this.missingUpTo(end);
     // Own messages neither echoed nor refused: stored ones are already among the missing seqs
     // (their echo never came); the rest were dropped without a word. History tells them apart;
     // refusals that named no client_id account for as many of the rest.
-    if (this.pending.size > 0) {
-      let silent = this.pending.size - this.unattributedErrors;
-      if (this.joined) {
-        const reply = await this.requestHistory({
-          count: HISTORY_COUNT_MAX,
-          after: Math.max(this.base, end - HISTORY_COUNT_MAX),
-          epoch: this.epoch,
-        });
-        for (const message of reply === null ? [] : reply.messages) {
-          const probe = message.sender === this.name ? parseProbe(message.body) : null;
-          if (probe !== null && this.pending.has(probe.c)) silent -= 1;
-        }
+    let silent = unsettled();
+    if (this.pending.size > 0 && this.state === 'joined') {
+      const after = Math.max(this.base, end - HISTORY_COUNT_MAX);
+      const query = { count: HISTORY_COUNT_MAX, after, epoch: this.epoch };
+      const stored = await this.requestHistory(query);
+      for (const message of stored === null ? [] : stored.messages) {
+        const probe = message.sender === this.name ? parseProbe(message.body) : null;
+        if (probe !== null && this.pending.has(probe.c)) silent -= 1;
       }
-      result.silent = Math.max(0, silent);
     }
-    result.lost = result.missing + result.silent;
+    const lost = missing + Math.max(0, silent);
+    let [othersInWindow, fromOthers] = [0, 0];
     for (let seq = this.base + 1; seq <= end; seq += 1) {
-      if (this.ownSeqs.has(seq)) continue;
-      result.othersInWindow += 1;
-      if (this.live.has(seq) || this.fetched.has(seq)) result.fromOthers += 1;
+      othersInWindow += this.ownSeqs.has(seq) ? 0 : 1;
+      fromOthers += this.ownSeqs.has(seq) || !this.seqs.has(seq) ? 0 : 1;
     }
     // Always add, so the metric is in the summary (as 0) even when nothing was lost.
-    metrics.lost.add(result.lost);
-    if (result.lost > 0) {
+    metrics.lost.add(lost);
+    if (lost > 0) {
       console.error(
-        `${this.name} in ${this.room}: lost ${result.lost} (window ${this.base}..${end}, ` +
-          `missing ${result.missing}, own never echoed nor stored ${result.silent})`,
+        `${this.name} in ${this.room}: lost ${lost} (window ${this.base}..${end}, missing ` +
+          `${missing}, own never echoed nor stored ${lost - missing})`,
       );
     }
+    const unechoed = Math.max(0, unsettled());
     this.close();
-    await this.waitUntil(() => this.ws === null || this.ws.readyState === 3, 2000);
-    return result;
-  }
-}
-
-/** Records the usual checks of a finished member. */
-export function checkSession(prefix, result) {
-  check(result, {
-    [`${prefix}: joined the room`]: (r) => r.joined,
-    [`${prefix}: every own message came back`]: (r) => !r.joined || r.unechoed === 0,
-    [`${prefix}: every message in the window arrived`]: (r) => !r.joined || r.missing === 0,
-  });
-  if (result.joined && result.othersInWindow > 0) {
-    check(result, {
-      [`${prefix}: received the other members' messages`]: (r) => r.fromOthers === r.othersInWindow,
-    });
+    await this.waitUntil(() => this.ws === null || this.ws.readyState === 3, 2000); // CLOSED
+    return { joined: true, missing, unechoed, othersInWindow, fromOthers };
   }
 }

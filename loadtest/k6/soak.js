@@ -1,25 +1,19 @@
 // Connection soak: CONNECTIONS members, idle-ish, held a long time. setup() fixes the run's clock;
 // member k opens its socket at k / CONNECTIONS of RAMP into the run (rooms of ROOM_SIZE, seated
 // round-robin), sends a heartbeat (frame 6) every HEARTBEAT_MS and now and then a message, until
-// RAMP + HOLD, when everyone stops sending; then each member waits for its own messages, reads the
-// room's last seq and leaves. Nothing is ever retried in a tight loop: a closed socket reconnects
-// like the web client does (5 s ± 20 %, at once with up to 1 s of jitter after 1012, new
-// credentials after 4401, at most 10 in a row), then fetches what it missed with history `after`
-// its last seq (chat_messages_recovered, not loss); failed credential calls back off (1 s, 2 s,
-// 4 s … ± 20 %, Retry-After on 429) and give up after a few.
-//
-// One VU holds CONNECTIONS_PER_VU members (each its own socket), so thousands of connections do
-// not need thousands of VUs.
+// RAMP + HOLD; then it finishes (Member.finish) and leaves. A closed socket reconnects and resumes
+// as the web client does (Member), never in a tight loop. One VU holds CONNECTIONS_PER_VU members
+// (each its own socket), so thousands of connections do not need thousands of VUs.
 //
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e PROFILE=smoke loadtest/k6/soak.js
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e CONNECTIONS=2000 -e HOLD=600 loadtest/k6/soak.js
 /* global __VU */
 import { clearInterval, setInterval } from 'k6/timers';
 import { envNumber, MAX_MEMBER_RATE, PROFILE, PROFILE_NAME, SLO, TIMING } from './config.js';
-import { COMMON_OPTIONS, commonThresholds } from './chat-metrics.js';
+import { checkSession, COMMON_OPTIONS, commonThresholds } from './chat-metrics.js';
 import { between, newRunId, roomName, sleep } from './plan.js';
-import { assertReady } from './room-socket.js';
-import { checkSession, Member } from './member.js';
+import { assertReady } from './http-calls.js';
+import { FINISH_MAX_MS, Member } from './member.js';
 
 const S = PROFILE.soak;
 const CONNECTIONS = envNumber('CONNECTIONS', S.connections, { min: 1, integer: true });
@@ -40,14 +34,7 @@ if (MESSAGE_EVERY.min < 1000 / MAX_MEMBER_RATE) {
 }
 
 const MAX_DURATION_S = Math.ceil(
-  (RAMP_MS +
-    HOLD_MS +
-    TIMING.joinTimeoutMs +
-    2 * TIMING.drainMs +
-    2 * TIMING.replyTimeoutMs +
-    TIMING.settleMs +
-    10000) /
-    1000,
+  (RAMP_MS + HOLD_MS + TIMING.joinTimeoutMs + FINISH_MAX_MS + 8000) / 1000,
 );
 
 export const options = {
