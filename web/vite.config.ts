@@ -2,8 +2,8 @@ import react from '@vitejs/plugin-react';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
-import { precompress } from './build/precompress';
-import { purgeUtilities } from './build/purge-utilities';
+import { compression } from 'vite-plugin-compression2';
+import { purgeBootstrap } from './build/purge-bootstrap';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -11,7 +11,19 @@ const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 export default defineConfig(({ command }) => ({
-  plugins: [react(), precompress()],
+  plugins: [
+    react(),
+    // Every text file gets .gz and .br twins at the highest levels, however small: the api and
+    // nginx send them to clients that accept them (nginx sends a .br twin without checking it
+    // exists, so none may be skipped).
+    compression({
+      include: /\.(js|mjs|css|html|svg|json|webmanifest|txt)$/,
+      threshold: 0,
+      skipIfLargerOrEqual: false,
+      // The library's levels for these are the highest: gzip 9, brotli 11.
+      algorithms: ['gzip', 'brotliCompress'],
+    }),
+  ],
   resolve: {
     // The protocol package is consumed from source, so the client needs no separate build of it.
     alias: {
@@ -29,13 +41,10 @@ export default defineConfig(({ command }) => ({
         silenceDeprecations: ['import', 'global-builtin', 'color-functions', 'if-function'],
       },
     },
-    // The build keeps only the utility classes the sources use; the dev server keeps them all,
+    // The build keeps only the Bootstrap rules the sources use; the dev server keeps them all,
     // so a class just written shows at once.
     postcss: {
-      plugins:
-        command === 'build'
-          ? [purgeUtilities({ sources: [here('./src'), here('./index.html')] })]
-          : [],
+      plugins: command === 'build' ? [purgeBootstrap(here('.'))] : [],
     },
   },
   server: {
