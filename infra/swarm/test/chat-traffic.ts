@@ -5,7 +5,7 @@
  * meanwhile.
  */
 import { ApiPath } from '@taco/protocol';
-import { ChatMember, FAST_RECONNECT, sleep, tally, waitFor } from '@taco/harness';
+import { httpStatus, members as join, settle, sleep, tally } from '@taco/harness';
 
 export interface TrafficOptions {
   /** Room names are `<prefix>-<n>`. */
@@ -65,16 +65,7 @@ function pollReadiness(baseUrl: string, everyMs: number) {
   const startedAt = Date.now();
   const done = (async () => {
     for (let next = Date.now(); running;) {
-      let status = 0;
-      try {
-        const response = await fetch(`${baseUrl}${ApiPath.healthReady}`, {
-          signal: AbortSignal.timeout(2000),
-        });
-        await response.arrayBuffer();
-        status = response.status;
-      } catch {
-        status = 0;
-      }
+      const status = await httpStatus(`${baseUrl}${ApiPath.healthReady}`);
       statuses.push({ at: Date.now() - startedAt, status });
       next += everyMs;
       await sleep(Math.max(0, next - Date.now()));
@@ -108,13 +99,9 @@ export async function chatThrough(
   during: () => Promise<void>,
 ): Promise<TrafficFigures> {
   const rooms = Array.from({ length: options.rooms }, (_, i) => `${options.prefix}-${i + 1}`);
-  const members = rooms.flatMap((room) =>
-    Array.from(
-      { length: options.membersPerRoom },
-      (_, i) => new ChatMember(baseUrl, room, `member ${i + 1}`, { policy: FAST_RECONNECT }),
-    ),
-  );
-  await Promise.all(members.map((member) => member.connect()));
+  const members = (
+    await Promise.all(rooms.map((room) => join(baseUrl, room, options.membersPerRoom)))
+  ).flat();
   const readiness = pollReadiness(baseUrl, options.pollEveryMs);
   /** Messages put on an open socket. */
   let sent = 0;
@@ -133,22 +120,18 @@ export async function chatThrough(
   }
   const ready = await readiness.stop();
   // Every member back on an open socket and caught up, and the last echoes in.
-  await waitFor('every member online again', () => members.every((member) => member.live), {
-    timeoutMs: 30_000,
-    intervalMs: 50,
-  });
-  await sleep(1500);
+  await settle(members, 30_000);
+  await sleep(1000);
 
-  const tallies: Awaited<ReturnType<typeof tally>>[] = [];
-  for (const room of rooms) {
-    tallies.push(
-      await tally(
+  const tallies = await Promise.all(
+    rooms.map((room) =>
+      tally(
         baseUrl,
         room,
         members.filter((member) => member.room === room),
       ),
-    );
-  }
+    ),
+  );
   const sum = (count: (seen: (typeof tallies)[number]) => number) =>
     tallies.reduce((total, seen) => total + count(seen), 0);
   const longestGapMs = Object.fromEntries(

@@ -3,12 +3,11 @@
  * traffic through nginx with what nginx's log shows meanwhile, and the checks every scenario
  * under traffic makes.
  */
-import { join } from 'node:path';
 import { ApiPath } from '@taco/protocol';
-import { REPO_ROOT, waitFor } from '@taco/harness';
-import { composeCommand, COMPOSE_FILE, docker, runCommand } from '../compose/compose';
+import { httpStatus, waitFor } from '@taco/harness';
+import { artifacts, docker, dockerLines } from '../../test/support/docker';
 import { chatThrough, type TrafficFigures, type TrafficOptions } from './chat-traffic';
-import { STACK_FILE, type SwarmStack } from './swarm';
+import { STACK_FILE, type SwarmStack } from './swarm-stack';
 
 export const REPLICAS = 3;
 export const SCALED = 5;
@@ -22,7 +21,7 @@ export const TRAFFIC: Omit<TrafficOptions, 'prefix'> = {
   everyMs: 500,
   pollEveryMs: 200,
 };
-export const ARTIFACTS = join(REPO_ROOT, 'artifacts', 'swarm');
+export const ARTIFACTS = artifacts('swarm');
 
 /** A traffic run's figures, and how many requests nginx's access log shows meanwhile. */
 export interface Observed extends TrafficFigures {
@@ -30,33 +29,22 @@ export interface Observed extends TrafficFigures {
   nginx: { requests: number; retried: number };
 }
 
-/** The figures worth quoting, one line. */
+/** The figures worth quoting, printed on one line (with each member's longest gap). */
 export function summary(name: string, traffic: Observed): Record<string, unknown> {
+  const { longestGapMs, readiness, missing, nginx, ...counts } = traffic;
   const line = {
-    members: traffic.members,
-    sent: traffic.sent,
-    acknowledged: traffic.acknowledged,
-    unacknowledged: traffic.unacknowledged,
-    unacknowledgedStored: traffic.unacknowledgedStored,
-    lost: traffic.lost,
-    duplicates: traffic.duplicates,
-    overlappingFrames: traffic.overlappingFrames,
-    reconnects: traffic.reconnects,
-    moved: traffic.moved,
-    moves: traffic.moves,
-    longestGapMaxMs: traffic.longestGapMaxMs,
-    readinessPercent: traffic.readiness.percent,
-    readinessPolls: traffic.readiness.polls,
-    nginxRequests: traffic.nginx.requests,
-    nginxRetried: traffic.nginx.retried,
+    ...counts,
+    readinessPercent: readiness.percent,
+    readinessPolls: readiness.polls,
+    nginxRequests: nginx.requests,
+    nginxRetried: nginx.retried,
   };
+  const notOk =
+    readiness.notOk.length > 0 ? `  readiness not 200 at: ${readiness.notOk.join(' ')}\n` : '';
   process.stdout.write(
-    `swarm ${name}: ${JSON.stringify(line)}\n  longest gap per member (ms): ${JSON.stringify(traffic.longestGapMs)}\n` +
-      (traffic.readiness.notOk.length > 0
-        ? `  readiness not 200 at: ${traffic.readiness.notOk.join(' ')}\n`
-        : ''),
+    `swarm ${name}: ${JSON.stringify(line)}\n  longest gap per member (ms): ${JSON.stringify(longestGapMs)}\n${notOk}`,
   );
-  return { ...line, longestGapMs: traffic.longestGapMs, readinessNotOk: traffic.readiness.notOk };
+  return { ...line, longestGapMs, readinessNotOk: readiness.notOk, missing };
 }
 
 /** What every scenario under traffic must show: nothing lost or doubled, nobody away for long. */
@@ -68,30 +56,18 @@ export function expectNothingLost(traffic: TrafficFigures): void {
   expect(traffic.longestGapMaxMs).toBeLessThan(MAX_GAP_MS);
 }
 
-/** `<compose> -f docker-compose.yml config` with only `env` (docker-compose 1.29 or v2). */
-export function composeFileConfig(env: NodeJS.ProcessEnv) {
-  const [command = 'docker-compose', ...prefix] = composeCommand();
-  return runCommand(command, [...prefix, '-f', COMPOSE_FILE, 'config'], { env, timeoutMs: 30_000 });
-}
-
 /** `docker stack config -c infra/swarm/stack.yml` with only `env`. */
 export function stackFileConfig(env: NodeJS.ProcessEnv) {
-  return runCommand('docker', ['stack', 'config', '-c', STACK_FILE], { env, timeoutMs: 30_000 });
+  return docker(['stack', 'config', '-c', STACK_FILE], { env, timeoutMs: 30_000 });
 }
 
 /** A /24 in 10.200–10.249 that no network of this engine uses. */
 export async function freeSubnet(): Promise<string> {
-  const { stdout: ids } = await docker(['network', 'ls', '-q'], { timeoutMs: 30_000 });
-  const { stdout } = await docker(
-    [
-      'network',
-      'inspect',
-      '--format',
-      '{{range .IPAM.Config}}{{.Subnet}} {{end}}',
-      ...ids.split('\n').filter((id) => id.trim().length > 0),
-    ],
-    { timeoutMs: 30_000 },
-  );
+  const ids = await dockerLines(['network', 'ls', '-q']);
+  const format = '{{range .IPAM.Config}}{{.Subnet}} {{end}}';
+  const { stdout } = await docker(['network', 'inspect', '--format', format, ...ids], {
+    timeoutMs: 30_000,
+  });
   const used = new Set(stdout.split(/\s+/).filter((subnet) => subnet.length > 0));
   for (let attempt = 0; attempt < 200; attempt++) {
     const subnet = `10.${200 + Math.floor(Math.random() * 50)}.${Math.floor(Math.random() * 256)}.0/24`;
@@ -129,16 +105,7 @@ export async function waitStack(
   await swarm.waitHealthy('nginx', 1, timeoutMs);
   await waitFor(
     'nginx answering, with a ready replica behind it',
-    async () => {
-      try {
-        const response = await fetch(`${baseUrl}${ApiPath.healthReady}`, {
-          signal: AbortSignal.timeout(2000),
-        });
-        return response.status === 200;
-      } catch {
-        return false;
-      }
-    },
+    async () => (await httpStatus(`${baseUrl}${ApiPath.healthReady}`)) === 200,
     { timeoutMs: 60_000, intervalMs: 500 },
   );
 }

@@ -1,22 +1,22 @@
 /**
  * Helpers of the Swarm suite (`npm run test:swarm`): the swarm itself, and one stack of
- * `infra/swarm/stack.yml` deployed under a name of its own. Commands go through the compose
- * suite's `docker` runner (bounded, output kept for errors).
+ * `infra/swarm/stack.yml` deployed under a name of its own.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, sleep, waitFor } from '@taco/harness';
-import { docker, type RunOptions, type RunResult } from '../compose/compose';
+import { REPO_ROOT, waitFor } from '@taco/harness';
+import {
+  type Container,
+  docker,
+  dockerLines,
+  inspect,
+  type RunOptions,
+  type RunResult,
+  servicesReady,
+  waitWatching,
+} from '../../test/support/docker';
 
 export const STACK_FILE = join(REPO_ROOT, 'infra', 'swarm', 'stack.yml');
-
-/** `docker info`'s `Swarm.LocalNodeState`: `inactive`, `active`, `pending`, `error` or `locked`. */
-export async function swarmState(): Promise<string> {
-  const { stdout } = await docker(['info', '--format', '{{.Swarm.LocalNodeState}}'], {
-    timeoutMs: 30_000,
-  });
-  return stdout.trim();
-}
 
 /** What `ensureSwarm` found and did, so that cleanup undoes exactly that. */
 export interface SwarmSetup {
@@ -26,11 +26,19 @@ export interface SwarmSetup {
   createdGatewayBridge: boolean;
 }
 
+/** One value of `docker info` by Go template. */
+async function info(template: string): Promise<string> {
+  return (await docker(['info', '--format', template], { timeoutMs: 30_000 })).stdout.trim();
+}
+
 async function hasNetwork(name: string): Promise<boolean> {
-  const { stdout } = await docker(['network', 'ls', '-q', '--filter', `name=^${name}$`], {
-    timeoutMs: 30_000,
-  });
-  return stdout.trim().length > 0;
+  return (await dockerLines(['network', 'ls', '-q', '--filter', `name=^${name}$`])).length > 0;
+}
+
+/** Runs a cleanup command; when it fails, adds `<what>: <its stderr>` to `problems`. */
+async function attempt(problems: string[], what: string, args: string[], timeoutMs = 30_000) {
+  const { code, stderr } = await docker(args, { timeoutMs, allowFailure: true });
+  if (code !== 0) problems.push(`${what}: ${stderr.trim()}`);
 }
 
 /**
@@ -39,41 +47,28 @@ async function hasNetwork(name: string): Promise<boolean> {
  */
 export async function ensureSwarm(): Promise<SwarmSetup> {
   const gatewayBridge = await hasNetwork('docker_gwbridge');
-  const created = await joinOrCreate();
-  return { created, createdGatewayBridge: created && !gatewayBridge };
+  // `Swarm.LocalNodeState`: `inactive`, `active`, `pending`, `error` or `locked`.
+  const state = await info('{{.Swarm.LocalNodeState}}');
+  if (state === 'active') {
+    if ((await info('{{.Swarm.ControlAvailable}}')) !== 'true') {
+      throw new Error('this engine is in a swarm but not a manager');
+    }
+    return { created: false, createdGatewayBridge: false };
+  }
+  if (state !== 'inactive') throw new Error(`the engine's swarm is ${state}; fix it first`);
+  await docker(['swarm', 'init', '--advertise-addr', '127.0.0.1'], { timeoutMs: 60_000 });
+  return { created: true, createdGatewayBridge: !gatewayBridge };
 }
 
 /** Leaves the swarm `ensureSwarm` created (never one it found), and what came with it. */
 export async function undoSwarm(setup: SwarmSetup): Promise<string[]> {
   const problems: string[] = [];
   if (!setup.created) return problems;
-  const left = await docker(['swarm', 'leave', '--force'], {
-    timeoutMs: 120_000,
-    allowFailure: true,
-  });
-  if (left.code !== 0) problems.push(`swarm leave: ${left.stderr.trim()}`);
+  await attempt(problems, 'swarm leave', ['swarm', 'leave', '--force'], 120_000);
   if (setup.createdGatewayBridge && (await hasNetwork('docker_gwbridge'))) {
-    const removed = await docker(['network', 'rm', 'docker_gwbridge'], {
-      timeoutMs: 30_000,
-      allowFailure: true,
-    });
-    if (removed.code !== 0) problems.push(`network rm docker_gwbridge: ${removed.stderr.trim()}`);
+    await attempt(problems, 'network rm docker_gwbridge', ['network', 'rm', 'docker_gwbridge']);
   }
   return problems;
-}
-
-async function joinOrCreate(): Promise<boolean> {
-  const state = await swarmState();
-  if (state === 'active') {
-    const { stdout } = await docker(['info', '--format', '{{.Swarm.ControlAvailable}}'], {
-      timeoutMs: 30_000,
-    });
-    if (stdout.trim() !== 'true') throw new Error('this engine is in a swarm but not a manager');
-    return false;
-  }
-  if (state !== 'inactive') throw new Error(`the engine's swarm is ${state}; fix it first`);
-  await docker(['swarm', 'init', '--advertise-addr', '127.0.0.1'], { timeoutMs: 60_000 });
-  return true;
 }
 
 /** One task of a service as `docker service ps` tells it. */
@@ -85,17 +80,6 @@ export interface TaskState {
   /** `Running 5 seconds ago`, `Failed 2 seconds ago`, … */
   current: string;
   error: string;
-}
-
-/** One running container of a service, with its health and the task it belongs to. */
-export interface TaskContainer {
-  id: string;
-  taskId: string;
-  status: string;
-  /** `healthy`, `starting`, `unhealthy`, or '' for a container without a health check. */
-  health: string;
-  /** When the container was created (ISO time). */
-  created: string;
 }
 
 /** `docker service inspect`'s `UpdateStatus` (absent before the first update). */
@@ -114,20 +98,16 @@ export class SwarmStack {
     readonly variables: Record<string, string>,
   ) {}
 
-  get env(): NodeJS.ProcessEnv {
-    return { ...process.env, ...this.variables };
-  }
-
   /** The full service name: `<stack>_<service>`. */
   service(service: string): string {
     return `${this.name}_${service}`;
   }
 
   /** `docker stack deploy` of the images as they are on this engine (`--resolve-image never`). */
-  deploy(options: RunOptions = {}): Promise<RunResult> {
+  deploy(): Promise<RunResult> {
     return docker(
       ['stack', 'deploy', '-c', STACK_FILE, '--resolve-image', 'never', '--prune', this.name],
-      { timeoutMs: 120_000, ...options, env: { ...this.env, ...options.env } },
+      { timeoutMs: 120_000, env: { ...process.env, ...this.variables } },
     );
   }
 
@@ -153,44 +133,16 @@ export class SwarmStack {
       });
   }
 
-  /** The running containers of a service on this node, with their health. */
-  async containers(service: string): Promise<TaskContainer[]> {
-    const { stdout: ids } = await docker(
-      [
-        'ps',
-        '-q',
-        '--no-trunc',
-        '--filter',
-        `label=com.docker.swarm.service.name=${this.service(service)}`,
-      ],
-      { timeoutMs: 30_000 },
-    );
-    const list = ids.split('\n').filter((id) => id.trim().length > 0);
-    if (list.length === 0) return [];
-    const format =
-      '{{.Id}}|{{index .Config.Labels "com.docker.swarm.task.id"}}|{{.State.Status}}|' +
-      '{{if .State.Health}}{{.State.Health.Status}}{{end}}|{{.Created}}';
-    const { stdout } = await docker(['inspect', '--format', format, ...list], {
-      timeoutMs: 30_000,
-      allowFailure: true,
-    });
-    return stdout
-      .split('\n')
-      .filter((line) => line.includes('|'))
-      .map((line) => {
-        const [id = '', taskId = '', status = '', health = '', created = ''] = line.split('|');
-        return { id, taskId, status, health, created };
-      })
-      .filter((container) => container.status === 'running');
+  /** The running containers of a service on this node, with their health and task. */
+  async containers(service: string): Promise<Container[]> {
+    const label = `label=com.docker.swarm.service.name=${this.service(service)}`;
+    const ids = await dockerLines(['ps', '-q', '--no-trunc', '--filter', label]);
+    return (await inspect(ids)).filter((container) => container.status === 'running');
   }
 
+  /** The service's `UpdateStatus`. */
   async updateStatus(service: string): Promise<UpdateStatus> {
-    const { stdout } = await this.serviceCommand(
-      ['inspect', '--format', '{{json .UpdateStatus}}'],
-      service,
-      { timeoutMs: 30_000 },
-    );
-    const text = stdout.trim();
+    const text = await this.inspect(service, '{{json .UpdateStatus}}');
     return text === '' || text === 'null' ? {} : (JSON.parse(text) as UpdateStatus);
   }
 
@@ -207,8 +159,7 @@ export class SwarmStack {
    * service without a health check) and no other task of it is still meant to run.
    */
   async waitHealthy(service: string, replicas: number, timeoutMs: number): Promise<void> {
-    let seen = '';
-    await waitFor(
+    await waitWatching(
       `${replicas} healthy ${service} task(s)`,
       async () => {
         const [containers, tasks] = await Promise.all([
@@ -216,34 +167,29 @@ export class SwarmStack {
           this.tasks(service),
         ]);
         const running = tasks.filter((task) => task.desired === 'Running');
-        seen =
-          containers.map((c) => `${c.taskId.slice(0, 6)}=${c.health || c.status}`).join(' ') +
-          ` | ${running.map((t) => `${t.name}: ${t.current} ${t.error}`).join('; ')}`;
-        return (
-          containers.length === replicas &&
-          running.length === replicas &&
-          containers.every((c) => c.health === 'healthy' || c.health === '')
+        const [ok, seen] = servicesReady(
+          { [service]: containers },
+          { [service]: replicas },
+          (c) => c.health === 'healthy' || c.health === '',
         );
+        const meant = running.map((t) => `${t.name}: ${t.current} ${t.error}`).join('; ');
+        return [ok && running.length === replicas, `${seen} | ${meant}`];
       },
       { timeoutMs, intervalMs: 1000 },
-    ).catch((error: unknown) => {
-      throw new Error(`${String(error)}\nlast seen: ${seen}`);
-    });
+    );
   }
 
   /** Waits until the service's UpdateStatus is one of `states`; returns it. */
   async waitUpdate(service: string, states: string[], timeoutMs: number): Promise<UpdateStatus> {
     let status: UpdateStatus = {};
-    await waitFor(
+    await waitWatching(
       `${service} update ${states.join(' or ')}`,
       async () => {
         status = await this.updateStatus(service);
-        return states.includes(status.State ?? '');
+        return [states.includes(status.State ?? ''), JSON.stringify(status)];
       },
       { timeoutMs, intervalMs: 1000 },
-    ).catch((error: unknown) => {
-      throw new Error(`${String(error)}: last ${JSON.stringify(status)}`);
-    });
+    );
     return status;
   }
 
@@ -275,38 +221,24 @@ export class SwarmStack {
    */
   async remove(timeoutMs = 120_000): Promise<string[]> {
     const problems: string[] = [];
-    const removed = await docker(['stack', 'rm', this.name], {
-      timeoutMs: 60_000,
-      allowFailure: true,
-    });
-    if (removed.code !== 0) problems.push(`stack rm: ${removed.stderr.trim()}`);
+    await attempt(problems, 'stack rm', ['stack', 'rm', this.name], 60_000);
     const label = `label=com.docker.stack.namespace=${this.name}`;
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const [containers, networks] = await Promise.all([
-        docker(['ps', '-aq', '--filter', label], { timeoutMs: 30_000, allowFailure: true }),
-        docker(['network', 'ls', '-q', '--filter', label], {
-          timeoutMs: 30_000,
-          allowFailure: true,
-        }),
-      ]);
-      if (containers.stdout.trim() === '' && networks.stdout.trim() === '') break;
-      if (Date.now() > deadline) {
-        problems.push(`still there after ${timeoutMs} ms: ${containers.stdout} ${networks.stdout}`);
-        break;
-      }
-      await sleep(1000);
-    }
-    const volumes = await docker(['volume', 'ls', '-q', '--filter', label], {
-      timeoutMs: 30_000,
-      allowFailure: true,
-    });
-    for (const volume of volumes.stdout.split('\n').filter((v) => v.trim().length > 0)) {
-      const gone = await docker(['volume', 'rm', volume], {
-        timeoutMs: 30_000,
-        allowFailure: true,
-      });
-      if (gone.code !== 0) problems.push(`volume rm ${volume}: ${gone.stderr.trim()}`);
+    let left: string[] = [];
+    await waitFor(
+      `stack ${this.name} gone`,
+      async () => {
+        left = (
+          await Promise.all([
+            dockerLines(['ps', '-aq', '--filter', label]),
+            dockerLines(['network', 'ls', '-q', '--filter', label]),
+          ])
+        ).flat();
+        return left.length === 0;
+      },
+      { timeoutMs, intervalMs: 1000 },
+    ).catch(() => problems.push(`still there after ${timeoutMs} ms: ${left.join(' ')}`));
+    for (const volume of await dockerLines(['volume', 'ls', '-q', '--filter', label])) {
+      await attempt(problems, `volume rm ${volume}`, ['volume', 'rm', volume]);
     }
     return problems;
   }
