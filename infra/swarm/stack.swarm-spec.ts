@@ -18,22 +18,27 @@ import {
   TEST_CLIENT_LIMITS as LIMITS,
   uniqueProjectName,
 } from '../test/support/docker';
-import type { TrafficOptions } from './test/chat-traffic';
-import { ensureSwarm, SwarmStack, type SwarmSetup, undoSwarm } from './test/swarm-stack';
+import {
+  expectNothingLost,
+  MIN_READY_PERCENT,
+  observeTraffic,
+  summary,
+  TRAFFIC,
+  type TrafficOptions,
+} from './test/chat-traffic';
 import {
   ARTIFACTS,
-  expectNothingLost,
+  ensureSwarm,
   freeSubnet,
-  MIN_READY_PERCENT,
   REPLICAS,
   SCALED,
   stackFileConfig,
-  summary,
+  SwarmStack,
+  type SwarmSetup,
   targets,
-  TRAFFIC,
-  observeTraffic,
+  undoSwarm,
   waitStack,
-} from './test/stack-checks';
+} from './test/swarm-stack';
 
 const figures: Record<string, unknown> = {};
 

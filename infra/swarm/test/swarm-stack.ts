@@ -4,8 +4,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, waitFor } from '@taco/harness';
+import { ApiPath } from '@taco/protocol';
+import { httpStatus, REPO_ROOT, waitFor } from '@taco/harness';
 import {
+  artifacts,
   type Container,
   docker,
   dockerLines,
@@ -17,6 +19,9 @@ import {
 } from '../../test/support/docker';
 
 export const STACK_FILE = join(REPO_ROOT, 'infra', 'swarm', 'stack.yml');
+export const REPLICAS = 3;
+export const SCALED = 5;
+export const ARTIFACTS = artifacts('swarm');
 
 /** What `ensureSwarm` found and did, so that cleanup undoes exactly that. */
 export interface SwarmSetup {
@@ -242,4 +247,69 @@ export class SwarmStack {
     }
     return problems;
   }
+}
+
+/** `docker stack config -c infra/swarm/stack.yml` with only `env`. */
+export function stackFileConfig(env: NodeJS.ProcessEnv) {
+  return docker(['stack', 'config', '-c', STACK_FILE], { env, timeoutMs: 30_000 });
+}
+
+/** A /24 in 10.200–10.249 that no network of this engine uses. */
+export async function freeSubnet(): Promise<string> {
+  const ids = await dockerLines(['network', 'ls', '-q']);
+  const format = '{{range .IPAM.Config}}{{.Subnet}} {{end}}';
+  const { stdout } = await docker(['network', 'inspect', '--format', format, ...ids], {
+    timeoutMs: 30_000,
+  });
+  const used = new Set(stdout.split(/\s+/).filter((subnet) => subnet.length > 0));
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const subnet = `10.${200 + Math.floor(Math.random() * 50)}.${Math.floor(Math.random() * 256)}.0/24`;
+    if (!used.has(subnet)) return subnet;
+  }
+  throw new Error('no free subnet found');
+}
+
+/** Waits until redis, `replicas` api tasks and nginx are healthy, and nginx answers. */
+export async function waitStack(
+  swarm: SwarmStack,
+  baseUrl: string,
+  replicas: number,
+  timeoutMs = 180_000,
+): Promise<void> {
+  await swarm.waitHealthy('redis', 1, timeoutMs);
+  await swarm.waitHealthy('api', replicas, timeoutMs);
+  await swarm.waitHealthy('nginx', 1, timeoutMs);
+  await waitFor(
+    'nginx answering, with a ready replica behind it',
+    async () => (await httpStatus(`${baseUrl}${ApiPath.healthReady}`)) === 200,
+    { timeoutMs: 60_000, intervalMs: 500 },
+  );
+}
+
+/**
+ * The api tasks as a monitoring system finds them: every address `tasks.api` resolves to on
+ * the stack's network (seen from an api task), each asked for readiness and metrics.
+ */
+export async function targets(
+  swarm: SwarmStack,
+): Promise<{ address: string; ready: number; metrics: boolean }[]> {
+  const [probe] = await swarm.containers('api');
+  if (!probe) throw new Error('no api container to look from');
+  const script = `
+    const dns = require('node:dns/promises');
+    (async () => {
+      const found = await dns.lookup('tasks.api', { all: true, family: 4 });
+      const answers = await Promise.all(found.map(async ({ address }) => {
+        const get = (path) => fetch('http://' + address + ':3000' + path, { signal: AbortSignal.timeout(3000) })
+          .then(async (r) => ({ status: r.status, text: await r.text() }), () => ({ status: 0, text: '' }));
+        const ready = await get('${ApiPath.healthReady}');
+        const metrics = await get('${ApiPath.metrics}');
+        return { address, ready: ready.status, metrics: metrics.text.includes('taco_connections') };
+      }));
+      process.stdout.write(JSON.stringify(answers));
+    })().catch((error) => { process.stderr.write(String(error)); process.exit(1); });`;
+  const { stdout } = await docker(['exec', probe.id, 'node', '-e', script], {
+    timeoutMs: 30_000,
+  });
+  return JSON.parse(stdout) as { address: string; ready: number; metrics: boolean }[];
 }
