@@ -6,19 +6,20 @@
  * scale-down, the replicas that left are gone from the targets and reported by
  * TacoApiReplicaGone. Always ends with `down -v`. Needs a Docker engine: `npm run test:compose`.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FrameType } from '@taco/protocol';
 import { freePorts, REPO_ROOT, sleep, waitFor } from '@taco/harness';
 import { credentials, join as joinRoom, type RawClient } from '../test/support/chat';
+import { ComposeProject } from '../test/support/compose';
 import {
-  ComposeProject,
-  type ContainerState,
+  artifacts,
   docker,
+  keepFigures,
   seconds,
   TEST_CLIENT_LIMITS as LIMITS,
   uniqueProjectName,
-} from './compose';
+} from '../test/support/docker';
 
 const SCALED = 5;
 const REPLICAS = 3;
@@ -37,7 +38,9 @@ const CORE_PANELS = [
   'Redis memory',
   'Redis commands per second',
 ];
-const ARTIFACTS = join(REPO_ROOT, 'artifacts', 'compose');
+const ARTIFACTS = artifacts('compose');
+/** The services that must be healthy; Prometheus and redis-exporter must only run. */
+const CHECKED = ['api', 'redis', 'nginx'];
 
 interface Sample {
   metric: Record<string, string>;
@@ -81,52 +84,22 @@ describe('docker-compose profile monitoring: Prometheus and redis_exporter over 
       await prometheus<{ activeTargets: Target[] }>('/api/v1/targets', { state: 'active' })
     ).activeTargets.filter((target) => target.labels.job === job);
 
-  const running = async (): Promise<Record<string, ContainerState[]>> => {
-    const services = ['redis', 'api', 'nginx', 'prometheus', 'redis-exporter'];
-    const states = await Promise.all(services.map((service) => compose().running(service)));
-    return Object.fromEntries(services.map((service, index) => [service, states[index] ?? []]));
-  };
-
   /** Waits until `replicas` api replicas and redis, nginx are healthy, and the monitoring runs. */
-  const waitHealthy = async (replicas: number) => {
-    let seen = '';
-    await waitFor(
-      `${replicas} healthy api replicas, redis, nginx, prometheus and redis-exporter`,
-      async () => {
-        const state = await running();
-        // A container without an address has lost its network (`docker swarm leave` on the same
-        // engine detaches the containers of compose networks).
-        seen = Object.entries(state)
-          .map(
-            ([service, list]) =>
-              `${service}: ${list.map((c) => `${c.health || c.status}@${c.address || 'no network'}`).join(',')}`,
-          )
-          .join('; ');
-        const healthy = (list: ContainerState[] = []) =>
-          list.every((container) => container.health === 'healthy');
-        return (
-          state.api?.length === replicas &&
-          state.redis?.length === 1 &&
-          state.nginx?.length === 1 &&
-          state.prometheus?.length === 1 &&
-          state['redis-exporter']?.length === 1 &&
-          healthy(state.api) &&
-          healthy(state.redis) &&
-          healthy(state.nginx)
-        );
+  const waitHealthy = (replicas: number) =>
+    compose().waitHealthy(
+      { redis: 1, api: replicas, nginx: 1, prometheus: 1, 'redis-exporter': 1 },
+      {
+        timeoutMs: 240_000,
+        intervalMs: 1000,
+        ready: (container, service) => !CHECKED.includes(service) || container.health === 'healthy',
       },
-      { timeoutMs: 240_000, intervalMs: 1000 },
-    ).catch((error: unknown) => {
-      throw new Error(`${String(error)}\nlast seen: ${seen}`);
-    });
-  };
+    );
 
   /** Sorted addresses `ip:3000` of the running api containers. */
   const apiAddresses = async (): Promise<string[]> =>
     (await compose().running('api')).map((container) => `${container.address}:3000`).sort();
 
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     const [nginxPort, prometheusPort] = await freePorts(2);
     stack = new ComposeProject(project, {
       ...LIMITS,
@@ -155,12 +128,8 @@ describe('docker-compose profile monitoring: Prometheus and redis_exporter over 
     for (const client of clients) client.socket.terminate();
     if (!stack) return;
     await stack.saveLogs(join(ARTIFACTS, 'monitoring.log'), 'prometheus', 'redis-exporter');
-    writeFileSync(
-      join(ARTIFACTS, 'monitoring-figures.json'),
-      `${JSON.stringify(figures, null, 2)}\n`,
-    );
     await stack.tearDown();
-    process.stdout.write(`monitoring scenario figures: ${JSON.stringify(figures)}\n`);
+    keepFigures(join(ARTIFACTS, 'monitoring-figures.json'), 'monitoring', figures);
   }, 240_000);
 
   it('passes promtool check config, check rules and test rules in the Prometheus image it runs', async () => {

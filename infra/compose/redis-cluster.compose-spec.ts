@@ -6,9 +6,10 @@
  * `npm run test:compose`.
  */
 import { FrameType } from '@taco/protocol';
-import { freePorts, waitFor } from '@taco/harness';
+import { freePorts } from '@taco/harness';
 import { credentials, isLive, join, type RawClient } from '../test/support/chat';
-import { ComposeProject, docker, uniqueProjectName } from './compose';
+import { ComposeProject } from '../test/support/compose';
+import { docker, uniqueProjectName } from '../test/support/docker';
 
 const PROFILE = ['--profile', 'redis-cluster'];
 const NODES = ['1', '2', '3', '4', '5', '6'].map((n) => `redis-node-${n}`);
@@ -34,18 +35,8 @@ describe('docker-compose profile redis-cluster: a 3+3 Redis Cluster, api ×3, ng
     });
     baseUrl = `http://127.0.0.1:${port}`;
     await stack.run([...PROFILE, 'up', '-d', '--build', 'nginx-cluster'], { timeoutMs: 600_000 });
-    await waitFor(
-      'three healthy replicas on the cluster, and nginx',
-      async () => {
-        const [api, nginx] = await Promise.all(
-          ['api-cluster', 'nginx-cluster'].map((service) => compose().running(service)),
-        );
-        return (
-          api?.length === 3 &&
-          nginx?.length === 1 &&
-          [...api, ...nginx].every((container) => container.health === 'healthy')
-        );
-      },
+    await stack.waitHealthy(
+      { 'api-cluster': 3, 'nginx-cluster': 1 },
       { timeoutMs: 180_000, intervalMs: 1000 },
     );
   }, 800_000);

@@ -21,8 +21,8 @@ import {
   rejoin,
   type RawClient,
 } from '../test/support/chat';
-import { docker, seconds, uniqueProjectName } from './compose';
-import { K6_TIMEOUT_MS, k6Figures, runK6Smoke } from './k6-smoke';
+import { docker, seconds, uniqueProjectName } from '../test/support/docker';
+import { K6_TIMEOUT_MS, k6Figures, runK6Smoke } from './test/k6-smoke';
 import {
   acknowledgements,
   askCredentials,
@@ -39,7 +39,7 @@ import {
   StackUnderTest,
   type Tracked,
   within,
-} from './stack-checks';
+} from './test/stack-checks';
 
 const figures: Record<string, unknown> = {};
 

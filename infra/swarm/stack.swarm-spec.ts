@@ -6,37 +6,39 @@
  * Swarm must roll back by itself. Always removes the stack, and leaves the swarm if it created
  * it. Needs a Docker engine: `npm run test:swarm` (never part of `npm test`).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiPath, SHARED_KEYS } from '@taco/protocol';
 import { freePorts, sleep, waitFor } from '@taco/harness';
+import { block, ComposeProject, composeFileConfig, mapping } from '../test/support/compose';
 import {
-  block,
-  ComposeProject,
   docker,
-  mapping,
+  keepFigures,
   removeImages,
   seconds,
   TEST_CLIENT_LIMITS as LIMITS,
   uniqueProjectName,
-} from '../compose/compose';
-import type { TrafficOptions } from './chat-traffic';
-import { ensureSwarm, SwarmStack, type SwarmSetup, undoSwarm } from './swarm';
+} from '../test/support/docker';
+import {
+  expectNothingLost,
+  MIN_READY_PERCENT,
+  observeTraffic,
+  summary,
+  TRAFFIC,
+  type TrafficOptions,
+} from './test/chat-traffic';
 import {
   ARTIFACTS,
-  composeFileConfig,
-  expectNothingLost,
+  ensureSwarm,
   freeSubnet,
-  MIN_READY_PERCENT,
   REPLICAS,
   SCALED,
   stackFileConfig,
-  summary,
+  SwarmStack,
+  type SwarmSetup,
   targets,
-  TRAFFIC,
-  observeTraffic,
+  undoSwarm,
   waitStack,
-} from './stack-checks';
+} from './test/swarm-stack';
 
 const figures: Record<string, unknown> = {};
 
@@ -57,7 +59,6 @@ describe('Docker Swarm stack: rolling updates that lose nothing', () => {
     observeTraffic(swarm(), baseUrl, options, during);
 
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     const [port] = await freePorts(1);
     setup = await ensureSwarm();
     figures.stack = name;
@@ -106,8 +107,7 @@ describe('Docker Swarm stack: rolling updates that lose nothing', () => {
     const swarmProblems = await undoSwarm(setup);
     if (setup.created) figures.leftSwarm = swarmProblems.length === 0;
     if (swarmProblems.length > 0) process.stderr.write(`${swarmProblems.join('\n')}\n`);
-    writeFileSync(join(ARTIFACTS, 'figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
-    process.stdout.write(`swarm scenario figures: ${JSON.stringify(figures)}\n`);
+    keepFigures(join(ARTIFACTS, 'figures.json'), 'swarm', figures);
   }, 300_000);
 
   it('is the compose stack’s settings and images, on dnsrr, host-mode nginx and one trusted subnet', async () => {

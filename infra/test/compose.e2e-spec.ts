@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '@taco/harness';
-import { block, mapping } from '../compose/compose';
+import { block, mapping } from './support/compose';
 
 const run = promisify(execFile);
 const COMPOSE_FILE = join(REPO_ROOT, 'docker-compose.yml');

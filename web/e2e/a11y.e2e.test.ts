@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { axeFindings, COMMITTED_SCREENSHOTS, snap } from './support';
+import { axeFindings, COMMITTED_SCREENSHOTS, snap } from './test/page-checks';
 import {
   createRoom,
   feed,
@@ -7,7 +7,7 @@ import {
   openCreateForm,
   send as sendOnly,
   serverAndBrowser,
-} from './suite';
+} from './test/suite';
 
 /**
  * Accessibility of every screen in both colour modes: axe-core finds no serious or critical

@@ -1,6 +1,14 @@
 import type { Page } from 'playwright-core';
-import { snap } from './support';
-import { createRoom, feed, joinRoom, messageItem, send, serverAndBrowser, STEP_MS } from './suite';
+import { snap } from './test/page-checks';
+import {
+  createRoom,
+  feed,
+  joinRoom,
+  messageItem,
+  send,
+  serverAndBrowser,
+  STEP_MS,
+} from './test/suite';
 
 /** Bounded waits: generous for a reconnect (5 s ± 20 % per attempt), short otherwise. */
 const RECOVERY_MS = 30_000;

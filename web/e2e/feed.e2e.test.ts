@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import WebSocket from 'ws';
 import { waitFor } from '@taco/harness';
-import { snap } from './support';
+import { snap } from './test/page-checks';
 import {
   type ContextOptions,
   feed,
@@ -10,7 +10,7 @@ import {
   serverAndBrowser,
   STEP_MS,
   waitOnline,
-} from './suite';
+} from './test/suite';
 
 /** The feed's screenshots are kept with the code (they show the states this suite covers). */
 const SHOTS = join(__dirname, 'screenshots');

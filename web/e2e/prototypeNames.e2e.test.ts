@@ -1,5 +1,13 @@
 import type { Page } from 'playwright-core';
-import { composer, feed, joinRoom, messageItem, send, serverAndBrowser, waitOnline } from './suite';
+import {
+  composer,
+  feed,
+  joinRoom,
+  messageItem,
+  send,
+  serverAndBrowser,
+  waitOnline,
+} from './test/suite';
 
 /**
  * Room ids and names that are properties of `Object.prototype` are valid: a room `__proto__`

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { type Cluster, sleep, startCluster } from '@taco/harness';
-import { BrowserSuite, composer, feed, openRenameDialog } from './suite';
+import { BrowserSuite, composer, feed, openRenameDialog } from './test/suite';
 
 /**
  * Two people in one room, each on a different api replica behind nginx (Redis between them):

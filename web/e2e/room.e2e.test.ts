@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { NAME_TAKEN_MESSAGE } from '@taco/protocol';
 import type { Page } from 'playwright-core';
-import { snap as saveSnap } from './support';
+import { snap as saveSnap } from './test/page-checks';
 import {
   composer,
   createRoom,
@@ -12,7 +12,7 @@ import {
   serverAndBrowser,
   STEP_MS,
   waitOnline,
-} from './suite';
+} from './test/suite';
 
 /**
  * The room's own features in a real browser, desktop (1280×800) and phone (390×844) side by side:

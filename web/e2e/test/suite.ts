@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { freePorts } from '@taco/harness';
-import { launchBrowser, ServerProcess, watchErrors } from './support';
+import { launchBrowser, ServerProcess } from '../support';
+import { watchErrors } from './page-checks';
 
 /** A step's bounded wait in the browser suites. */
 export const STEP_MS = 10_000;

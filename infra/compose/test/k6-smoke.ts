@@ -4,7 +4,7 @@
  */
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ComposeProject } from './compose';
+import type { ComposeProject } from '../../test/support/compose';
 import { ARTIFACTS } from './stack-checks';
 
 /** The smoke profile runs for well under a minute; the bound leaves room for a slow machine. */

@@ -2,10 +2,9 @@
  * Helpers of the compose stack suite (stack.compose-spec.ts): its settings, the bounded
  * wait-until-healthy, and the clients it tracks to the replica their socket landed on.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiPath, type CreateRoomResponse, FrameType, type ServerFrame } from '@taco/protocol';
-import { freePorts, REPO_ROOT, sleep, waitFor } from '@taco/harness';
+import { freePorts, sleep, waitFor } from '@taco/harness';
 import {
   credentials,
   type HistoryFrame,
@@ -14,22 +13,24 @@ import {
   join as joinRoom,
   type LiveMessage,
   type RawClient,
-} from '../test/support/chat';
+} from '../../test/support/chat';
+import { ComposeProject } from '../../test/support/compose';
 import {
-  ComposeProject,
-  type ContainerState,
+  artifacts,
+  type Container,
   docker,
+  keepFigures,
   seconds,
   TEST_CLIENT_LIMITS,
-} from './compose';
+} from '../../test/support/docker';
 
 export const REPLICAS = 3;
 export const SCALED = 5;
 /** Every client of a killed or drained replica must be back within this (issue 12). */
 export const BACK_WITHIN_MS = 15_000;
 export const HEALTHY_WITHIN_MS = 180_000;
-/** Where the figures and the k6 summary are kept for CI (artifacts/ is ignored by git). */
-export const ARTIFACTS = join(REPO_ROOT, 'artifacts', 'compose');
+/** Where the figures, the logs and the k6 summary are kept for CI. */
+export const ARTIFACTS = artifacts('compose');
 
 export interface Tracked {
   client: RawClient;
@@ -173,7 +174,6 @@ export class StackUnderTest {
 
   /** `up -d --build` under the project's own name and image tag, then the bounded wait. */
   readonly start = async (): Promise<void> => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     const [port] = await freePorts(1);
     const variables = {
       ...TEST_CLIENT_LIMITS,
@@ -206,9 +206,7 @@ export class StackUnderTest {
       // Always: containers, network and the Redis volume go, whatever happened above.
       this.figures.downExit = await this.stack.tearDown();
     }
-    const figures = this.figures;
-    writeFileSync(join(ARTIFACTS, 'figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
-    process.stdout.write(`compose scenario figures: ${JSON.stringify(figures)}\n`);
+    keepFigures(join(ARTIFACTS, 'figures.json'), 'compose', this.figures);
   };
 
   /** `up -d --scale api=<count> --no-recreate`. */
@@ -217,47 +215,16 @@ export class StackUnderTest {
       timeoutMs: 180_000,
     });
 
-  /** Waits until `count` api replicas and every other service are running and healthy. */
+  /**
+   * Waits until `replicas` api replicas, redis and nginx are running and healthy; a slow wait's
+   * changes of their states are kept in the figures.
+   */
   readonly waitHealthy = async (replicas: number, timeoutMs = HEALTHY_WITHIN_MS) => {
     const startedAt = Date.now();
-    // Each change of the services' states, with the second it was seen: kept for slow waits.
-    const changes: string[] = [];
-    let last = '';
-    await waitFor(
-      `${replicas} healthy api replicas, redis and nginx`,
-      async () => {
-        const states = await Promise.all(
-          ['redis', 'api', 'nginx'].map((service) => this.compose().running(service)),
-        );
-        const [redis = [], api = [], nginx = []] = states;
-        const seen = states
-          .flat()
-          .map((c) => `${c.name.replace(`${this.project}_`, '')}=${c.health}`)
-          .join(' ');
-        if (seen !== last) changes.push(`${seconds(Date.now() - startedAt)}s ${seen}`);
-        last = seen;
-        const healthy = (list: ContainerState[]) => list.every((c) => c.health === 'healthy');
-        return (
-          redis.length === 1 &&
-          nginx.length === 1 &&
-          api.length === replicas &&
-          healthy(redis) &&
-          healthy(api) &&
-          healthy(nginx)
-        );
-      },
+    const changes = await this.compose().waitHealthy(
+      { redis: 1, api: replicas, nginx: 1 },
       { timeoutMs, intervalMs: 500 },
-    ).catch(async (error: unknown) => {
-      const [nginx] = await this.compose().ids('nginx');
-      const probes = nginx
-        ? (
-            await docker(['inspect', '--format', '{{json .State.Health.Log}}', nginx], {
-              allowFailure: true,
-            })
-          ).stdout
-        : '';
-      throw new Error(`${String(error)}\n${changes.join('\n')}\nnginx probes: ${probes}`);
-    });
+    );
     if (Date.now() - startedAt > 20_000) {
       const slow = (this.figures.slowHealthWaits ?? []) as string[][];
       this.figures.slowHealthWaits = [...slow, changes];
@@ -265,7 +232,7 @@ export class StackUnderTest {
   };
 
   /** One replica's Prometheus text: straight to its address, or through `docker exec`. */
-  readonly metrics = async (container: ContainerState): Promise<string> => {
+  readonly metrics = async (container: Container): Promise<string> => {
     if (this.direct !== false && container.address) {
       try {
         const response = await fetch(`http://${container.address}:3000${ApiPath.metrics}`, {
