@@ -6,8 +6,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClusterWorkload } from '../workloads/workloads';
 import { type Outcome, settle } from './outcome';
-import { openRateSession, per10k, type RunSettings, type StepResult } from './rate-session';
-import { type RunningServer, startServer, startTacoOnRedisCluster } from './servers';
+import { openRateSession } from './run-workload';
+import { per10k, type RunSettings, type StepResult, withServer } from './session';
+import { type RunningServer, startServer } from './servers';
 
 /** One fixed-rate step of the comparison, with its CPU split per delivery. */
 export interface ClusterStep extends StepResult {
@@ -95,10 +96,8 @@ async function runOn(
   workload: ClusterWorkload,
   settings: RunSettings,
 ): Promise<Outcome<ClusterRun>> {
-  let server: RunningServer | null = null;
-  return settle(
-    async () => {
-      server = await start();
+  return settle(() =>
+    withServer(start, async (server) => {
       const session = await openRateSession(workload.rooms, server, settings);
       try {
         // A silent step first: what the connected members cost with nobody sending.
@@ -124,8 +123,7 @@ async function runOn(
       } finally {
         await session.close();
       }
-    },
-    async () => server?.stop(),
+    }),
   );
 }
 
@@ -147,11 +145,11 @@ export async function runClusterComparison(
   };
   const standalone = await run('one Redis', () => startServer('taco', replicas, profileDir));
   const viaNginx = await run('one Redis, every client through nginx', () =>
-    startServer('taco', replicas, profileDir, true),
+    startServer('taco', replicas, profileDir, { viaNginx: true }),
   );
   const cluster = await run(
     `Redis Cluster (${workload.masters} masters + ${workload.masters} replicas)`,
-    () => startTacoOnRedisCluster(replicas, workload.masters, profileDir),
+    () => startServer('taco', replicas, profileDir, { masters: workload.masters }),
   );
   return { standalone, viaNginx, cluster };
 }

@@ -12,7 +12,7 @@ import { benchPlan, type RateWorkload } from '../workloads/workloads';
 import { type ClusterFigures, runClusterComparison } from './cluster-bench';
 import { type Outcome, settle, skipped } from './outcome';
 import { type PubSubFigures, runPubSubBench } from './pubsub-bench';
-import type { RunSettings } from './rate-session';
+import { type RunSettings, stopRunning, withServer } from './session';
 import { type BenchReport, machine, ratios, render, SERVER_IDS } from './report';
 import {
   type IdleFigures,
@@ -39,8 +39,6 @@ function parseScale(text: string | undefined): number {
   }
   return value;
 }
-
-let current: RunningServer | null = null;
 
 const WORKLOAD_IDS = ['fanout', 'manyRooms', 'idle', 'cluster', 'pubsub'] as const;
 
@@ -74,25 +72,6 @@ function parseFixed(rate: string | undefined, seconds: string | undefined): RunS
   return { roomRate, seconds: duration };
 }
 
-let profileDir: string | undefined;
-
-function withServer<T>(
-  id: ServerId,
-  replicas: number,
-  run: (server: RunningServer) => Promise<T>,
-): Promise<Outcome<T>> {
-  return settle(
-    async () => {
-      current = await startServer(id, replicas, profileDir);
-      return run(current);
-    },
-    async () => {
-      await current?.stop();
-      current = null;
-    },
-  );
-}
-
 async function main(): Promise<void> {
   // `--only slowReader` and `--only storm` are scenarios of their own (loadtest/bench/scenarios).
   if (await runScenario(process.argv.slice(2))) return;
@@ -110,7 +89,7 @@ async function main(): Promise<void> {
   });
   const workloads = parseList('only', values.only, WORKLOAD_IDS);
   const servers = parseList('servers', values.servers, SERVER_IDS);
-  profileDir = values.profile === undefined ? undefined : resolve(values.profile);
+  const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
   const started = Date.now();
   const plan = benchPlan(parseScale(process.env.BENCH_SCALE), values.smoke);
   const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -142,7 +121,9 @@ async function main(): Promise<void> {
     log(`\n== ${title}`);
     for (const id of servers) {
       log(`  ${SERVER_NAMES[id]}`);
-      const outcome = await withServer(id, replicas, run);
+      const outcome = await settle(() =>
+        withServer(() => startServer(id, replicas, profileDir), run),
+      );
       if (outcome.error !== null) log(`    error: ${outcome.error}`);
       outcomes[id] = outcome;
     }
@@ -194,7 +175,7 @@ async function main(): Promise<void> {
 }
 
 const interrupt = () => {
-  void (current?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
+  void stopRunning().finally(() => process.exit(130));
 };
 process.once('SIGINT', interrupt);
 process.once('SIGTERM', interrupt);

@@ -6,16 +6,11 @@ export interface Outcome<T> {
 
 export const skipped = (): Outcome<never> => ({ figures: null, error: null });
 
-/** The figures of a run, or its error's message; `cleanup` runs either way. */
-export async function settle<T>(
-  run: () => Promise<T>,
-  cleanup?: () => Promise<unknown>,
-): Promise<Outcome<T>> {
+/** The figures of a run, or its error's message. */
+export async function settle<T>(run: () => Promise<T>): Promise<Outcome<T>> {
   try {
     return { figures: await run(), error: null };
   } catch (error) {
     return { figures: null, error: error instanceof Error ? error.message : String(error) };
-  } finally {
-    await cleanup?.();
   }
 }

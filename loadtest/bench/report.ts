@@ -5,7 +5,7 @@ import type { BenchPlan } from '../workloads/workloads';
 import type { ClusterFigures, ClusterRun } from './cluster-bench';
 import type { Outcome } from './outcome';
 import type { PubSubFigures } from './pubsub-bench';
-import { DISTURBED_CORES, per10k } from './rate-session';
+import { DISTURBED_CORES, per10k } from './session';
 import type { IdleFigures, RateFigures } from './run-workload';
 import { SERVER_NAMES, type ServerId } from './servers';
 

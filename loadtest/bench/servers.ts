@@ -10,8 +10,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
-  API_ENTRY,
   baseEnvironment,
+  childPids,
+  type Cluster,
   findExecutable,
   freePorts,
   httpStatus,
@@ -20,11 +21,10 @@ import {
   redisPing,
   redisServerArgs,
   REPO_ROOT,
+  SCENARIO_ENV,
   startCluster,
-  startRedisCluster,
   waitFor,
 } from '@taco/harness';
-import { childPids } from './proc-stats';
 import type { ClientKind } from './ipc';
 
 export type ServerId = 'taco' | 'socketio' | 'raw';
@@ -42,12 +42,12 @@ export interface RunningServer {
   ports: number[];
   /** The server processes (one per port), in the same order. */
   processPids(): number[];
-  /** Every process whose CPU counts for this server: its processes and redis-server. */
-  allPids(): number[];
   /** The redis-server processes, each with a name for the report (one node unless a cluster). */
   redisNodes(): RedisNode[];
   /** nginx's master and workers when the load clients go through it (`viaNginx`), else none. */
   nginxPids(): number[];
+  /** The harness's cluster (replicas' URLs and handles, Redis) when Taco Chat runs on one. */
+  cluster?: Cluster;
   stop(): Promise<void>;
 }
 
@@ -55,16 +55,6 @@ export interface RedisNode {
   name: string;
   pid: number;
 }
-
-/** Rate limits raised so the benchmark measures delivery, not the abuse limits. */
-const LOAD_ENV: Record<string, string> = {
-  LOG_LEVEL: 'warn',
-  MESSAGE_BURST: '10000',
-  MESSAGES_PER_SECOND: '100000',
-  TYPING_PER_SECOND: '1000',
-  CREDENTIALS_PER_MINUTE: '1000000',
-  CONNECTIONS_PER_IP: '1000000',
-};
 
 const START_TIMEOUT_MS = 30_000;
 const PEERS_DIR = resolve(__dirname, '..', 'peers');
@@ -101,18 +91,47 @@ export function collectGarbage(pids: readonly number[]): void {
   }
 }
 
+/** Where Taco Chat runs, beside the profile folder every server takes. */
+export interface TacoOptions {
+  /** The load clients go through nginx instead of to each replica's port; nginx's CPU counts. */
+  viaNginx?: boolean;
+  /** On a Redis Cluster of this many masters, one replica each, instead of one Redis. */
+  masters?: number;
+}
+
+/** Names each node of a Redis Cluster for the report (`:port master|replica`), with its pid. */
+async function clusterNodes(cluster: RedisCluster): Promise<RedisNode[]> {
+  return Promise.all(
+    cluster.nodes.map(async (node) => {
+      const role = (await cluster.cli(node.port, 'role')).split('\n', 1)[0] ?? '';
+      const name = `:${node.port} ${role === 'slave' ? 'replica' : role}`;
+      return { name, pid: await redisNodePid(cluster, node.port) };
+    }),
+  );
+}
+
+/**
+ * Taco Chat by the harness's `startCluster`: replicas, nginx, and one Redis or a Redis Cluster
+ * (`REDIS_CLUSTER_NODES`: sharded pub/sub), every node's CPU counted under its own name.
+ */
 async function startTaco(
   replicas: number,
   profileDir: string | undefined,
-  viaNginx: boolean,
+  { viaNginx = false, masters }: TacoOptions,
 ): Promise<RunningServer> {
   const cluster = await startCluster({
     replicas,
-    env: { ...LOAD_ENV, ...hooksEnv(profileDir) },
+    env: { ...SCENARIO_ENV, ...hooksEnv(profileDir) },
     output: 'quiet',
-    redis: true,
+    ...(masters === undefined ? {} : { redisCluster: { masters, replicasPerMaster: 1 } }),
   });
-  const processPids = () => pids(cluster.replicas.map((replica) => replica.pid));
+  let nodes: RedisNode[] | undefined;
+  try {
+    nodes = cluster.redisCluster ? await clusterNodes(cluster.redisCluster) : undefined;
+  } catch (error) {
+    await cluster.stop();
+    throw error;
+  }
   const nginxPids = () => {
     const master = cluster.nginx.pid;
     return viaNginx && master !== undefined ? [master, ...childPids(master)] : [];
@@ -122,10 +141,10 @@ async function startTaco(
     kind: 'taco',
     // Through nginx: one address, nginx spreads the sockets over the replicas.
     ports: viaNginx ? [cluster.nginx.port] : cluster.replicas.map((replica) => replica.port),
-    processPids,
-    allPids: () => [...processPids(), ...pids([cluster.redis?.pid]), ...nginxPids()],
-    redisNodes: () => standaloneRedis(cluster.redis?.pid),
+    processPids: () => pids(cluster.replicas.map((replica) => replica.pid)),
+    redisNodes: () => nodes ?? standaloneRedis(cluster.redis?.pid),
     nginxPids,
+    cluster,
     stop: () => cluster.stop(),
   };
 }
@@ -235,7 +254,6 @@ async function startPeer(
     kind: id,
     ports,
     processPids: peers.pids,
-    allPids: () => [...peers.pids(), ...pids([redis.pid])],
     redisNodes: () => standaloneRedis(redis.pid),
     nginxPids: () => [],
     stop: peers.stop,
@@ -250,69 +268,14 @@ export async function redisNodePid(cluster: RedisCluster, port: number): Promise
   return pid;
 }
 
-/**
- * Taco Chat on a Redis Cluster (`REDIS_CLUSTER_NODES`: sharded pub/sub): `masters` masters with
- * one replica each on loopback (@taco/harness), and `replicas` api processes
- * addressed directly by port like the other servers. Every Redis node's CPU counts, each reported
- * by its own name (`:port master`).
- */
-export async function startTacoOnRedisCluster(
-  replicas: number,
-  masters: number,
-  profileDir?: string,
-): Promise<RunningServer> {
-  const cluster = await startRedisCluster({ masters, replicasPerMaster: 1 });
-  const cleanup = {
-    kill: () => {
-      for (const node of cluster.nodes) node.kill('SIGKILL');
-    },
-    stop: () => cluster.stop(),
-  };
-  let nodes: RedisNode[];
-  try {
-    nodes = await Promise.all(
-      cluster.nodes.map(async (node) => {
-        const role = (await cluster.cli(node.port, 'role')).split('\n', 1)[0] ?? '';
-        const name = `:${node.port} ${role === 'slave' ? 'replica' : role}`;
-        return { name, pid: await redisNodePid(cluster, node.port) };
-      }),
-    );
-  } catch (error) {
-    await cleanup.stop();
-    throw error;
-  }
-  const ports = await freePorts(replicas);
-  const env = {
-    HOST: '127.0.0.1',
-    WEB_DIST: 'off',
-    REDIS_CLUSTER_NODES: cluster.seeds,
-    ...LOAD_ENV,
-    ...hooksEnv(profileDir),
-  };
-  const apis = await startNodes('api', ports, [API_ENTRY], env, '/api/health/ready', cleanup);
-  return {
-    id: 'taco',
-    kind: 'taco',
-    ports,
-    processPids: apis.pids,
-    allPids: () => [...apis.pids(), ...nodes.map((node) => node.pid)],
-    redisNodes: () => nodes,
-    nginxPids: () => [],
-    stop: apis.stop,
-  };
-}
-
-/**
- * Starts one of the servers. `viaNginx` (Taco Chat only) sends the load clients through the
- * cluster runner's nginx instead of to each replica's port, and counts nginx's CPU as the server's.
- */
+/** Starts one of the servers; `taco` (Taco Chat only) says where it runs. */
 export function startServer(
   id: ServerId,
   replicas: number,
   profileDir?: string,
-  viaNginx = false,
+  taco: TacoOptions = {},
 ): Promise<RunningServer> {
   return id === 'taco'
-    ? startTaco(replicas, profileDir, viaNginx)
+    ? startTaco(replicas, profileDir, taco)
     : startPeer(id, replicas, profileDir);
 }

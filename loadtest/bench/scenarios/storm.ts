@@ -11,7 +11,6 @@
  *   npm run bench -- --only storm [--clients 2000] [--rate 0.5] [--warmup 8] [--processes 2]
  *                    [--body 200] [--out file.json] [--smoke]
  */
-import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   metricValue,
@@ -21,12 +20,14 @@ import {
   STORM_PHASES,
   type StormPhase,
   type StormSettings,
+  count,
+  emptyHistogram,
+  merge,
+  quantile,
 } from '@taco/harness';
 import Redis from 'ioredis';
-import { emptyHistogram, merge, quantile } from '../histogram';
 import { machine } from '../report';
 import { commandStats, intOption, log, round, scenarioArgs, writeReport } from './common';
-import { type StormMeasured } from './storm-measure';
 
 const LAG_POLL_MS = 500;
 
@@ -77,7 +78,6 @@ export async function stormScenario(settings: StormSettings) {
   let watching: Promise<void> | undefined;
   let watch = false;
   const outcome = await reconnectStorm(settings, {
-    measureModule: resolve(__dirname, 'storm-measure.ts'),
     at: async (point, cluster) => {
       if (point === 'warm') {
         redis = new Redis(cluster.redis?.url ?? '', { maxRetriesPerRequest: 1 });
@@ -111,8 +111,8 @@ export async function stormScenario(settings: StormSettings) {
       ? `  not everyone came back within 90 s: ${outcome.status.down} still down, ${outcome.status.gaveUp} gave up`
       : `  all ${outcome.status.everClosed} disconnected clients back and resumed ${outcome.stormSeconds.toFixed(1)} s after the kill`,
   );
-  const measured = outcome.reports.map((answer) => answer.measured as StormMeasured);
-  const probe = outcome.probeReport.measured as StormMeasured;
+  const measured = outcome.reports;
+  const probe = outcome.probeReport;
   const histograms = Object.fromEntries(
     STORM_PHASES.map((phase) => {
       const histogram = emptyHistogram();
@@ -131,7 +131,6 @@ export async function stormScenario(settings: StormSettings) {
     }
   }
   const p = (histogram: number[], q: number) => round(quantile(histogram, q), 1);
-  const count = (histogram: number[]) => histogram.reduce((sum, n) => sum + n, 0);
   const eventLoop = (key: 'p99Ms' | 'maxMs') =>
     round(Math.max(...measured.map((each) => each.eventLoop.storm[key])), 0);
   const report = {

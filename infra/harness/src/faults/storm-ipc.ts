@@ -37,21 +37,8 @@ export type StormChildMessage =
   | {
       type: 'report';
       members: MemberReport[];
-      /** Live messages received by members never disconnected (bystanders), by phase. */
-      bystanderMessages: Record<StormPhase, number>;
-      /** What the process's measure module (the bench's) recorded, if one was loaded. */
-      measured: unknown;
+      /** Latency of the live messages to members never disconnected (bystanders), by phase. */
+      bystanders: Record<StormPhase, number[]>;
+      /** The process's own event-loop delay by phase (its share of the latency). */
+      eventLoop: Record<StormPhase, { p99Ms: number; maxMs: number }>;
     };
-
-/**
- * What a storm member process may load (`STORM_MEASURE`, a module exporting `measure`): hooks
- * for the bench's measurements, run in the member processes.
- */
-export interface StormMeasure {
-  /** The body of a sender's n-th message (default: `n` padded to the body size). */
-  body?(n: number, bytes: number): string;
-  /** A live message to a member never disconnected so far. */
-  bystander?(frame: { body: string }): void;
-  phase?(next: StormPhase): void;
-  report?(): unknown;
-}
