@@ -20,7 +20,9 @@ import {
   runIdleWorkload,
   runRateWorkload,
 } from './run-workload';
-import { runScenario } from './scenarios';
+import { runConnectCost } from './scenarios/connect-cost';
+import { runSlowReader } from './scenarios/slow-reader';
+import { runStorm } from './scenarios/storm';
 import { type RunningServer, SERVER_NAMES, type ServerId, startServer } from './servers';
 
 /** Default BENCH_SCALE: the whole run stays within about five minutes on two cores. */
@@ -72,9 +74,29 @@ function parseFixed(rate: string | undefined, seconds: string | undefined): RunS
   return { roomRate, seconds: duration };
 }
 
+/** The scenarios: each a run of its own with options of its own (see each file). */
+const SCENARIOS: Record<string, (argv: string[]) => Promise<void>> = {
+  connectCost: runConnectCost,
+  slowReader: runSlowReader,
+  storm: runStorm,
+};
+
+/**
+ * Runs the scenarios `--only` names (one, or several separated by commas, one after another), if
+ * it names only scenarios; false when it names none. `--smoke` runs each at tiny sizes.
+ */
+async function runScenarios(argv: string[]): Promise<boolean> {
+  const at = argv.findIndex((arg) => arg === '--only' || arg.startsWith('--only='));
+  const arg = argv[at];
+  const names = (arg?.includes('=') ? arg.slice(7) : (argv[at + 1] ?? '')).split(',');
+  const scenarios = names.map((name) => SCENARIOS[name]);
+  if (at < 0 || !scenarios.every((scenario) => scenario !== undefined)) return false;
+  for (const scenario of scenarios) await scenario?.(argv);
+  return true;
+}
+
 async function main(): Promise<void> {
-  // `--only slowReader` and `--only storm` are scenarios of their own (loadtest/bench/scenarios).
-  if (await runScenario(process.argv.slice(2))) return;
+  if (await runScenarios(process.argv.slice(2))) return;
   const { values } = parseArgs({
     options: {
       smoke: { type: 'boolean', default: false },

@@ -62,11 +62,19 @@ async function quietStep(session: Session, roomRate: number, seconds: number) {
 }
 
 /**
- * A step of the workload's own length, run once more when it failed on a disturbed machine;
- * every run, the one that counts last.
+ * A step of the workload's own length, run once more when it failed on a disturbed machine:
+ * every run goes into `steps`, and the one that counts (the last) comes back.
  */
-function steadyStep(session: Session, workload: RateWorkload, roomRate: number) {
-  return session.rerun(roomRate, workload.stepSeconds, (step) => !step.pass && step.valid);
+async function steadyStep(
+  session: Session,
+  workload: RateWorkload,
+  roomRate: number,
+  steps: StepResult[],
+): Promise<StepResult> {
+  const again = (step: StepResult) => !step.pass && step.valid;
+  const runs = await session.rerun(roomRate, workload.stepSeconds, again);
+  steps.push(...runs);
+  return runs[runs.length - 1] as StepResult;
 }
 
 /** Every member of every room, spread over the clients and the workload's replicas. */
@@ -129,14 +137,11 @@ export async function runRateWorkload(
   const session = await openRateSession(workload, server, settings);
   try {
     if (settings.fixed) return await runFixedRate(session, settings.fixed, settings);
-    const first = workload.roomRates[0] ?? 1;
     const steps: StepResult[] = [];
     let best: StepResult | null = null;
     let stoppedBy: RateFigures['stoppedBy'] = 'last-step';
     for (const rate of workload.roomRates) {
-      const runs = await steadyStep(session, workload, rate);
-      steps.push(...runs);
-      const step = runs[runs.length - 1] as StepResult;
+      const step = await steadyStep(session, workload, rate, steps);
       if (!step.valid) {
         stoppedBy = 'client-saturated';
         break;
@@ -158,9 +163,7 @@ export async function runRateWorkload(
         await sleep(settings.settleMs * 2);
         const rate = Math.round(Math.sqrt(low * high) * 10) / 10;
         if (rate <= low || rate >= high) break;
-        const runs = await steadyStep(session, workload, rate);
-        steps.push(...runs);
-        const step = runs[runs.length - 1] as StepResult;
+        const step = await steadyStep(session, workload, rate, steps);
         if (step.valid && step.pass) {
           best = step;
           low = rate;
@@ -169,7 +172,7 @@ export async function runRateWorkload(
         }
       }
     }
-    const capacity = best?.roomRate ?? first;
+    const capacity = best?.roomRate ?? workload.roomRates[0] ?? 1;
     const loadSteps: LoadStep[] = [];
     for (const fraction of settings.loadFractions) {
       // Let any backlog of the step before clear first.

@@ -1,7 +1,8 @@
 /**
  * The servers under test, started as real processes on loopback, each as two processes (ports)
  * sharing one redis-server, addressed directly by port by the load clients:
- * - Taco Chat: `startCluster` (@taco/harness, infra/harness) with 2 api replicas and rate limits raised;
+ * - Taco Chat: `startCluster` (@taco/harness) with 2 api replicas and rate limits raised, on one
+ *   Redis or on a Redis Cluster;
  * - Socket.IO 4 + @socket.io/redis-adapter (loadtest/peers/socketio-server.ts);
  * - the raw ws + ioredis ceiling (loadtest/peers/raw-server.ts).
  * Redis runs with the repository's redis.conf and the cluster runner's flags for all three.
@@ -150,69 +151,9 @@ async function startTaco(
 }
 
 /**
- * One Node process per port (`args` run with `env`, `PORT` and `REPLICA_ID`), each waited for until `path`
- * answers 200; `stop` ends them and `cleanup`, and so does the parent's exit if nobody did.
+ * A peer (`peers/<id>-server.ts`) as one Node process per port beside its own redis-server, each
+ * waited for until it answers; `stop` ends them, and so does the parent's exit if nobody did.
  */
-async function startNodes(
-  name: string,
-  ports: readonly number[],
-  args: string[],
-  env: Record<string, string>,
-  path: string,
-  cleanup: { kill(): void; stop(): Promise<unknown> },
-) {
-  const children = ports.map(
-    (port, index) =>
-      new ManagedProcess({
-        name: `${name}-${index + 1}`,
-        command: process.execPath,
-        args,
-        cwd: REPO_ROOT,
-        env: {
-          ...baseEnvironment(),
-          ...env,
-          PORT: String(port),
-          REPLICA_ID: `${name}-${index + 1}`,
-        },
-        output: 'quiet',
-      }),
-  );
-  const killAll = () => {
-    for (const child of children) child.kill('SIGKILL');
-    cleanup.kill();
-  };
-  process.once('exit', killAll);
-  const stop = async () => {
-    await Promise.all(children.map((child) => child.stop('SIGTERM', 5000)));
-    await cleanup.stop();
-    process.removeListener('exit', killAll);
-  };
-  try {
-    for (const child of children) child.start();
-    await Promise.all(
-      ports.map((port, index) =>
-        waitFor(
-          `${name}-${index + 1} on port ${port}`,
-          async () => (await httpStatus(`http://127.0.0.1:${port}${path}`)) === 200,
-          {
-            timeoutMs: START_TIMEOUT_MS,
-            abort: () => {
-              const child = children[index];
-              return child && !child.isRunning
-                ? `exited:\n${child.lines.slice(-20).join('\n')}`
-                : undefined;
-            },
-          },
-        ),
-      ),
-    );
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { pids: () => pids(children.map((child) => child.pid)), stop };
-}
-
 async function startPeer(
   id: 'socketio' | 'raw',
   replicas: number,
@@ -228,35 +169,57 @@ async function startPeer(
     env: baseEnvironment(),
     output: 'quiet',
   });
-  const removeDir = () => rmSync(workDir, { recursive: true, force: true });
-  const cleanup = {
-    kill: () => {
-      redis.kill('SIGKILL');
-      removeDir();
-    },
-    stop: async () => {
-      await redis.stop('SIGTERM', 5000);
-      removeDir();
-    },
+  const script = join(PEERS_DIR, id === 'raw' ? 'raw-server.ts' : 'socketio-server.ts');
+  const env = { REDIS_URL: `redis://127.0.0.1:${redisPort}`, ...hooksEnv(profileDir) };
+  const peers = ports.map(
+    (port, index) =>
+      new ManagedProcess({
+        name: `${id}-${index + 1}`,
+        command: process.execPath,
+        args: ['--import', 'tsx', script],
+        cwd: REPO_ROOT,
+        env: { ...baseEnvironment(), ...env, PORT: String(port), REPLICA_ID: `${id}-${index + 1}` },
+        output: 'quiet',
+      }),
+  );
+  const killAll = () => {
+    for (const child of [...peers, redis]) child.kill('SIGKILL');
+    rmSync(workDir, { recursive: true, force: true });
   };
+  process.once('exit', killAll);
+  const stop = async () => {
+    await Promise.all(peers.map((child) => child.stop('SIGTERM', 5000)));
+    await redis.stop('SIGTERM', 5000);
+    rmSync(workDir, { recursive: true, force: true });
+    process.removeListener('exit', killAll);
+  };
+  const started = (child: ManagedProcess) => () =>
+    child.isRunning ? undefined : `exited:\n${child.lines.slice(-20).join('\n')}`;
   try {
     redis.start();
     await waitFor('redis', () => redisPing(redisPort), { timeoutMs: START_TIMEOUT_MS });
+    for (const child of peers) child.start();
+    await Promise.all(
+      ports.map((port, index) =>
+        waitFor(
+          `${id}-${index + 1} on port ${port}`,
+          async () => (await httpStatus(`http://127.0.0.1:${port}/health`)) === 200,
+          { timeoutMs: START_TIMEOUT_MS, abort: started(peers[index] as ManagedProcess) },
+        ),
+      ),
+    );
   } catch (error) {
-    await cleanup.stop();
+    await stop();
     throw error;
   }
-  const script = join(PEERS_DIR, id === 'raw' ? 'raw-server.ts' : 'socketio-server.ts');
-  const env = { REDIS_URL: `redis://127.0.0.1:${redisPort}`, ...hooksEnv(profileDir) };
-  const peers = await startNodes(id, ports, ['--import', 'tsx', script], env, '/health', cleanup);
   return {
     id,
     kind: id,
     ports,
-    processPids: peers.pids,
+    processPids: () => pids(peers.map((child) => child.pid)),
     redisNodes: () => standaloneRedis(redis.pid),
     nginxPids: () => [],
-    stop: peers.stop,
+    stop,
   };
 }
 

@@ -69,3 +69,24 @@ export async function commandStats(redis: Redis): Promise<Map<string, number>> {
   }
   return stats;
 }
+
+/**
+ * Redis commands per `units` (connects, reconnects) between two `commandStats` readings, less
+ * `baseline` calls of each, rounded to 2 digits, the most frequent first, those under `min` left
+ * out; and their sum.
+ */
+export function commandsPer(
+  after: Map<string, number>,
+  before: Map<string, number>,
+  units: number,
+  min: number,
+  baseline: (command: string) => number = () => 0,
+) {
+  const each: [string, number][] = [];
+  for (const [command, calls] of after) {
+    const per = (calls - (before.get(command) ?? 0) - baseline(command)) / units;
+    if (units > 0 && per >= min) each.push([command, round(per, 2) ?? 0]);
+  }
+  each.sort((a, b) => b[1] - a[1]);
+  return { byCommand: Object.fromEntries(each), sum: each.reduce((sum, [, n]) => sum + n, 0) };
+}

@@ -17,28 +17,17 @@ import Redis from 'ioredis';
 import { machine } from '../report';
 import { startServer } from '../servers';
 import { withServer } from '../session';
-import { commandStats, intOption, log, round, scenarioArgs, writeReport } from './common';
+import {
+  commandStats,
+  commandsPer,
+  intOption,
+  log,
+  round,
+  scenarioArgs,
+  writeReport,
+} from './common';
 
 const CONCURRENCY = 64;
-
-function perConnect(
-  after: Map<string, number>,
-  before: Map<string, number>,
-  sockets: number,
-): Record<string, number> {
-  const result: [string, number][] = [];
-  for (const [command, calls] of after) {
-    const each = (calls - (before.get(command) ?? 0)) / sockets;
-    if (each >= 0.01) result.push([command, round(each, 2) ?? 0]);
-  }
-  return Object.fromEntries(result.sort((a, b) => b[1] - a[1]));
-}
-
-const total = (record: Record<string, number>) =>
-  round(
-    Object.values(record).reduce((sum, value) => sum + value, 0),
-    2,
-  );
 
 /**
  * Every Redis command of `count` connects made one at a time before anything else runs (so no
@@ -137,7 +126,7 @@ export async function connectCostScenario({ sockets, members, profileDir }: Conn
         open.push(...opened);
         const { failed } = tally;
         const { total: cpuSeconds, wallSeconds: seconds } = window();
-        const commands = perConnect(await commandStats(redis), statsBefore, sockets);
+        const commands = commandsPer(await commandStats(redis), statsBefore, sockets, 0.01);
         const report = {
           scenario: 'connectCost',
           date: new Date().toISOString(),
@@ -147,8 +136,8 @@ export async function connectCostScenario({ sockets, members, profileDir }: Conn
           failed,
           seconds: round(seconds, 2),
           replicaCpuMsPerConnect: round((cpuSeconds * 1000) / sockets, 3),
-          redisCommandsPerConnect: total(commands),
-          redisCommandsByCommand: commands,
+          redisCommandsPerConnect: round(commands.sum, 2),
+          redisCommandsByCommand: commands.byCommand,
           traced,
         };
         log(

@@ -27,7 +27,15 @@ import {
 } from '@taco/harness';
 import Redis from 'ioredis';
 import { machine } from '../report';
-import { commandStats, intOption, log, round, scenarioArgs, writeReport } from './common';
+import {
+  commandStats,
+  commandsPer,
+  intOption,
+  log,
+  round,
+  scenarioArgs,
+  writeReport,
+} from './common';
 
 const LAG_POLL_MS = 500;
 
@@ -49,12 +57,6 @@ export async function runStorm(argv: string[]): Promise<void> {
   if (report.lost > 0 || report.shownTwice > 0) {
     throw new Error('storm: messages were lost or shown twice');
   }
-}
-
-function delta(after: Map<string, number>, before: Map<string, number>): Map<string, number> {
-  const result = new Map<string, number>();
-  for (const [command, calls] of after) result.set(command, calls - (before.get(command) ?? 0));
-  return result;
 }
 
 /** Runs the storm with the bench's measurements and returns its figures. */
@@ -122,14 +124,11 @@ export async function stormScenario(settings: StormSettings) {
   ) as Record<StormPhase, number[]>;
   // Steady traffic's share of the storm's commands, from the warm-up's rate.
   const warmSeconds = (timeOf.kill - timeOf.warm) / 1000;
-  const steady = delta(stats.kill, stats.warm);
-  const perReconnect = new Map<string, number>();
-  for (const [command, calls] of delta(stats.back, stats.kill)) {
-    const extra = calls - ((steady.get(command) ?? 0) * outcome.stormSeconds) / warmSeconds;
-    if (outcome.figures.reconnects > 0 && extra / outcome.figures.reconnects >= 0.05) {
-      perReconnect.set(command, round(extra / outcome.figures.reconnects, 2) ?? 0);
-    }
-  }
+  const steady = (command: string) =>
+    (((stats.kill.get(command) ?? 0) - (stats.warm.get(command) ?? 0)) * outcome.stormSeconds) /
+    warmSeconds;
+  const { reconnects } = outcome.figures;
+  const perReconnect = commandsPer(stats.back, stats.kill, reconnects, 0.05, steady);
   const p = (histogram: number[], q: number) => round(quantile(histogram, q), 1);
   const eventLoop = (key: 'p99Ms' | 'maxMs') =>
     round(Math.max(...measured.map((each) => each.eventLoop.storm[key])), 0);
@@ -157,16 +156,8 @@ export async function stormScenario(settings: StormSettings) {
     survivorEventLoopMaxStormMs: round(survivorLagMs, 0),
     clientEventLoopP99StormMs: eventLoop('p99Ms'),
     clientEventLoopMaxStormMs: eventLoop('maxMs'),
-    redisCommandsPerReconnect:
-      outcome.figures.reconnects > 0
-        ? round(
-            [...perReconnect.values()].reduce((a, b) => a + b, 0),
-            1,
-          )
-        : null,
-    redisCommandsPerReconnectByCommand: Object.fromEntries(
-      [...perReconnect].sort((a, b) => b[1] - a[1]),
-    ),
+    redisCommandsPerReconnect: reconnects > 0 ? round(perReconnect.sum, 1) : null,
+    redisCommandsPerReconnectByCommand: perReconnect.byCommand,
     seconds: (Date.now() - started) / 1000,
   };
   log(

@@ -9,7 +9,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ChatMember } from '../client';
 import { type Handlers, openAll, serveParent } from '../ipc-process';
 import { emptyHistogram, probeBody, recordProbe } from '../probe';
-import type { StormChildMessage, StormParentMessage, StormPhase, StormRoom } from './storm-ipc';
+import type { StormChildMessage, StormParentMessage, StormPhase, StormRoom } from './storm';
 
 const FIRST_CONNECT_TIMEOUT_MS = 60_000;
 

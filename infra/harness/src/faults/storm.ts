@@ -14,9 +14,8 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type MemberReport } from '../client';
 import { type Cluster, startCluster } from '../cluster';
-import { IpcPool, IpcProcess } from '../ipc-process';
+import { type ChildLifecycle, IpcPool, IpcProcess } from '../ipc-process';
 import { SCENARIO_ENV } from './verdict';
-import type { StormChildMessage, StormParentMessage, StormPhase, StormRoom } from './storm-ipc';
 
 const MEMBER_SCRIPT = resolve(__dirname, 'storm-members.ts');
 const REPLY_TIMEOUT_MS = 180_000;
@@ -31,6 +30,49 @@ const PROBE_ROOM_SIZE = 5;
 const PROBE_MESSAGES_PER_SECOND = 4;
 /** The probe process's nice value: ahead of the load clients, as a client on its own machine. */
 export const PROBE_NICE = -5;
+
+// Messages between the storm (parent) and its member processes (storm-members.ts).
+
+export interface StormRoom {
+  room: string;
+  /** Member names; the first one sends the room's messages. */
+  names: string[];
+}
+
+/** `warm`: before the kill; `storm`: from the kill until every member has resumed; `after`. */
+export type StormPhase = 'warm' | 'storm' | 'after';
+
+export const STORM_PHASES: readonly StormPhase[] = ['warm', 'storm', 'after'];
+
+export type StormParentMessage =
+  | { type: 'connect'; baseUrl: string; rooms: StormRoom[]; concurrency: number }
+  | { type: 'traffic'; messagesPerSecondPerRoom: number; bodyBytes: number }
+  | { type: 'phase'; phase: StormPhase }
+  | { type: 'status' }
+  | { type: 'quiet' }
+  | { type: 'report' }
+  | { type: 'close' };
+
+export type StormChildMessage =
+  | ChildLifecycle
+  | {
+      type: 'status';
+      /** Members whose socket is not open and caught up. */
+      down: number;
+      /** Members that have closed at least once. */
+      everClosed: number;
+      /** Members that stopped reconnecting. */
+      gaveUp: number;
+    }
+  | { type: 'quiet' }
+  | {
+      type: 'report';
+      members: MemberReport[];
+      /** Latency of the live messages to members never disconnected (bystanders), by phase. */
+      bystanders: Record<StormPhase, number[]>;
+      /** The process's own event-loop delay by phase (its share of the latency). */
+      eventLoop: Record<StormPhase, { p99Ms: number; maxMs: number }>;
+    };
 
 type MemberProcess = IpcProcess<StormParentMessage, StormChildMessage>;
 type Report = Extract<StormChildMessage, { type: 'report' }>;
