@@ -180,28 +180,28 @@ function runStep(step: number, senders: SenderPlan[], durationMs: number, bodyBy
     }
     if (elapsed >= durationMs) {
       clearInterval(timer);
-      const cpu = process.cpuUsage(state.cpuAtStep);
-      reply({
-        type: 'sent',
-        step,
-        sentByRoom,
-        cpuSeconds: (cpu.user + cpu.system) / 1e6,
-        wallSeconds: (nowMs() - state.wallAtStep) / 1000,
-      });
+      reply({ type: 'sent', step, sentByRoom, ...sinceStep() });
     }
   };
   const timer = setInterval(tick, 10);
 }
 
-function collect(step: number): void {
+/** This process's CPU seconds and the wall seconds since the step started. */
+function sinceStep() {
   const cpu = process.cpuUsage(state.cpuAtStep);
+  return {
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    wallSeconds: (nowMs() - state.wallAtStep) / 1000,
+  };
+}
+
+function collect(step: number): void {
   reply({
     type: 'stats',
     step,
     received: state.received,
     histogram: state.histogram,
-    cpuSeconds: (cpu.user + cpu.system) / 1e6,
-    wallSeconds: (nowMs() - state.wallAtStep) / 1000,
+    ...sinceStep(),
     errors: state.errors,
     closed: state.closed,
   });

@@ -20,6 +20,7 @@ import {
   runIdleWorkload,
   runRateWorkload,
 } from './run-workload';
+import { intOption, log } from './scenarios/common';
 import { runConnectCost } from './scenarios/connect-cost';
 import { runSlowReader } from './scenarios/slow-reader';
 import { runStorm } from './scenarios/storm';
@@ -64,14 +65,10 @@ function parseFixed(rate: string | undefined, seconds: string | undefined): RunS
     return undefined;
   }
   const roomRate = Number(rate);
-  const duration = Number(seconds ?? 10);
   if (!(roomRate > 0) || !Number.isFinite(roomRate)) {
     throw new Error(`--rate must be a positive number of messages/s per room (got "${rate}")`);
   }
-  if (!Number.isInteger(duration) || duration < 1 || duration > 600) {
-    throw new Error(`--seconds must be a whole number from 1 to 600 (got "${seconds ?? ''}")`);
-  }
-  return { roomRate, seconds: duration };
+  return { roomRate, seconds: intOption('seconds', seconds, 10, 1, 600) };
 }
 
 /** The scenarios: each a run of its own with options of its own (see each file). */
@@ -114,7 +111,6 @@ async function main(): Promise<void> {
   const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
   const started = Date.now();
   const plan = benchPlan(parseScale(process.env.BENCH_SCALE), values.smoke);
-  const log = (line: string) => process.stdout.write(`${line}\n`);
   const settings: RunSettings = {
     clients: Number(values.clients ?? 2),
     connectConcurrency: 64,
@@ -143,11 +139,8 @@ async function main(): Promise<void> {
     log(`\n== ${title}`);
     for (const id of servers) {
       log(`  ${SERVER_NAMES[id]}`);
-      const outcome = await settle(() =>
-        withServer(() => startServer(id, replicas, profileDir), run),
-      );
-      if (outcome.error !== null) log(`    error: ${outcome.error}`);
-      outcomes[id] = outcome;
+      const start = () => startServer(id, replicas, profileDir);
+      outcomes[id] = await settle(() => withServer(start, run), log);
     }
     return outcomes;
   };
@@ -176,8 +169,7 @@ async function main(): Promise<void> {
   let pubsub: Outcome<PubSubFigures> = skipped();
   if (workloads.includes('pubsub')) {
     log(`\n== ${plan.pubsub.title}`);
-    pubsub = await settle(() => runPubSubBench(plan.pubsub, log));
-    if (pubsub.error !== null) log(`    error: ${pubsub.error}`);
+    pubsub = await settle(() => runPubSubBench(plan.pubsub, log), log);
   }
 
   const report: BenchReport = {

@@ -6,11 +6,16 @@ export interface Outcome<T> {
 
 export const skipped = (): Outcome<never> => ({ figures: null, error: null });
 
-/** The figures of a run, or its error's message. */
-export async function settle<T>(run: () => Promise<T>): Promise<Outcome<T>> {
+/** The figures of a run, or its error's message, written with `log` when given. */
+export async function settle<T>(
+  run: () => Promise<T>,
+  log?: (line: string) => void,
+): Promise<Outcome<T>> {
   try {
     return { figures: await run(), error: null };
   } catch (error) {
-    return { figures: null, error: error instanceof Error ? error.message : String(error) };
+    const message = error instanceof Error ? error.message : String(error);
+    log?.(`    error: ${message}`);
+    return { figures: null, error: message };
   }
 }

@@ -175,16 +175,13 @@ async function runMode(
       outsideCores,
       stealCores,
     };
+    const perNode = Object.values(byNode).map((value) => value.toFixed(1));
     log(
       `    ${masters} masters, ${mode}, ${subscribers} subscriber(s) per channel: ` +
         `${received}/${published * subscribers} delivered, Redis CPU ` +
         `${sum.toFixed(2)} µs per message over all nodes, ${run.netMicrosPerMessage?.toFixed(2) ?? '–'} ` +
-        `net of idle (per node ` +
-        `${Object.values(byNode)
-          .map((value) => value.toFixed(1))
-          .join(
-            ' / ',
-          )}), outside ${run.outsideCores.toFixed(2)} + steal ${run.stealCores.toFixed(2)} cores`,
+        `net of idle (per node ${perNode.join(' / ')}), ` +
+        `outside ${run.outsideCores.toFixed(2)} + steal ${run.stealCores.toFixed(2)} cores`,
     );
     return run;
   } finally {

@@ -135,9 +135,7 @@ export interface Session {
 
 let stepCounter = 0;
 
-function fmt(value: number | null): string {
-  return value === null ? '–' : value.toFixed(1);
-}
+const fmt = (value: number | null) => (value === null ? '–' : value.toFixed(1));
 
 /** Starts the load clients of a session on `server`; `close` ends them. */
 export async function openSession(

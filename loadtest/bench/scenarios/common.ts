@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { quantile } from '@taco/harness';
 import type Redis from 'ioredis';
 
 /**
@@ -54,6 +55,10 @@ export const round = (value: number | null, digits = 1): number | null =>
   value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits;
 
 export const MIB = 1024 * 1024;
+
+/** Quantile `q` of a latency histogram in ms, to 0.1 ms, or null when it is empty. */
+export const ms = (histogram: readonly number[], q: number): number | null =>
+  round(quantile(histogram, q), 1);
 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -143,7 +143,7 @@ export async function connectCostScenario({ sockets, members, profileDir }: Conn
         log(
           [
             `  ${sockets - failed} connected (${failed} failed) in ${report.seconds} s; replica CPU ${report.replicaCpuMsPerConnect} ms per connect`,
-            `  Redis per connect: ${report.redisCommandsPerConnect} commands ${JSON.stringify(commands)}`,
+            `  Redis per connect: ${report.redisCommandsPerConnect} commands ${JSON.stringify(commands.byCommand)}`,
           ].join('\n'),
         );
         return report;

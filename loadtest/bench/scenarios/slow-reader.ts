@@ -8,11 +8,11 @@
  *   npm run bench -- --only slowReader [--seconds 60] [--idle-seconds 15] [--attackers 10]
  *                    [--members 10] [--rate 250] [--body 4000] [--out file.json] [--smoke]
  */
-import { quantile, type SlowReaderSettings, slowReaderAttack } from '@taco/harness';
+import { type SlowReaderSettings, slowReaderAttack } from '@taco/harness';
 import { machine } from '../report';
 import { startServer } from '../servers';
 import { withServer } from '../session';
-import { intOption, log, median, MIB, round, scenarioArgs, writeReport } from './common';
+import { intOption, log, median, MIB, ms as p, round, scenarioArgs, writeReport } from './common';
 
 const ROOM = 'slow-reader-room';
 
@@ -55,7 +55,6 @@ export async function slowReaderScenario(settings: SlowReaderSettings) {
       const { idle, attack, after } = figures.phases;
       const idleRss = median(idle.rss);
       const attackRss = Math.max(...attack.rss);
-      const p = (histogram: number[], q: number) => round(quantile(histogram, q), 1);
       const spread = (values: number[]) =>
         values.length > 0 ? { median: median(values), max: Math.max(...values) } : null;
       const report = {

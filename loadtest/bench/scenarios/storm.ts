@@ -23,7 +23,6 @@ import {
   count,
   emptyHistogram,
   merge,
-  quantile,
 } from '@taco/harness';
 import Redis from 'ioredis';
 import { machine } from '../report';
@@ -32,6 +31,7 @@ import {
   commandsPer,
   intOption,
   log,
+  ms as p,
   round,
   scenarioArgs,
   writeReport,
@@ -129,7 +129,6 @@ export async function stormScenario(settings: StormSettings) {
     warmSeconds;
   const { reconnects } = outcome.figures;
   const perReconnect = commandsPer(stats.back, stats.kill, reconnects, 0.05, steady);
-  const p = (histogram: number[], q: number) => round(quantile(histogram, q), 1);
   const eventLoop = (key: 'p99Ms' | 'maxMs') =>
     round(Math.max(...measured.map((each) => each.eventLoop.storm[key])), 0);
   const report = {

@@ -78,7 +78,6 @@ export async function slowReaderAttack(
     await client.opened;
     return client;
   };
-  const sockets: RawClient[] = [];
   let received = 0;
   const goneAt = new Map<string, number>();
   const members: RawClient[] = [];
@@ -92,7 +91,6 @@ export async function slowReaderAttack(
       }
     });
     members.push(member);
-    sockets.push(member);
   }
   // Members take turns sending, `rate` messages a second in all, on a 10 ms tick.
   let sent = 0;
@@ -180,7 +178,7 @@ export async function slowReaderAttack(
     };
   } finally {
     clearInterval(timer);
-    for (const client of sockets) client.socket.terminate();
+    for (const member of members) member.socket.terminate();
   }
 }
 

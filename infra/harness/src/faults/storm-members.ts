@@ -14,16 +14,9 @@ import type { StormChildMessage, StormParentMessage, StormPhase, StormRoom } fro
 const FIRST_CONNECT_TIMEOUT_MS = 60_000;
 
 let phase: StormPhase = 'warm';
-const bystanders: Record<StormPhase, number[]> = {
-  warm: emptyHistogram(),
-  storm: emptyHistogram(),
-  after: emptyHistogram(),
-};
-const eventLoop: Record<StormPhase, { p99Ms: number; maxMs: number }> = {
-  warm: { p99Ms: 0, maxMs: 0 },
-  storm: { p99Ms: 0, maxMs: 0 },
-  after: { p99Ms: 0, maxMs: 0 },
-};
+const bystanders = { warm: emptyHistogram(), storm: emptyHistogram(), after: emptyHistogram() };
+const noDelay = () => ({ p99Ms: 0, maxMs: 0 });
+const eventLoop = { warm: noDelay(), storm: noDelay(), after: noDelay() };
 const delay = monitorEventLoopDelay({ resolution: 10 });
 delay.enable();
 let members: ChatMember[] = [];

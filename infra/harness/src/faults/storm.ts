@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type MemberReport } from '../client';
 import { type Cluster, startCluster } from '../cluster';
 import { type ChildLifecycle, IpcPool, IpcProcess } from '../ipc-process';
-import { SCENARIO_ENV } from './verdict';
+import { percentile, SCENARIO_ENV } from './verdict';
 
 const MEMBER_SCRIPT = resolve(__dirname, 'storm-members.ts');
 const REPLY_TIMEOUT_MS = 180_000;
@@ -255,9 +255,7 @@ export async function reconnectStorm(settings: StormSettings, hooks: StormHooks 
         killed: victim.id,
         disconnected: reconnected.length,
         everyoneBackSeconds: backAt === null ? null : round2(stormSeconds),
-        resumeSecondsMedian: round2(
-          (resumeMs.sort((a, b) => a - b)[resumeMs.length >> 1] ?? 0) / 1000,
-        ),
+        resumeSecondsMedian: round2((percentile(resumeMs, 50) ?? 0) / 1000),
         gaveUp: members.filter((member) => member.gaveUp).length,
         reconnects,
         reconnectAttempts: sum(reconnected.map((member) => member.reconnects)),
