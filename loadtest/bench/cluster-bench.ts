@@ -6,8 +6,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClusterWorkload } from '../workloads/workloads';
 import { type Outcome, settle } from './outcome';
-import { openRateSession, per10k, type RunSettings, type StepResult } from './rate-session';
-import { type RunningServer, startServer, startTacoOnRedisCluster } from './servers';
+import { openRateSession } from './run-workload';
+import { per10k, type RunSettings, type StepResult, withServer } from './session';
+import { type RunningServer, startServer } from './servers';
 
 /** One fixed-rate step of the comparison, with its CPU split per delivery. */
 export interface ClusterStep extends StepResult {
@@ -95,37 +96,33 @@ async function runOn(
   workload: ClusterWorkload,
   settings: RunSettings,
 ): Promise<Outcome<ClusterRun>> {
-  let server: RunningServer | null = null;
   return settle(
-    async () => {
-      server = await start();
-      const session = await openRateSession(workload.rooms, server, settings);
-      try {
-        // A silent step first: what the connected members cost with nobody sending.
-        await sleep(settings.settleMs);
-        settings.log('    idle (connected, nobody sending):');
-        const connections = workload.rooms.rooms * workload.rooms.members;
-        const idle = idleCost(await session.step(0, workload.stepSeconds), connections);
-        const steps: ClusterStep[] = [];
-        for (const rate of workload.roomRates) {
+    () =>
+      withServer(start, async (server) => {
+        const session = await openRateSession(workload.rooms, server, settings);
+        try {
+          // A silent step first: what the connected members cost with nobody sending.
           await sleep(settings.settleMs);
-          const step = clusterStep(await session.step(rate, workload.stepSeconds), idle);
-          steps.push(step);
-          const byNode = Object.entries(step.netRedisMicrosPerDeliveryByNode);
-          if (byNode.length > 1) {
-            settings.log(
-              `      Redis µs per delivery by node, net of idle: ${byNode
-                .map(([name, micros]) => `${name} ${micros.toFixed(2)}`)
-                .join(', ')}`,
+          settings.log('    idle (connected, nobody sending):');
+          const connections = workload.rooms.rooms * workload.rooms.members;
+          const idle = idleCost(await session.step(0, workload.stepSeconds), connections);
+          const steps: ClusterStep[] = [];
+          for (const rate of workload.roomRates) {
+            await sleep(settings.settleMs);
+            const step = clusterStep(await session.step(rate, workload.stepSeconds), idle);
+            steps.push(step);
+            const byNode = Object.entries(step.netRedisMicrosPerDeliveryByNode).map(
+              ([name, micros]) => `${name} ${micros.toFixed(2)}`,
             );
+            const line = `      Redis µs per delivery by node, net of idle: ${byNode.join(', ')}`;
+            if (byNode.length > 1) settings.log(line);
           }
+          return { nodes: server.redisNodes().map((node) => node.name), idle, steps };
+        } finally {
+          await session.close();
         }
-        return { nodes: server.redisNodes().map((node) => node.name), idle, steps };
-      } finally {
-        await session.close();
-      }
-    },
-    async () => server?.stop(),
+      }),
+    settings.log,
   );
 }
 
@@ -139,19 +136,17 @@ export async function runClusterComparison(
   profileDir?: string,
 ): Promise<ClusterFigures> {
   const replicas = workload.rooms.replicas;
-  const run = async (title: string, start: () => Promise<RunningServer>) => {
+  const run = (title: string, start: () => Promise<RunningServer>) => {
     settings.log(`  Taco Chat, ${title}`);
-    const outcome = await runOn(start, workload, settings);
-    if (outcome.error !== null) settings.log(`    error: ${outcome.error}`);
-    return outcome;
+    return runOn(start, workload, settings);
   };
   const standalone = await run('one Redis', () => startServer('taco', replicas, profileDir));
   const viaNginx = await run('one Redis, every client through nginx', () =>
-    startServer('taco', replicas, profileDir, true),
+    startServer('taco', replicas, profileDir, { viaNginx: true }),
   );
   const cluster = await run(
     `Redis Cluster (${workload.masters} masters + ${workload.masters} replicas)`,
-    () => startTacoOnRedisCluster(replicas, workload.masters, profileDir),
+    () => startServer('taco', replicas, profileDir, { masters: workload.masters }),
   );
   return { standalone, viaNginx, cluster };
 }

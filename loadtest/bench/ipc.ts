@@ -1,5 +1,6 @@
-/** Messages between the benchmark (parent) and its load-client processes. */
-import { type ChildLifecycle } from '@taco/harness';
+/** Messages between the benchmark (parent) and its load-client processes, and the pool of them. */
+import { resolve } from 'node:path';
+import { type ChildLifecycle, IpcPool } from '@taco/harness';
 
 /** How a client speaks to a server: Taco Chat's protocol with a token, the same frames with a
  * name instead of a token (the raw peer), or Socket.IO events carrying the same frames. */
@@ -55,3 +56,10 @@ export type ClientMessage =
       errors: number;
       closed: number;
     };
+
+/** The load-client processes of one workload run (load-client.ts), answering the same requests. */
+export type LoadClients = IpcPool<ParentMessage, ClientMessage>;
+
+export function loadClients(count: number): LoadClients {
+  return new IpcPool(resolve(__dirname, 'load-client.ts'), 'load client', count);
+}

@@ -3,13 +3,21 @@
  * plans, and reports per-message send→receive latency, counts and its own CPU over IPC. Every
  * timer is bounded by the step it serves; the process exits when the parent says so or goes away.
  */
-import { credentials, serveParent, socketUrl } from '@taco/harness';
+import {
+  credentials,
+  emptyHistogram,
+  nowMs,
+  openAll,
+  probeBody,
+  readProbe,
+  record,
+  serveParent,
+  socketUrl,
+} from '@taco/harness';
 import { FrameType } from '@taco/protocol';
 import { io, type Socket } from 'socket.io-client';
 import WebSocket from 'ws';
-import { emptyHistogram, record } from './histogram';
 import type { ClientKind, ClientMessage, ConnSpec, ParentMessage, SenderPlan } from './ipc';
-import { nowMs, probeBody, readProbe } from './probe';
 
 const MESSAGE = FrameType.Message;
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -133,27 +141,9 @@ async function connectOne(kind: ClientKind, spec: ConnSpec): Promise<Conn> {
 let conns: Conn[] = [];
 
 async function connectAll(kind: ClientKind, specs: ConnSpec[], concurrency: number): Promise<void> {
-  const opened: Conn[] = [];
-  let next = 0;
-  let failed = 0;
-  let firstError: string | null = null;
-  const worker = async () => {
-    while (next < specs.length) {
-      const spec = specs[next];
-      next += 1;
-      if (!spec) break;
-      try {
-        opened.push(await connectOne(kind, spec));
-      } catch (error) {
-        failed += 1;
-        firstError ??= error instanceof Error ? error.message : String(error);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
-  opened.sort((a, b) => a.spec.id - b.spec.id);
+  const { opened, tally } = await openAll(specs, concurrency, (spec) => connectOne(kind, spec));
   conns = opened;
-  reply({ type: 'connected', ok: opened.length, failed, firstError });
+  reply(tally);
 }
 
 /** Sends each sender's share of the step's messages on a 10 ms tick, then reports what it sent. */
@@ -190,28 +180,28 @@ function runStep(step: number, senders: SenderPlan[], durationMs: number, bodyBy
     }
     if (elapsed >= durationMs) {
       clearInterval(timer);
-      const cpu = process.cpuUsage(state.cpuAtStep);
-      reply({
-        type: 'sent',
-        step,
-        sentByRoom,
-        cpuSeconds: (cpu.user + cpu.system) / 1e6,
-        wallSeconds: (nowMs() - state.wallAtStep) / 1000,
-      });
+      reply({ type: 'sent', step, sentByRoom, ...sinceStep() });
     }
   };
   const timer = setInterval(tick, 10);
 }
 
-function collect(step: number): void {
+/** This process's CPU seconds and the wall seconds since the step started. */
+function sinceStep() {
   const cpu = process.cpuUsage(state.cpuAtStep);
+  return {
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    wallSeconds: (nowMs() - state.wallAtStep) / 1000,
+  };
+}
+
+function collect(step: number): void {
   reply({
     type: 'stats',
     step,
     received: state.received,
     histogram: state.histogram,
-    cpuSeconds: (cpu.user + cpu.system) / 1e6,
-    wallSeconds: (nowMs() - state.wallAtStep) / 1000,
+    ...sinceStep(),
     errors: state.errors,
     closed: state.closed,
   });

@@ -12,7 +12,7 @@ import { benchPlan, type RateWorkload } from '../workloads/workloads';
 import { type ClusterFigures, runClusterComparison } from './cluster-bench';
 import { type Outcome, settle, skipped } from './outcome';
 import { type PubSubFigures, runPubSubBench } from './pubsub-bench';
-import type { RunSettings } from './rate-session';
+import { type RunSettings, stopRunning, withServer } from './session';
 import { type BenchReport, machine, ratios, render, SERVER_IDS } from './report';
 import {
   type IdleFigures,
@@ -20,7 +20,10 @@ import {
   runIdleWorkload,
   runRateWorkload,
 } from './run-workload';
-import { runScenario } from './scenarios';
+import { intOption, log } from './scenarios/common';
+import { runConnectCost } from './scenarios/connect-cost';
+import { runSlowReader } from './scenarios/slow-reader';
+import { runStorm } from './scenarios/storm';
 import { type RunningServer, SERVER_NAMES, type ServerId, startServer } from './servers';
 
 /** Default BENCH_SCALE: the whole run stays within about five minutes on two cores. */
@@ -39,8 +42,6 @@ function parseScale(text: string | undefined): number {
   }
   return value;
 }
-
-let current: RunningServer | null = null;
 
 const WORKLOAD_IDS = ['fanout', 'manyRooms', 'idle', 'cluster', 'pubsub'] as const;
 
@@ -64,38 +65,35 @@ function parseFixed(rate: string | undefined, seconds: string | undefined): RunS
     return undefined;
   }
   const roomRate = Number(rate);
-  const duration = Number(seconds ?? 10);
   if (!(roomRate > 0) || !Number.isFinite(roomRate)) {
     throw new Error(`--rate must be a positive number of messages/s per room (got "${rate}")`);
   }
-  if (!Number.isInteger(duration) || duration < 1 || duration > 600) {
-    throw new Error(`--seconds must be a whole number from 1 to 600 (got "${seconds ?? ''}")`);
-  }
-  return { roomRate, seconds: duration };
+  return { roomRate, seconds: intOption('seconds', seconds, 10, 1, 600) };
 }
 
-let profileDir: string | undefined;
+/** The scenarios: each a run of its own with options of its own (see each file). */
+const SCENARIOS: Record<string, (argv: string[]) => Promise<void>> = {
+  connectCost: runConnectCost,
+  slowReader: runSlowReader,
+  storm: runStorm,
+};
 
-function withServer<T>(
-  id: ServerId,
-  replicas: number,
-  run: (server: RunningServer) => Promise<T>,
-): Promise<Outcome<T>> {
-  return settle(
-    async () => {
-      current = await startServer(id, replicas, profileDir);
-      return run(current);
-    },
-    async () => {
-      await current?.stop();
-      current = null;
-    },
-  );
+/**
+ * Runs the scenarios `--only` names (one, or several separated by commas, one after another), if
+ * it names only scenarios; false when it names none. `--smoke` runs each at tiny sizes.
+ */
+async function runScenarios(argv: string[]): Promise<boolean> {
+  const at = argv.findIndex((arg) => arg === '--only' || arg.startsWith('--only='));
+  const arg = argv[at];
+  const names = (arg?.includes('=') ? arg.slice(7) : (argv[at + 1] ?? '')).split(',');
+  const scenarios = names.map((name) => SCENARIOS[name]);
+  if (at < 0 || !scenarios.every((scenario) => scenario !== undefined)) return false;
+  for (const scenario of scenarios) await scenario?.(argv);
+  return true;
 }
 
 async function main(): Promise<void> {
-  // `--only slowReader` and `--only storm` are scenarios of their own (loadtest/bench/scenarios).
-  if (await runScenario(process.argv.slice(2))) return;
+  if (await runScenarios(process.argv.slice(2))) return;
   const { values } = parseArgs({
     options: {
       smoke: { type: 'boolean', default: false },
@@ -110,10 +108,9 @@ async function main(): Promise<void> {
   });
   const workloads = parseList('only', values.only, WORKLOAD_IDS);
   const servers = parseList('servers', values.servers, SERVER_IDS);
-  profileDir = values.profile === undefined ? undefined : resolve(values.profile);
+  const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
   const started = Date.now();
   const plan = benchPlan(parseScale(process.env.BENCH_SCALE), values.smoke);
-  const log = (line: string) => process.stdout.write(`${line}\n`);
   const settings: RunSettings = {
     clients: Number(values.clients ?? 2),
     connectConcurrency: 64,
@@ -142,9 +139,8 @@ async function main(): Promise<void> {
     log(`\n== ${title}`);
     for (const id of servers) {
       log(`  ${SERVER_NAMES[id]}`);
-      const outcome = await withServer(id, replicas, run);
-      if (outcome.error !== null) log(`    error: ${outcome.error}`);
-      outcomes[id] = outcome;
+      const start = () => startServer(id, replicas, profileDir);
+      outcomes[id] = await settle(() => withServer(start, run), log);
     }
     return outcomes;
   };
@@ -173,8 +169,7 @@ async function main(): Promise<void> {
   let pubsub: Outcome<PubSubFigures> = skipped();
   if (workloads.includes('pubsub')) {
     log(`\n== ${plan.pubsub.title}`);
-    pubsub = await settle(() => runPubSubBench(plan.pubsub, log));
-    if (pubsub.error !== null) log(`    error: ${pubsub.error}`);
+    pubsub = await settle(() => runPubSubBench(plan.pubsub, log), log);
   }
 
   const report: BenchReport = {
@@ -194,7 +189,7 @@ async function main(): Promise<void> {
 }
 
 const interrupt = () => {
-  void (current?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
+  void stopRunning().finally(() => process.exit(130));
 };
 process.once('SIGINT', interrupt);
 process.once('SIGTERM', interrupt);

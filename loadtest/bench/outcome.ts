@@ -6,16 +6,16 @@ export interface Outcome<T> {
 
 export const skipped = (): Outcome<never> => ({ figures: null, error: null });
 
-/** The figures of a run, or its error's message; `cleanup` runs either way. */
+/** The figures of a run, or its error's message, written with `log` when given. */
 export async function settle<T>(
   run: () => Promise<T>,
-  cleanup?: () => Promise<unknown>,
+  log?: (line: string) => void,
 ): Promise<Outcome<T>> {
   try {
     return { figures: await run(), error: null };
   } catch (error) {
-    return { figures: null, error: error instanceof Error ? error.message : String(error) };
-  } finally {
-    await cleanup?.();
+    const message = error instanceof Error ? error.message : String(error);
+    log?.(`    error: ${message}`);
+    return { figures: null, error: message };
   }
 }

@@ -4,9 +4,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { type RedisCluster, startRedisCluster } from '@taco/harness';
+import { cpuWindow, type RedisCluster, startRedisCluster } from '@taco/harness';
 import type { PubSubWorkload } from '../workloads/workloads';
-import { cpuSeconds, machineWindow } from './proc-stats';
 import { redisNodePid } from './servers';
 
 export type PubSubMode = 'PUBLISH' | 'SPUBLISH';
@@ -84,11 +83,10 @@ async function owners(cluster: RedisCluster, nodes: Node[], channels: string[]):
 /** CPU seconds per second every node of the cluster spends with nothing to do. */
 async function idleCpuRate(cluster: RedisCluster, seconds: number): Promise<number> {
   const pids = await Promise.all(cluster.nodes.map((node) => redisNodePid(cluster, node.port)));
-  const before = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
-  const wall = Date.now();
+  const window = cpuWindow({ redis: pids });
   await sleep(seconds * 1000);
-  const after = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
-  return (after - before) / ((Date.now() - wall) / 1000);
+  const { total, wallSeconds } = window();
+  return total / wallSeconds;
 }
 
 async function runMode(
@@ -121,7 +119,6 @@ async function runMode(
         else await Promise.all(mine.map((channel) => sub.ssubscribe(channel)));
       }
     }
-    const cpu = () => nodes.map((node) => cpuSeconds(node.pid));
     const body = JSON.stringify({ type: 1, body: 'x'.repeat(120), seq: 0 });
     const publish = async (total: number, seconds: number): Promise<number> => {
       let sent = 0;
@@ -153,19 +150,16 @@ async function runMode(
     const warm = await publish(Math.ceil(workload.messagesPerSecond / 4), 0.25);
     await drain(warm * subscribers);
     for (const node of nodes) node.received = 0;
-    const before = cpu();
-    const endWindow = machineWindow();
+    const window = cpuWindow<string>(
+      Object.fromEntries(nodes.map((node) => [`:${node.port}`, [node.pid]])),
+    );
     const total = Math.round(workload.messagesPerSecond * workload.seconds);
     const published = await publish(total, workload.seconds);
     await drain(published * subscribers);
-    const after = cpu();
-    const redisSeconds = after.reduce((all, value, index) => all + value - (before[index] ?? 0), 0);
-    const { wallSeconds, outsideCores, stealCores } = endWindow(redisSeconds);
+    const { cpu, wallSeconds, outsideCores, stealCores } = window();
     const received = nodes.reduce((sum, node) => sum + node.received, 0);
     const byNode: Record<string, number> = {};
-    nodes.forEach((node, index) => {
-      byNode[`:${node.port}`] = (((after[index] ?? 0) - (before[index] ?? 0)) / published) * 1e6;
-    });
+    for (const [node, seconds] of Object.entries(cpu)) byNode[node] = (seconds / published) * 1e6;
     const sum = Object.values(byNode).reduce((all, value) => all + value, 0);
     const run: PubSubRun = {
       masters,
@@ -181,16 +175,13 @@ async function runMode(
       outsideCores,
       stealCores,
     };
+    const perNode = Object.values(byNode).map((value) => value.toFixed(1));
     log(
       `    ${masters} masters, ${mode}, ${subscribers} subscriber(s) per channel: ` +
         `${received}/${published * subscribers} delivered, Redis CPU ` +
         `${sum.toFixed(2)} µs per message over all nodes, ${run.netMicrosPerMessage?.toFixed(2) ?? '–'} ` +
-        `net of idle (per node ` +
-        `${Object.values(byNode)
-          .map((value) => value.toFixed(1))
-          .join(
-            ' / ',
-          )}), outside ${run.outsideCores.toFixed(2)} + steal ${run.stealCores.toFixed(2)} cores`,
+        `net of idle (per node ${perNode.join(' / ')}), ` +
+        `outside ${run.outsideCores.toFixed(2)} + steal ${run.stealCores.toFixed(2)} cores`,
     );
     return run;
   } finally {

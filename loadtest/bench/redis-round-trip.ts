@@ -13,6 +13,7 @@ import { Redis } from 'ioredis';
 import { RedisChatBus, RedisConnections } from '@taco/api/tools';
 import { freePorts, redisPing, waitFor } from '@taco/harness';
 import { defineCommands, HISTORY_MAX, keys, ROOM_TTL_SECONDS, storeMessage } from '../peers/store';
+import { median } from './scenarios/common';
 
 const ROOM = 'round-trip';
 const SENDER = 'member-1';
@@ -142,11 +143,6 @@ export async function startRedis(): Promise<{ url: string; stop: () => void }> {
     throw error;
   }
   return { url: `redis://127.0.0.1:${port}`, stop };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 async function main(): Promise<void> {

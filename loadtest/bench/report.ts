@@ -5,7 +5,7 @@ import type { BenchPlan } from '../workloads/workloads';
 import type { ClusterFigures, ClusterRun } from './cluster-bench';
 import type { Outcome } from './outcome';
 import type { PubSubFigures } from './pubsub-bench';
-import { DISTURBED_CORES, per10k } from './rate-session';
+import { DISTURBED_CORES, per10k } from './session';
 import type { IdleFigures, RateFigures } from './run-workload';
 import { SERVER_NAMES, type ServerId } from './servers';
 
@@ -138,19 +138,18 @@ export function ratios(
       vsRaw: ratio(pick('taco'), pick('raw')),
     };
   };
+  const rated: [string, (figures: RateFigures) => number | null][] = [
+    ['delivered msg/s (higher is better)', (figures) => figures.deliveredPerSecond],
+    ['p99 at half load (lower is better)', (figures) => figures.p99MsAtHalf],
+    ['CPU per 10k deliveries (lower is better)', (figures) => figures.cpuSecondsPer10kDeliveries],
+  ];
   for (const key of ['fanout', 'manyRooms'] as const) {
-    pair(
-      `${key}: delivered msg/s (higher is better)`,
-      (id) => results[key][id].figures?.deliveredPerSecond,
-    );
-    pair(
-      `${key}: p99 at half load (lower is better)`,
-      (id) => results[key][id].figures?.p99MsAtHalf,
-    );
-    pair(
-      `${key}: CPU per 10k deliveries (lower is better)`,
-      (id) => results[key][id].figures?.cpuSecondsPer10kDeliveries,
-    );
+    for (const [label, pick] of rated) {
+      pair(`${key}: ${label}`, (id) => {
+        const figures = results[key][id].figures;
+        return figures && pick(figures);
+      });
+    }
   }
   pair(
     'idle: memory per connection (lower is better)',
@@ -273,16 +272,11 @@ export function render(report: BenchReport): string {
     }),
   );
   if (errors.length > 0) parts.push('\nErrors:', ...errors);
+  const rated = [results.fanout, results.manyRooms].flatMap((each) =>
+    SERVER_IDS.map((id) => each[id].figures),
+  );
   const peak = (pick: (figures: RateFigures) => number) =>
-    Math.max(
-      0,
-      ...(['fanout', 'manyRooms'] as const).flatMap((key) =>
-        SERVER_IDS.map((id) => {
-          const figures = results[key][id].figures;
-          return figures ? pick(figures) : 0;
-        }),
-      ),
-    );
+    Math.max(0, ...rated.map((figures) => (figures ? pick(figures) : 0)));
   const outside = peak((figures) => figures.outsideCoresPeak);
   const steal = peak((figures) => figures.stealCoresPeak);
   if (outside > DISTURBED_CORES || steal > DISTURBED_CORES) {

@@ -1,19 +1,17 @@
 /** Runs one workload against one running server: the capacity search, load steps, idle memory. */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { rssBytes } from '@taco/harness';
 import type { IdleWorkload, RateWorkload } from '../workloads/workloads';
-import { ClientPool } from './clients';
 import type { ConnSpec } from './ipc';
-import { rssBytes } from './proc-stats';
 import {
-  connect,
-  DISTURBED_CORES,
   disturbance,
-  openRateSession,
+  type Layout,
+  openSession,
   per10k,
-  type RateSession,
   type RunSettings,
+  type Session,
   type StepResult,
-} from './rate-session';
+} from './session';
 import { collectGarbage, type RunningServer } from './servers';
 
 /** A step at a fixed fraction of the capacity the search found. */
@@ -55,21 +53,68 @@ export interface IdleFigures {
 const BISECTION_STEPS = 2;
 
 /**
- * Runs a latency step and, when the machine was disturbed during it, once more, keeping the
- * quieter run: latency is what such a step measures, and what a neighbour's burst spoils first.
+ * A latency step, run once more when the machine was disturbed during it, keeping the quieter
+ * run: latency is what such a step measures, and what a neighbour's burst spoils first.
  */
-async function quietStep(
-  session: RateSession,
+async function quietStep(session: Session, roomRate: number, seconds: number) {
+  const [first, again] = await session.rerun(roomRate, seconds, () => true);
+  return again && disturbance(again) < disturbance(first) ? again : first;
+}
+
+/**
+ * A step of the workload's own length, run once more when it failed on a disturbed machine:
+ * every run goes into `steps`, and the one that counts (the last) comes back.
+ */
+async function steadyStep(
+  session: Session,
+  workload: RateWorkload,
   roomRate: number,
-  seconds: number,
-  settings: RunSettings,
+  steps: StepResult[],
 ): Promise<StepResult> {
-  const step = await session.step(roomRate, seconds);
-  if (disturbance(step) <= DISTURBED_CORES) return step;
-  settings.log('    (the machine was disturbed during that step: running it once more)');
-  await sleep(settings.settleMs * 2);
-  const again = await session.step(roomRate, seconds, true);
-  return disturbance(again) < disturbance(step) ? again : step;
+  const again = (step: StepResult) => !step.pass && step.valid;
+  const runs = await session.rerun(roomRate, workload.stepSeconds, again);
+  steps.push(...runs);
+  return runs[runs.length - 1] as StepResult;
+}
+
+/** Every member of every room, spread over the clients and the workload's replicas. */
+function layout(workload: RateWorkload, server: RunningServer, clients: number): Layout {
+  const tag = `${workload.id === 'fanout' ? 'fan' : 'rooms'}-${server.id}-${Date.now().toString(36)}`;
+  const perClient: ConnSpec[][] = Array.from({ length: clients }, () => []);
+  const senders: number[][] = Array.from({ length: clients }, () => []);
+  const replicas = Math.min(workload.replicas, server.ports.length);
+  for (let id = 0; id < workload.rooms * workload.members; id += 1) {
+    const list = perClient[id % clients] ?? [];
+    const member = id % workload.members;
+    if (member < workload.senders) senders[id % clients]?.push(list.length);
+    const room = `${tag}-${Math.floor(id / workload.members)}`;
+    list.push({ id, port: server.ports[id % replicas] ?? 0, room, name: `user-${member}` });
+  }
+  return { perClient, senders, membersPerRoom: workload.members, sendersPerRoom: workload.senders };
+}
+
+/** Starts the load clients, connects every member and runs an unrecorded warm-up step. */
+export async function openRateSession(
+  workload: RateWorkload,
+  server: RunningServer,
+  settings: RunSettings,
+): Promise<Session> {
+  const session = await openSession(server, layout(workload, server, settings.clients), settings);
+  try {
+    const connected = await session.connect();
+    if (connected.failed > 0) {
+      throw new Error(
+        `${connected.failed} connections failed: ${connected.firstError ?? 'unknown'}`,
+      );
+    }
+    await sleep(settings.settleMs);
+    // Warm-up (JIT, Redis scripts loaded), not recorded.
+    await session.step(workload.roomRates[0] ?? 1, 1, false, () => undefined);
+  } catch (error) {
+    await session.close();
+    throw error;
+  }
+  return session;
 }
 
 /** A room rate rounded to what a plan can state (two significant digits, never 0). */
@@ -92,14 +137,11 @@ export async function runRateWorkload(
   const session = await openRateSession(workload, server, settings);
   try {
     if (settings.fixed) return await runFixedRate(session, settings.fixed, settings);
-    const first = workload.roomRates[0] ?? 1;
     const steps: StepResult[] = [];
     let best: StepResult | null = null;
     let stoppedBy: RateFigures['stoppedBy'] = 'last-step';
     for (const rate of workload.roomRates) {
-      const runs = await session.steady(rate);
-      steps.push(...runs);
-      const step = runs[runs.length - 1] as StepResult;
+      const step = await steadyStep(session, workload, rate, steps);
       if (!step.valid) {
         stoppedBy = 'client-saturated';
         break;
@@ -121,9 +163,7 @@ export async function runRateWorkload(
         await sleep(settings.settleMs * 2);
         const rate = Math.round(Math.sqrt(low * high) * 10) / 10;
         if (rate <= low || rate >= high) break;
-        const runs = await session.steady(rate);
-        steps.push(...runs);
-        const step = runs[runs.length - 1] as StepResult;
+        const step = await steadyStep(session, workload, rate, steps);
         if (step.valid && step.pass) {
           best = step;
           low = rate;
@@ -132,19 +172,18 @@ export async function runRateWorkload(
         }
       }
     }
-    const capacity = best?.roomRate ?? first;
+    const capacity = best?.roomRate ?? workload.roomRates[0] ?? 1;
     const loadSteps: LoadStep[] = [];
     for (const fraction of settings.loadFractions) {
       // Let any backlog of the step before clear first.
       await sleep(settings.settleMs * 2);
       const rate = roundRate(capacity * fraction);
       settings.log(`    ${Math.round(fraction * 100)} % of capacity (${rate} msg/s/room):`);
-      const step = await quietStep(session, rate, workload.halfLoadSeconds, settings);
+      const step = await quietStep(session, rate, workload.halfLoadSeconds);
       loadSteps.push({ ...step, fraction, cpuSecondsPer10kDeliveries: per10k(step) });
     }
     const half = loadSteps.find((step) => step.fraction === HALF) ?? loadSteps.at(-1);
-    const halfLoad =
-      half ?? (await quietStep(session, capacity / 2, workload.halfLoadSeconds, settings));
+    const halfLoad = half ?? (await quietStep(session, capacity / 2, workload.halfLoadSeconds));
     return rateFigures(steps, best, stoppedBy, halfLoad, loadSteps);
   } finally {
     await session.close();
@@ -184,7 +223,7 @@ function rateFigures(
 
 /** One step at a fixed rate; its figures stand for both the best step and the half-load step. */
 async function runFixedRate(
-  session: RateSession,
+  session: Session,
   fixed: { roomRate: number; seconds: number },
   settings: RunSettings,
 ): Promise<RateFigures> {
@@ -205,26 +244,26 @@ export async function runIdleWorkload(
   const pid = server.processPids()[0];
   const port = server.ports[0];
   if (pid === undefined || port === undefined) throw new Error('server has no first process');
-  const pool = new ClientPool(settings.clients);
+  const tag = `idle-${server.id}-${Date.now().toString(36)}`;
+  const perClient: ConnSpec[][] = Array.from({ length: settings.clients }, () => []);
+  for (let id = 0; id < workload.connections; id += 1) {
+    perClient[id % settings.clients]?.push({
+      id,
+      port,
+      // Credentials from the other process, so the measured one only holds sockets.
+      httpPort: server.ports[1] ?? port,
+      room: `${tag}-${Math.floor(id / workload.members)}`,
+      name: `user-${id % workload.members}`,
+    });
+  }
+  const layout = { perClient, senders: [], membersPerRoom: workload.members, sendersPerRoom: 1 };
+  const session = await openSession(server, layout, settings);
   try {
-    await pool.ready();
-    const tag = `idle-${server.id}-${Date.now().toString(36)}`;
-    const perClient: ConnSpec[][] = Array.from({ length: settings.clients }, () => []);
-    for (let id = 0; id < workload.connections; id += 1) {
-      perClient[id % settings.clients]?.push({
-        id,
-        port,
-        // Credentials from the other process, so the measured one only holds sockets.
-        httpPort: server.ports[1] ?? port,
-        room: `${tag}-${Math.floor(id / workload.members)}`,
-        name: `user-${id % workload.members}`,
-      });
-    }
     collectGarbage([pid]);
     await sleep(settings.settleMs);
     const rssBeforeBytes = rssBytes(pid);
     const cpuBefore = process.hrtime.bigint();
-    const connected = await connect(pool, perClient, server, settings);
+    const connected = await session.connect();
     const connectSeconds = Number(process.hrtime.bigint() - cpuBefore) / 1e9;
     if (connected.ok === 0)
       throw new Error(`no connection opened: ${connected.firstError ?? 'unknown'}`);
@@ -233,7 +272,7 @@ export async function runIdleWorkload(
     collectGarbage([pid]);
     await sleep(settings.settleMs);
     const rssAfterBytes = rssBytes(pid);
-    const stats = await pool.all(() => ({ type: 'collect', step: -1 }), 'stats');
+    const stats = await session.pool.all(() => ({ type: 'collect', step: -1 }), 'stats');
     settings.log(
       `    ${connected.ok} connected (${connected.failed} failed) in ${connectSeconds.toFixed(1)} s, ` +
         `RSS ${(rssBeforeBytes / 2 ** 20).toFixed(1)} → ${(rssAfterBytes / 2 ** 20).toFixed(1)} MiB`,
@@ -250,6 +289,6 @@ export async function runIdleWorkload(
       ),
     };
   } finally {
-    await pool.close();
+    await session.close();
   }
 }

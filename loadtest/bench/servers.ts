@@ -1,7 +1,8 @@
 /**
  * The servers under test, started as real processes on loopback, each as two processes (ports)
  * sharing one redis-server, addressed directly by port by the load clients:
- * - Taco Chat: `startCluster` (@taco/harness, infra/harness) with 2 api replicas and rate limits raised;
+ * - Taco Chat: `startCluster` (@taco/harness) with 2 api replicas and rate limits raised, on one
+ *   Redis or on a Redis Cluster;
  * - Socket.IO 4 + @socket.io/redis-adapter (loadtest/peers/socketio-server.ts);
  * - the raw ws + ioredis ceiling (loadtest/peers/raw-server.ts).
  * Redis runs with the repository's redis.conf and the cluster runner's flags for all three.
@@ -10,8 +11,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
-  API_ENTRY,
   baseEnvironment,
+  childPids,
+  type Cluster,
   findExecutable,
   freePorts,
   httpStatus,
@@ -20,11 +22,10 @@ import {
   redisPing,
   redisServerArgs,
   REPO_ROOT,
+  SCENARIO_ENV,
   startCluster,
-  startRedisCluster,
   waitFor,
 } from '@taco/harness';
-import { childPids } from './proc-stats';
 import type { ClientKind } from './ipc';
 
 export type ServerId = 'taco' | 'socketio' | 'raw';
@@ -42,12 +43,12 @@ export interface RunningServer {
   ports: number[];
   /** The server processes (one per port), in the same order. */
   processPids(): number[];
-  /** Every process whose CPU counts for this server: its processes and redis-server. */
-  allPids(): number[];
   /** The redis-server processes, each with a name for the report (one node unless a cluster). */
   redisNodes(): RedisNode[];
   /** nginx's master and workers when the load clients go through it (`viaNginx`), else none. */
   nginxPids(): number[];
+  /** The harness's cluster (replicas' URLs and handles, Redis) when Taco Chat runs on one. */
+  cluster?: Cluster;
   stop(): Promise<void>;
 }
 
@@ -55,16 +56,6 @@ export interface RedisNode {
   name: string;
   pid: number;
 }
-
-/** Rate limits raised so the benchmark measures delivery, not the abuse limits. */
-const LOAD_ENV: Record<string, string> = {
-  LOG_LEVEL: 'warn',
-  MESSAGE_BURST: '10000',
-  MESSAGES_PER_SECOND: '100000',
-  TYPING_PER_SECOND: '1000',
-  CREDENTIALS_PER_MINUTE: '1000000',
-  CONNECTIONS_PER_IP: '1000000',
-};
 
 const START_TIMEOUT_MS = 30_000;
 const PEERS_DIR = resolve(__dirname, '..', 'peers');
@@ -101,18 +92,47 @@ export function collectGarbage(pids: readonly number[]): void {
   }
 }
 
+/** Where Taco Chat runs, beside the profile folder every server takes. */
+export interface TacoOptions {
+  /** The load clients go through nginx instead of to each replica's port; nginx's CPU counts. */
+  viaNginx?: boolean;
+  /** On a Redis Cluster of this many masters, one replica each, instead of one Redis. */
+  masters?: number;
+}
+
+/** Names each node of a Redis Cluster for the report (`:port master|replica`), with its pid. */
+async function clusterNodes(cluster: RedisCluster): Promise<RedisNode[]> {
+  return Promise.all(
+    cluster.nodes.map(async (node) => {
+      const role = (await cluster.cli(node.port, 'role')).split('\n', 1)[0] ?? '';
+      const name = `:${node.port} ${role === 'slave' ? 'replica' : role}`;
+      return { name, pid: await redisNodePid(cluster, node.port) };
+    }),
+  );
+}
+
+/**
+ * Taco Chat by the harness's `startCluster`: replicas, nginx, and one Redis or a Redis Cluster
+ * (`REDIS_CLUSTER_NODES`: sharded pub/sub), every node's CPU counted under its own name.
+ */
 async function startTaco(
   replicas: number,
   profileDir: string | undefined,
-  viaNginx: boolean,
+  { viaNginx = false, masters }: TacoOptions,
 ): Promise<RunningServer> {
   const cluster = await startCluster({
     replicas,
-    env: { ...LOAD_ENV, ...hooksEnv(profileDir) },
+    env: { ...SCENARIO_ENV, ...hooksEnv(profileDir) },
     output: 'quiet',
-    redis: true,
+    ...(masters === undefined ? {} : { redisCluster: { masters, replicasPerMaster: 1 } }),
   });
-  const processPids = () => pids(cluster.replicas.map((replica) => replica.pid));
+  let nodes: RedisNode[] | undefined;
+  try {
+    nodes = cluster.redisCluster ? await clusterNodes(cluster.redisCluster) : undefined;
+  } catch (error) {
+    await cluster.stop();
+    throw error;
+  }
   const nginxPids = () => {
     const master = cluster.nginx.pid;
     return viaNginx && master !== undefined ? [master, ...childPids(master)] : [];
@@ -122,78 +142,18 @@ async function startTaco(
     kind: 'taco',
     // Through nginx: one address, nginx spreads the sockets over the replicas.
     ports: viaNginx ? [cluster.nginx.port] : cluster.replicas.map((replica) => replica.port),
-    processPids,
-    allPids: () => [...processPids(), ...pids([cluster.redis?.pid]), ...nginxPids()],
-    redisNodes: () => standaloneRedis(cluster.redis?.pid),
+    processPids: () => pids(cluster.replicas.map((replica) => replica.pid)),
+    redisNodes: () => nodes ?? standaloneRedis(cluster.redis?.pid),
     nginxPids,
+    cluster,
     stop: () => cluster.stop(),
   };
 }
 
 /**
- * One Node process per port (`args` run with `env`, `PORT` and `REPLICA_ID`), each waited for until `path`
- * answers 200; `stop` ends them and `cleanup`, and so does the parent's exit if nobody did.
+ * A peer (`peers/<id>-server.ts`) as one Node process per port beside its own redis-server, each
+ * waited for until it answers; `stop` ends them, and so does the parent's exit if nobody did.
  */
-async function startNodes(
-  name: string,
-  ports: readonly number[],
-  args: string[],
-  env: Record<string, string>,
-  path: string,
-  cleanup: { kill(): void; stop(): Promise<unknown> },
-) {
-  const children = ports.map(
-    (port, index) =>
-      new ManagedProcess({
-        name: `${name}-${index + 1}`,
-        command: process.execPath,
-        args,
-        cwd: REPO_ROOT,
-        env: {
-          ...baseEnvironment(),
-          ...env,
-          PORT: String(port),
-          REPLICA_ID: `${name}-${index + 1}`,
-        },
-        output: 'quiet',
-      }),
-  );
-  const killAll = () => {
-    for (const child of children) child.kill('SIGKILL');
-    cleanup.kill();
-  };
-  process.once('exit', killAll);
-  const stop = async () => {
-    await Promise.all(children.map((child) => child.stop('SIGTERM', 5000)));
-    await cleanup.stop();
-    process.removeListener('exit', killAll);
-  };
-  try {
-    for (const child of children) child.start();
-    await Promise.all(
-      ports.map((port, index) =>
-        waitFor(
-          `${name}-${index + 1} on port ${port}`,
-          async () => (await httpStatus(`http://127.0.0.1:${port}${path}`)) === 200,
-          {
-            timeoutMs: START_TIMEOUT_MS,
-            abort: () => {
-              const child = children[index];
-              return child && !child.isRunning
-                ? `exited:\n${child.lines.slice(-20).join('\n')}`
-                : undefined;
-            },
-          },
-        ),
-      ),
-    );
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { pids: () => pids(children.map((child) => child.pid)), stop };
-}
-
 async function startPeer(
   id: 'socketio' | 'raw',
   replicas: number,
@@ -209,36 +169,57 @@ async function startPeer(
     env: baseEnvironment(),
     output: 'quiet',
   });
-  const removeDir = () => rmSync(workDir, { recursive: true, force: true });
-  const cleanup = {
-    kill: () => {
-      redis.kill('SIGKILL');
-      removeDir();
-    },
-    stop: async () => {
-      await redis.stop('SIGTERM', 5000);
-      removeDir();
-    },
+  const script = join(PEERS_DIR, id === 'raw' ? 'raw-server.ts' : 'socketio-server.ts');
+  const env = { REDIS_URL: `redis://127.0.0.1:${redisPort}`, ...hooksEnv(profileDir) };
+  const peers = ports.map(
+    (port, index) =>
+      new ManagedProcess({
+        name: `${id}-${index + 1}`,
+        command: process.execPath,
+        args: ['--import', 'tsx', script],
+        cwd: REPO_ROOT,
+        env: { ...baseEnvironment(), ...env, PORT: String(port), REPLICA_ID: `${id}-${index + 1}` },
+        output: 'quiet',
+      }),
+  );
+  const killAll = () => {
+    for (const child of [...peers, redis]) child.kill('SIGKILL');
+    rmSync(workDir, { recursive: true, force: true });
   };
+  process.once('exit', killAll);
+  const stop = async () => {
+    await Promise.all(peers.map((child) => child.stop('SIGTERM', 5000)));
+    await redis.stop('SIGTERM', 5000);
+    rmSync(workDir, { recursive: true, force: true });
+    process.removeListener('exit', killAll);
+  };
+  const started = (child: ManagedProcess) => () =>
+    child.isRunning ? undefined : `exited:\n${child.lines.slice(-20).join('\n')}`;
   try {
     redis.start();
     await waitFor('redis', () => redisPing(redisPort), { timeoutMs: START_TIMEOUT_MS });
+    for (const child of peers) child.start();
+    await Promise.all(
+      ports.map((port, index) =>
+        waitFor(
+          `${id}-${index + 1} on port ${port}`,
+          async () => (await httpStatus(`http://127.0.0.1:${port}/health`)) === 200,
+          { timeoutMs: START_TIMEOUT_MS, abort: started(peers[index] as ManagedProcess) },
+        ),
+      ),
+    );
   } catch (error) {
-    await cleanup.stop();
+    await stop();
     throw error;
   }
-  const script = join(PEERS_DIR, id === 'raw' ? 'raw-server.ts' : 'socketio-server.ts');
-  const env = { REDIS_URL: `redis://127.0.0.1:${redisPort}`, ...hooksEnv(profileDir) };
-  const peers = await startNodes(id, ports, ['--import', 'tsx', script], env, '/health', cleanup);
   return {
     id,
     kind: id,
     ports,
-    processPids: peers.pids,
-    allPids: () => [...peers.pids(), ...pids([redis.pid])],
+    processPids: () => pids(peers.map((child) => child.pid)),
     redisNodes: () => standaloneRedis(redis.pid),
     nginxPids: () => [],
-    stop: peers.stop,
+    stop,
   };
 }
 
@@ -250,69 +231,14 @@ export async function redisNodePid(cluster: RedisCluster, port: number): Promise
   return pid;
 }
 
-/**
- * Taco Chat on a Redis Cluster (`REDIS_CLUSTER_NODES`: sharded pub/sub): `masters` masters with
- * one replica each on loopback (@taco/harness), and `replicas` api processes
- * addressed directly by port like the other servers. Every Redis node's CPU counts, each reported
- * by its own name (`:port master`).
- */
-export async function startTacoOnRedisCluster(
-  replicas: number,
-  masters: number,
-  profileDir?: string,
-): Promise<RunningServer> {
-  const cluster = await startRedisCluster({ masters, replicasPerMaster: 1 });
-  const cleanup = {
-    kill: () => {
-      for (const node of cluster.nodes) node.kill('SIGKILL');
-    },
-    stop: () => cluster.stop(),
-  };
-  let nodes: RedisNode[];
-  try {
-    nodes = await Promise.all(
-      cluster.nodes.map(async (node) => {
-        const role = (await cluster.cli(node.port, 'role')).split('\n', 1)[0] ?? '';
-        const name = `:${node.port} ${role === 'slave' ? 'replica' : role}`;
-        return { name, pid: await redisNodePid(cluster, node.port) };
-      }),
-    );
-  } catch (error) {
-    await cleanup.stop();
-    throw error;
-  }
-  const ports = await freePorts(replicas);
-  const env = {
-    HOST: '127.0.0.1',
-    WEB_DIST: 'off',
-    REDIS_CLUSTER_NODES: cluster.seeds,
-    ...LOAD_ENV,
-    ...hooksEnv(profileDir),
-  };
-  const apis = await startNodes('api', ports, [API_ENTRY], env, '/api/health/ready', cleanup);
-  return {
-    id: 'taco',
-    kind: 'taco',
-    ports,
-    processPids: apis.pids,
-    allPids: () => [...apis.pids(), ...nodes.map((node) => node.pid)],
-    redisNodes: () => nodes,
-    nginxPids: () => [],
-    stop: apis.stop,
-  };
-}
-
-/**
- * Starts one of the servers. `viaNginx` (Taco Chat only) sends the load clients through the
- * cluster runner's nginx instead of to each replica's port, and counts nginx's CPU as the server's.
- */
+/** Starts one of the servers; `taco` (Taco Chat only) says where it runs. */
 export function startServer(
   id: ServerId,
   replicas: number,
   profileDir?: string,
-  viaNginx = false,
+  taco: TacoOptions = {},
 ): Promise<RunningServer> {
   return id === 'taco'
-    ? startTaco(replicas, profileDir, viaNginx)
+    ? startTaco(replicas, profileDir, taco)
     : startPeer(id, replicas, profileDir);
 }

@@ -75,18 +75,6 @@ export interface BenchPlan {
 
 const atLeast = (min: number, value: number) => Math.max(min, Math.round(value));
 
-const manyRoomsSmoke: RateWorkload = {
-  id: 'manyRooms',
-  title: 'many rooms (smoke)',
-  rooms: 10,
-  members: 3,
-  senders: 1,
-  replicas: 2,
-  roomRates: [1, 2],
-  stepSeconds: 1,
-  halfLoadSeconds: 1,
-};
-
 function clusterWorkload(
   rooms: RateWorkload,
   masters: number,
@@ -110,48 +98,16 @@ function clusterWorkload(
 export function benchPlan(scale: number, smoke: boolean): BenchPlan {
   const w = WORKLOADS;
   const b = w.bench;
-  if (smoke) {
-    return {
-      scale,
-      smoke,
-      fanout: {
-        id: 'fanout',
-        title: 'fan-out (smoke)',
-        rooms: 1,
-        members: 20,
-        senders: 2,
-        replicas: 2,
-        roomRates: [5, 10],
-        stepSeconds: 1,
-        halfLoadSeconds: 1,
-      },
-      manyRooms: manyRoomsSmoke,
-      idle: { id: 'idle', title: 'idle (smoke)', connections: 100, members: 5, replicas: 1 },
-      cluster: clusterWorkload(manyRoomsSmoke, w.cluster.masters, [1, 2], 1, 'smoke'),
-      pubsub: {
-        id: 'pubsub',
-        title: 'PUBLISH vs SPUBLISH (smoke)',
-        masters: [3],
-        subscribersPerChannel: [1, 2],
-        channels: 12,
-        messagesPerSecond: 200,
-        seconds: 1,
-      },
-      // The drain ends once every message arrived: a long bound costs nothing when all is well.
-      drainMs: 5000,
-      bodyBytes: w.message.bodyBytes,
-      clientSaturation: b.clientSaturation,
-      p99LimitMs: w.slo.p99Ms,
-      loadFractions: b.loadFractions,
-    };
-  }
   const f = w.fanout;
   const m = w.manyRooms;
   const i = w.idle;
+  const c = w.cluster;
+  const p = w.pubsub;
+  const rooms = atLeast(10, m.rooms * scale);
   const manyRooms: RateWorkload = {
     id: 'manyRooms',
-    title: `many rooms: ${atLeast(10, m.rooms * scale)} rooms × ${m.members} members, ${m.replicas} replicas`,
-    rooms: atLeast(10, m.rooms * scale),
+    title: `many rooms: ${rooms} rooms × ${m.members} members, ${m.replicas} replicas`,
+    rooms,
     members: m.members,
     senders: m.sendersPerRoom,
     replicas: m.replicas,
@@ -159,16 +115,16 @@ export function benchPlan(scale: number, smoke: boolean): BenchPlan {
     stepSeconds: b.stepSeconds,
     halfLoadSeconds: b.halfLoadSeconds,
   };
-  const c = w.cluster;
-  const p = w.pubsub;
-  return {
+  const members = atLeast(f.senders * 2, f.members * scale);
+  const connections = atLeast(100, i.connections * scale);
+  const plan: BenchPlan = {
     scale,
     smoke,
     fanout: {
       id: 'fanout',
-      title: `fan-out: ${f.rooms} room × ${atLeast(f.senders * 2, f.members * scale)} members, ${f.senders} senders, ${f.replicas} replicas`,
+      title: `fan-out: ${f.rooms} room × ${members} members, ${f.senders} senders, ${f.replicas} replicas`,
       rooms: f.rooms,
-      members: atLeast(f.senders * 2, f.members * scale),
+      members,
       senders: f.senders,
       replicas: f.replicas,
       roomRates: f.roomMessagesPerSecond,
@@ -178,8 +134,8 @@ export function benchPlan(scale: number, smoke: boolean): BenchPlan {
     manyRooms,
     idle: {
       id: 'idle',
-      title: `idle: ${atLeast(100, i.connections * scale)} connections on one replica`,
-      connections: atLeast(100, i.connections * scale),
+      title: `idle: ${connections} connections on one replica`,
+      connections,
       members: i.members,
       replicas: i.replicas,
     },
@@ -198,5 +154,43 @@ export function benchPlan(scale: number, smoke: boolean): BenchPlan {
     clientSaturation: b.clientSaturation,
     p99LimitMs: w.slo.p99Ms,
     loadFractions: b.loadFractions,
+  };
+  if (!smoke) return plan;
+  // Tiny sizes, one-second steps: proves every part works.
+  const short = { stepSeconds: 1, halfLoadSeconds: 1 };
+  const manyRoomsSmoke: RateWorkload = {
+    ...manyRooms,
+    ...short,
+    title: 'many rooms (smoke)',
+    rooms: 10,
+    members: 3,
+    senders: 1,
+    roomRates: [1, 2],
+  };
+  return {
+    ...plan,
+    fanout: {
+      ...plan.fanout,
+      ...short,
+      title: 'fan-out (smoke)',
+      rooms: 1,
+      members: 20,
+      senders: 2,
+      roomRates: [5, 10],
+    },
+    manyRooms: manyRoomsSmoke,
+    idle: { id: 'idle', title: 'idle (smoke)', connections: 100, members: 5, replicas: 1 },
+    cluster: clusterWorkload(manyRoomsSmoke, c.masters, [1, 2], 1, 'smoke'),
+    pubsub: {
+      ...plan.pubsub,
+      title: 'PUBLISH vs SPUBLISH (smoke)',
+      masters: [3],
+      subscribersPerChannel: [1, 2],
+      channels: 12,
+      messagesPerSecond: 200,
+      seconds: 1,
+    },
+    // The drain ends once every message arrived: a long bound costs nothing when all is well.
+    drainMs: 5000,
   };
 }

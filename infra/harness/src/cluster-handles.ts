@@ -1,6 +1,6 @@
 /** What `startCluster` takes and gives: its options and the handles of what it started. */
 import { type Exit, type OutputMode } from './managed-process';
-import { type RedisCluster } from './redis-cluster';
+import { type RedisCluster, type RedisClusterOptions } from './redis-cluster';
 
 export interface ClusterOptions {
   /** api replicas behind nginx (default 3). */
@@ -18,9 +18,10 @@ export interface ClusterOptions {
   redis?: boolean;
   /**
    * Run a Redis Cluster instead of one Redis: 3 masters and 3 replicas of `redis-server` on
-   * loopback, created with `redis-cli --cluster create`; the replicas get `REDIS_CLUSTER_NODES`.
+   * loopback (or as many as the options say), created with `redis-cli --cluster create`; the
+   * replicas get `REDIS_CLUSTER_NODES`.
    */
-  redisCluster?: boolean;
+  redisCluster?: boolean | Pick<RedisClusterOptions, 'masters' | 'replicasPerMaster'>;
   /** `stream` prints every child's output as `[name] line`; `quiet` (default) only keeps it. */
   output?: OutputMode;
   /** Bound on each start-up wait (default 30 s). */

@@ -120,7 +120,8 @@ async function launch(
   };
   // Redis, with the repository's redis.conf and loopback overrides: one, or a cluster of six.
   const started: { redisCluster?: RedisCluster } = {};
-  const useCluster = useRedis && options.redisCluster === true;
+  const useCluster =
+    useRedis && options.redisCluster !== undefined && options.redisCluster !== false;
   const redis =
     useRedis && !useCluster
       ? new ManagedProcess({
@@ -136,6 +137,7 @@ async function launch(
   if (useCluster) {
     // First: the replicas' REDIS_CLUSTER_NODES names its nodes (free ports of their own).
     started.redisCluster = await startRedisCluster({
+      ...(typeof options.redisCluster === 'object' ? options.redisCluster : {}),
       dir: join(workDir, 'redis-cluster'),
       output,
       startTimeoutMs,

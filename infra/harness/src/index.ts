@@ -8,5 +8,7 @@ export * from './faults';
 export * from './ipc-process';
 export * from './managed-process';
 export * from './metrics';
+export * from './probe';
+export * from './proc-stats';
 export * from './redis-cluster';
 export * from './wait';

@@ -124,3 +124,66 @@ export function serveParent<M extends Typed>(handlers: Handlers<M>): void {
   process.on('disconnect', () => process.exit(0));
   process.send?.({ type: 'ready' });
 }
+
+/** `count` children of one script answering the same requests (load clients, member processes). */
+export class IpcPool<Out extends Typed, In extends Typed> {
+  readonly children: IpcProcess<Out, In>[];
+
+  constructor(
+    script: string,
+    label: string,
+    count: number,
+    env?: NodeJS.ProcessEnv,
+    replyTimeoutMs?: number,
+  ) {
+    this.children = Array.from(
+      { length: count },
+      (_, index) => new IpcProcess<Out, In>(script, `${label} ${index}`, env, replyTimeoutMs),
+    );
+  }
+
+  /** Resolves once every child is up. */
+  async ready(): Promise<void> {
+    await Promise.all(this.children.map((child) => child.ready));
+  }
+
+  /** Sends one message per child (built from its index) and waits for every answer. */
+  all<T extends In['type']>(
+    build: (index: number) => Out,
+    answer: T,
+  ): Promise<Extract<In, { type: T }>[]> {
+    return Promise.all(this.children.map((child, index) => child.request(build(index), answer)));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.children.map((child) => child.close()));
+  }
+}
+
+/**
+ * Opens every item with `open`, `concurrency` at a time: what opened, in the items' order, and
+ * the tally a child reports as `connected`.
+ */
+export async function openAll<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  open: (item: T) => Promise<R>,
+): Promise<{ opened: R[]; tally: Extract<ChildLifecycle, { type: 'connected' }> }> {
+  const results: (R | undefined)[] = [];
+  let next = 0;
+  let failed = 0;
+  let firstError: string | null = null;
+  const worker = async () => {
+    for (let index = next++; index < items.length; index = next++) {
+      try {
+        results[index] = await open(items[index] as T);
+      } catch (error) {
+        failed++;
+        firstError ??= error instanceof Error ? error.message : String(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  const opened = results.filter((result): result is R => result !== undefined);
+  return { opened, tally: { type: 'connected', ok: opened.length, failed, firstError } };
+}

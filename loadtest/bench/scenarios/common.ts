@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { quantile } from '@taco/harness';
 import type Redis from 'ioredis';
 
 /**
@@ -55,6 +56,10 @@ export const round = (value: number | null, digits = 1): number | null =>
 
 export const MIB = 1024 * 1024;
 
+/** Quantile `q` of a latency histogram in ms, to 0.1 ms, or null when it is empty. */
+export const ms = (histogram: readonly number[], q: number): number | null =>
+  round(quantile(histogram, q), 1);
+
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
@@ -68,4 +73,25 @@ export async function commandStats(redis: Redis): Promise<Map<string, number>> {
     if (match?.[1] && match[2]) stats.set(match[1], Number(match[2]));
   }
   return stats;
+}
+
+/**
+ * Redis commands per `units` (connects, reconnects) between two `commandStats` readings, less
+ * `baseline` calls of each, rounded to 2 digits, the most frequent first, those under `min` left
+ * out; and their sum.
+ */
+export function commandsPer(
+  after: Map<string, number>,
+  before: Map<string, number>,
+  units: number,
+  min: number,
+  baseline: (command: string) => number = () => 0,
+) {
+  const each: [string, number][] = [];
+  for (const [command, calls] of after) {
+    const per = (calls - (before.get(command) ?? 0) - baseline(command)) / units;
+    if (units > 0 && per >= min) each.push([command, round(per, 2) ?? 0]);
+  }
+  each.sort((a, b) => b[1] - a[1]);
+  return { byCommand: Object.fromEntries(each), sum: each.reduce((sum, [, n]) => sum + n, 0) };
 }

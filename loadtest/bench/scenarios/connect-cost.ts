@@ -12,40 +12,22 @@
  *                    [--smoke]
  */
 import { resolve } from 'node:path';
-import {
-  credentials,
-  isPresence,
-  RawClient,
-  SCENARIO_ENV,
-  socketUrl,
-  startCluster,
-} from '@taco/harness';
+import { cpuWindow, credentials, isPresence, openAll, RawClient, socketUrl } from '@taco/harness';
 import Redis from 'ioredis';
-import { totalCpuSeconds } from '../proc-stats';
 import { machine } from '../report';
-import { commandStats, intOption, log, round, scenarioArgs, writeReport } from './common';
+import { startServer } from '../servers';
+import { withServer } from '../session';
+import {
+  commandStats,
+  commandsPer,
+  intOption,
+  log,
+  round,
+  scenarioArgs,
+  writeReport,
+} from './common';
 
 const CONCURRENCY = 64;
-const HOOKS = resolve(__dirname, '..', 'server-hooks.cjs');
-
-function perConnect(
-  after: Map<string, number>,
-  before: Map<string, number>,
-  sockets: number,
-): Record<string, number> {
-  const result: [string, number][] = [];
-  for (const [command, calls] of after) {
-    const each = (calls - (before.get(command) ?? 0)) / sockets;
-    if (each >= 0.01) result.push([command, round(each, 2) ?? 0]);
-  }
-  return Object.fromEntries(result.sort((a, b) => b[1] - a[1]));
-}
-
-const total = (record: Record<string, number>) =>
-  round(
-    Object.values(record).reduce((sum, value) => sum + value, 0),
-    2,
-  );
 
 /**
  * Every Redis command of `count` connects made one at a time before anything else runs (so no
@@ -118,76 +100,57 @@ export type ConnectCostReport = Awaited<ReturnType<typeof connectCostScenario>>;
 /** Runs the connects (see the file's comment) and returns the figures. */
 export async function connectCostScenario({ sockets, members, profileDir }: ConnectCostSettings) {
   log(`== Connect cost: ${sockets} sockets (credentials + socket + join), rooms of ${members}`);
-  const cluster = await startCluster({
-    replicas: 1,
-    env: {
-      ...SCENARIO_ENV,
-      ...(profileDir ? { NODE_OPTIONS: `--require ${HOOKS}`, BENCH_PROFILE_DIR: profileDir } : {}),
-    },
-    output: 'quiet',
-  });
-  const redis = new Redis(cluster.redis?.url ?? '', { lazyConnect: true });
-  const open: RawClient[] = [];
-  try {
-    await redis.connect();
-    const replica = cluster.replicas[0];
-    if (!replica?.pid) throw new Error('the replica did not start');
-    const pid = replica.pid;
-    const tag = `cost-${Date.now().toString(36)}`;
-    const traced = await traceConnects(cluster.redis?.url ?? '', replica.url, tag);
-    for (const [label, { roundTrips, inScripts }] of Object.entries(traced)) {
-      log(
-        `  one connect, ${label}: ${roundTrips.length} Redis round trips (${roundTrips.join(', ')}), ${inScripts} commands inside scripts`,
-      );
-    }
-    const statsBefore = await commandStats(redis);
-    const cpuBefore = totalCpuSeconds([pid]);
-    const started = performance.now();
-    let next = 0;
-    let failed = 0;
-    const worker = async () => {
-      while (next < sockets) {
-        const id = next++;
-        try {
-          open.push(
-            await connectOne(
-              replica.url,
-              `${tag}-${Math.floor(id / members)}`,
-              `user-${id % members}`,
-            ),
+  return withServer(
+    () => startServer('taco', 1, profileDir),
+    async ({ cluster }) => {
+      const redisUrl = cluster?.redis?.url ?? '';
+      const replica = cluster?.replicas[0];
+      if (!replica?.pid) throw new Error('the replica did not start');
+      const redis = new Redis(redisUrl, { lazyConnect: true });
+      const open: RawClient[] = [];
+      try {
+        await redis.connect();
+        const tag = `cost-${Date.now().toString(36)}`;
+        const traced = await traceConnects(redisUrl, replica.url, tag);
+        for (const [label, { roundTrips, inScripts }] of Object.entries(traced)) {
+          log(
+            `  one connect, ${label}: ${roundTrips.length} Redis round trips (${roundTrips.join(', ')}), ${inScripts} commands inside scripts`,
           );
-        } catch {
-          failed++;
         }
+        const statsBefore = await commandStats(redis);
+        const window = cpuWindow({ replica: [replica.pid] });
+        const ids = Array.from({ length: sockets }, (_, id) => id);
+        const { opened, tally } = await openAll(ids, CONCURRENCY, (id) =>
+          connectOne(replica.url, `${tag}-${Math.floor(id / members)}`, `user-${id % members}`),
+        );
+        open.push(...opened);
+        const { failed } = tally;
+        const { total: cpuSeconds, wallSeconds: seconds } = window();
+        const commands = commandsPer(await commandStats(redis), statsBefore, sockets, 0.01);
+        const report = {
+          scenario: 'connectCost',
+          date: new Date().toISOString(),
+          machine: machine(),
+          sockets,
+          members,
+          failed,
+          seconds: round(seconds, 2),
+          replicaCpuMsPerConnect: round((cpuSeconds * 1000) / sockets, 3),
+          redisCommandsPerConnect: round(commands.sum, 2),
+          redisCommandsByCommand: commands.byCommand,
+          traced,
+        };
+        log(
+          [
+            `  ${sockets - failed} connected (${failed} failed) in ${report.seconds} s; replica CPU ${report.replicaCpuMsPerConnect} ms per connect`,
+            `  Redis per connect: ${report.redisCommandsPerConnect} commands ${JSON.stringify(commands.byCommand)}`,
+          ].join('\n'),
+        );
+        return report;
+      } finally {
+        for (const client of open) client.socket.terminate();
+        redis.disconnect();
       }
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    const seconds = (performance.now() - started) / 1000;
-    const cpuSeconds = totalCpuSeconds([pid]) - cpuBefore;
-    const commands = perConnect(await commandStats(redis), statsBefore, sockets);
-    const report = {
-      scenario: 'connectCost',
-      date: new Date().toISOString(),
-      machine: machine(),
-      sockets,
-      members,
-      failed,
-      seconds: round(seconds, 2),
-      replicaCpuMsPerConnect: round((cpuSeconds * 1000) / sockets, 3),
-      redisCommandsPerConnect: total(commands),
-      redisCommandsByCommand: commands,
-      traced,
-    };
-    log(
-      [
-        `  ${sockets - failed} connected (${failed} failed) in ${report.seconds} s; replica CPU ${report.replicaCpuMsPerConnect} ms per connect`,
-        `  Redis per connect: ${report.redisCommandsPerConnect} commands ${JSON.stringify(commands)}`,
-      ].join('\n'),
-    );
-    return report;
-  } finally {
-    for (const client of open) client.socket.terminate();
-    redis.disconnect();
-    await cluster.stop();
-  }
+    },
+  );
 }

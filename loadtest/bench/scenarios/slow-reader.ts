@@ -8,24 +8,13 @@
  *   npm run bench -- --only slowReader [--seconds 60] [--idle-seconds 15] [--attackers 10]
  *                    [--members 10] [--rate 250] [--body 4000] [--out file.json] [--smoke]
  */
-import {
-  SCENARIO_ENV,
-  type SlowReaderSettings,
-  slowReaderAttack,
-  startCluster,
-} from '@taco/harness';
-import { emptyHistogram, quantile, record } from '../histogram';
+import { type SlowReaderSettings, slowReaderAttack } from '@taco/harness';
 import { machine } from '../report';
-import { nowMs, probeBody, readProbe } from '../probe';
-import { rssBytes } from '../proc-stats';
-import { intOption, log, median, MIB, round, scenarioArgs, writeReport } from './common';
+import { startServer } from '../servers';
+import { withServer } from '../session';
+import { intOption, log, median, MIB, ms as p, round, scenarioArgs, writeReport } from './common';
 
 const ROOM = 'slow-reader-room';
-
-interface Phase {
-  rss: number[];
-  histogram: number[];
-}
 
 export async function runSlowReader(argv: string[]): Promise<void> {
   const values = scenarioArgs(argv, [
@@ -55,73 +44,60 @@ export async function slowReaderScenario(settings: SlowReaderSettings) {
   const { attackSeconds, idleSeconds, attackers, rate, bodyBytes } = settings;
   const started = Date.now();
   log(`== Slow readers: ${attackers} paused attackers, ${settings.members} members, ${rate} msg/s`);
-  const cluster = await startCluster({ replicas: 1, env: SCENARIO_ENV, output: 'quiet' });
-  try {
-    const replica = cluster.replicas[0];
-    const pid = replica?.pid;
-    if (!replica || !pid) throw new Error('the replica did not start');
-    const idle: Phase = { rss: [], histogram: emptyHistogram() };
-    const attack: Phase = { rss: [], histogram: emptyHistogram() };
-    const after: Phase = { rss: [], histogram: emptyHistogram() };
-    let phase = idle;
-    log(`  without attackers: ${idleSeconds} s, then the attack: ${attackSeconds} s`);
-    const figures = await slowReaderAttack(replica, ROOM, settings, {
-      body: (n) => probeBody(0, n, bodyBytes),
-      received: (body) => {
-        const probe = readProbe(body);
-        if (probe) record(phase.histogram, nowMs() - probe.t);
-      },
-      phase: (next) => (phase = next === 'attack' ? attack : after),
-      sample: () => phase.rss.push(rssBytes(pid)),
-    });
-    const { openToGoneMs, cutToGoneMs } = figures;
-    const idleRss = median(idle.rss);
-    const attackRss = Math.max(...attack.rss);
-    const p = (histogram: number[], q: number) => round(quantile(histogram, q), 1);
-    const spread = (values: number[]) =>
-      values.length > 0 ? { median: median(values), max: Math.max(...values) } : null;
-    const report = {
-      scenario: 'slowReader',
-      date: new Date().toISOString(),
-      machine: machine(),
-      settings: {
-        attackSeconds,
-        idleSeconds,
-        attackers,
-        members: settings.members,
-        rate,
-        bodyBytes,
-      },
-      rssIdleMiB: round(idleRss / MIB),
-      rssAttackMaxMiB: round(attackRss / MIB),
-      rssAttackMedianMiB: round(median(attack.rss) / MIB),
-      rssGrowthMiB: round((attackRss - idleRss) / MIB),
-      rssAfterMiB: round(median(after.rss) / MIB),
-      p50IdleMs: p(idle.histogram, 0.5),
-      p99IdleMs: p(idle.histogram, 0.99),
-      p50AttackMs: p(attack.histogram, 0.5),
-      p99AttackMs: p(attack.histogram, 0.99),
-      attackerSockets: figures.attackerSockets,
-      attackerConnectFailures: figures.attackerConnectFailures,
-      cuts1013: figures.cuts1013,
-      reportedGone: openToGoneMs.length,
-      openToGoneMedianMs: spread(openToGoneMs)?.median ?? null,
-      openToGoneMaxMs: spread(openToGoneMs)?.max ?? null,
-      cutToGoneMedianMs: spread(cutToGoneMs)?.median ?? null,
-      cutToGoneMaxMs: spread(cutToGoneMs)?.max ?? null,
-      sent: figures.sent,
-      received: figures.received,
-      seconds: (Date.now() - started) / 1000,
-    };
-    log(
-      [
-        `  RSS: ${report.rssIdleMiB} MiB without attackers, ${report.rssAttackMaxMiB} MiB at most during the attack (+${report.rssGrowthMiB} MiB), ${report.rssAfterMiB} MiB after`,
-        `  members' latency: p50 ${report.p50IdleMs} ms / p99 ${report.p99IdleMs} ms without, p50 ${report.p50AttackMs} ms / p99 ${report.p99AttackMs} ms during`,
-        `  attackers: ${report.attackerSockets} paused sockets, ${report.cuts1013} cut with 1013, ${report.reportedGone} reported gone (open → gone: median ${report.openToGoneMedianMs} ms, max ${report.openToGoneMaxMs} ms; cut → gone: median ${report.cutToGoneMedianMs} ms, max ${report.cutToGoneMaxMs} ms)`,
-      ].join('\n'),
-    );
-    return report;
-  } finally {
-    await cluster.stop();
-  }
+  return withServer(
+    () => startServer('taco', 1),
+    async ({ cluster }) => {
+      const replica = cluster?.replicas[0];
+      if (!replica?.pid) throw new Error('the replica did not start');
+      log(`  without attackers: ${idleSeconds} s, then the attack: ${attackSeconds} s`);
+      const figures = await slowReaderAttack(replica, ROOM, settings);
+      const { openToGoneMs, cutToGoneMs } = figures;
+      const { idle, attack, after } = figures.phases;
+      const idleRss = median(idle.rss);
+      const attackRss = Math.max(...attack.rss);
+      const spread = (values: number[]) =>
+        values.length > 0 ? { median: median(values), max: Math.max(...values) } : null;
+      const report = {
+        scenario: 'slowReader',
+        date: new Date().toISOString(),
+        machine: machine(),
+        settings: {
+          attackSeconds,
+          idleSeconds,
+          attackers,
+          members: settings.members,
+          rate,
+          bodyBytes,
+        },
+        rssIdleMiB: round(idleRss / MIB),
+        rssAttackMaxMiB: round(attackRss / MIB),
+        rssAttackMedianMiB: round(median(attack.rss) / MIB),
+        rssGrowthMiB: round((attackRss - idleRss) / MIB),
+        rssAfterMiB: round(median(after.rss) / MIB),
+        p50IdleMs: p(idle.histogram, 0.5),
+        p99IdleMs: p(idle.histogram, 0.99),
+        p50AttackMs: p(attack.histogram, 0.5),
+        p99AttackMs: p(attack.histogram, 0.99),
+        attackerSockets: figures.attackerSockets,
+        attackerConnectFailures: figures.attackerConnectFailures,
+        cuts1013: figures.cuts1013,
+        reportedGone: openToGoneMs.length,
+        openToGoneMedianMs: spread(openToGoneMs)?.median ?? null,
+        openToGoneMaxMs: spread(openToGoneMs)?.max ?? null,
+        cutToGoneMedianMs: spread(cutToGoneMs)?.median ?? null,
+        cutToGoneMaxMs: spread(cutToGoneMs)?.max ?? null,
+        sent: figures.sent,
+        received: figures.received,
+        seconds: (Date.now() - started) / 1000,
+      };
+      log(
+        [
+          `  RSS: ${report.rssIdleMiB} MiB without attackers, ${report.rssAttackMaxMiB} MiB at most during the attack (+${report.rssGrowthMiB} MiB), ${report.rssAfterMiB} MiB after`,
+          `  members' latency: p50 ${report.p50IdleMs} ms / p99 ${report.p99IdleMs} ms without, p50 ${report.p50AttackMs} ms / p99 ${report.p99AttackMs} ms during`,
+          `  attackers: ${report.attackerSockets} paused sockets, ${report.cuts1013} cut with 1013, ${report.reportedGone} reported gone (open → gone: median ${report.openToGoneMedianMs} ms, max ${report.openToGoneMaxMs} ms; cut → gone: median ${report.cutToGoneMedianMs} ms, max ${report.cutToGoneMaxMs} ms)`,
+        ].join('\n'),
+      );
+      return report;
+    },
+  );
 }

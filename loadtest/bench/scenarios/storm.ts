@@ -11,7 +11,6 @@
  *   npm run bench -- --only storm [--clients 2000] [--rate 0.5] [--warmup 8] [--processes 2]
  *                    [--body 200] [--out file.json] [--smoke]
  */
-import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   metricValue,
@@ -21,12 +20,22 @@ import {
   STORM_PHASES,
   type StormPhase,
   type StormSettings,
+  count,
+  emptyHistogram,
+  merge,
 } from '@taco/harness';
 import Redis from 'ioredis';
-import { emptyHistogram, merge, quantile } from '../histogram';
 import { machine } from '../report';
-import { commandStats, intOption, log, round, scenarioArgs, writeReport } from './common';
-import { type StormMeasured } from './storm-measure';
+import {
+  commandStats,
+  commandsPer,
+  intOption,
+  log,
+  ms as p,
+  round,
+  scenarioArgs,
+  writeReport,
+} from './common';
 
 const LAG_POLL_MS = 500;
 
@@ -50,12 +59,6 @@ export async function runStorm(argv: string[]): Promise<void> {
   }
 }
 
-function delta(after: Map<string, number>, before: Map<string, number>): Map<string, number> {
-  const result = new Map<string, number>();
-  for (const [command, calls] of after) result.set(command, calls - (before.get(command) ?? 0));
-  return result;
-}
-
 /** Runs the storm with the bench's measurements and returns its figures. */
 export async function stormScenario(settings: StormSettings) {
   const { clients, rate, warmupSeconds, processes, bodyBytes } = settings;
@@ -77,7 +80,6 @@ export async function stormScenario(settings: StormSettings) {
   let watching: Promise<void> | undefined;
   let watch = false;
   const outcome = await reconnectStorm(settings, {
-    measureModule: resolve(__dirname, 'storm-measure.ts'),
     at: async (point, cluster) => {
       if (point === 'warm') {
         redis = new Redis(cluster.redis?.url ?? '', { maxRetriesPerRequest: 1 });
@@ -111,8 +113,8 @@ export async function stormScenario(settings: StormSettings) {
       ? `  not everyone came back within 90 s: ${outcome.status.down} still down, ${outcome.status.gaveUp} gave up`
       : `  all ${outcome.status.everClosed} disconnected clients back and resumed ${outcome.stormSeconds.toFixed(1)} s after the kill`,
   );
-  const measured = outcome.reports.map((answer) => answer.measured as StormMeasured);
-  const probe = outcome.probeReport.measured as StormMeasured;
+  const measured = outcome.reports;
+  const probe = outcome.probeReport;
   const histograms = Object.fromEntries(
     STORM_PHASES.map((phase) => {
       const histogram = emptyHistogram();
@@ -122,16 +124,11 @@ export async function stormScenario(settings: StormSettings) {
   ) as Record<StormPhase, number[]>;
   // Steady traffic's share of the storm's commands, from the warm-up's rate.
   const warmSeconds = (timeOf.kill - timeOf.warm) / 1000;
-  const steady = delta(stats.kill, stats.warm);
-  const perReconnect = new Map<string, number>();
-  for (const [command, calls] of delta(stats.back, stats.kill)) {
-    const extra = calls - ((steady.get(command) ?? 0) * outcome.stormSeconds) / warmSeconds;
-    if (outcome.figures.reconnects > 0 && extra / outcome.figures.reconnects >= 0.05) {
-      perReconnect.set(command, round(extra / outcome.figures.reconnects, 2) ?? 0);
-    }
-  }
-  const p = (histogram: number[], q: number) => round(quantile(histogram, q), 1);
-  const count = (histogram: number[]) => histogram.reduce((sum, n) => sum + n, 0);
+  const steady = (command: string) =>
+    (((stats.kill.get(command) ?? 0) - (stats.warm.get(command) ?? 0)) * outcome.stormSeconds) /
+    warmSeconds;
+  const { reconnects } = outcome.figures;
+  const perReconnect = commandsPer(stats.back, stats.kill, reconnects, 0.05, steady);
   const eventLoop = (key: 'p99Ms' | 'maxMs') =>
     round(Math.max(...measured.map((each) => each.eventLoop.storm[key])), 0);
   const report = {
@@ -158,16 +155,8 @@ export async function stormScenario(settings: StormSettings) {
     survivorEventLoopMaxStormMs: round(survivorLagMs, 0),
     clientEventLoopP99StormMs: eventLoop('p99Ms'),
     clientEventLoopMaxStormMs: eventLoop('maxMs'),
-    redisCommandsPerReconnect:
-      outcome.figures.reconnects > 0
-        ? round(
-            [...perReconnect.values()].reduce((a, b) => a + b, 0),
-            1,
-          )
-        : null,
-    redisCommandsPerReconnectByCommand: Object.fromEntries(
-      [...perReconnect].sort((a, b) => b[1] - a[1]),
-    ),
+    redisCommandsPerReconnect: reconnects > 0 ? round(perReconnect.sum, 1) : null,
+    redisCommandsPerReconnectByCommand: perReconnect.byCommand,
     seconds: (Date.now() - started) / 1000,
   };
   log(

@@ -5,5 +5,4 @@ export * from './redis';
 export * from './replica';
 export * from './slow-reader';
 export * from './storm';
-export * from './storm-ipc';
 export * from './verdict';

@@ -4,15 +4,17 @@
  * a close frame). The replica must cut each attacker (1013 past 1 MiB waiting, dropped when the
  * close handshake is overdue) and keep delivering to everyone else. An attacker seen gone
  * (presence `connecting:false`) comes back at once with a new paused socket, so the attack holds
- * for its whole duration. `npm run chaos` runs it short; the bench measures latency and memory
- * around it through the hooks.
+ * for its whole duration. Messages carry a latency probe; the members' latency and the replica's
+ * memory are kept per phase (before, during and after the attack). `npm run chaos` runs it short;
+ * the bench reports the phases.
  */
-import { readFileSync } from 'node:fs';
 import { CloseCode, FrameType, type ServerFrame } from '@taco/protocol';
 import WebSocket from 'ws';
 import { credentials, RawClient, socketUrl } from '../client';
 import { type Cluster, type ReplicaHandle } from '../cluster';
 import { metricValue } from '../metrics';
+import { emptyHistogram, probeBody, recordProbe } from '../probe';
+import { rssBytes } from '../proc-stats';
 import { sleep } from '../wait';
 import { type ChaosOptions, type ScenarioResult } from './verdict';
 
@@ -30,15 +32,13 @@ export interface SlowReaderSettings {
   bodyBytes: number;
 }
 
-export interface SlowReaderHooks {
-  /** The body of the n-th message the members send (default: `n` padded to the body size). */
-  body?: (n: number) => string;
-  /** Each message a member received. */
-  received?: (body: string) => void;
-  /** The attack starts, then the cool-down after it. */
-  phase?: (phase: 'attack' | 'after') => void;
-  /** Every 250 ms throughout (memory samples). */
-  sample?: () => void;
+/** Before the attack, during it, and the cool-down after it. */
+export type SlowReaderPhase = 'idle' | 'attack' | 'after';
+
+/** What a phase measured: the replica's RSS every 250 ms, and the members' latency histogram. */
+export interface SlowReaderSamples {
+  rss: number[];
+  histogram: number[];
 }
 
 export interface SlowReaderFigures {
@@ -51,6 +51,7 @@ export interface SlowReaderFigures {
   /** Per attacker socket the room heard gone: from its open, and from its cut, to gone. */
   openToGoneMs: number[];
   cutToGoneMs: number[];
+  phases: Record<SlowReaderPhase, SlowReaderSamples>;
 }
 
 const cutsOf = (replica: ReplicaHandle) =>
@@ -61,10 +62,11 @@ export async function slowReaderAttack(
   replica: ReplicaHandle,
   room: string,
   settings: SlowReaderSettings,
-  hooks: SlowReaderHooks = {},
 ): Promise<SlowReaderFigures> {
   const { attackSeconds, idleSeconds, attackers, rate, bodyBytes } = settings;
-  const body = hooks.body ?? ((n: number) => String(n).padEnd(bodyBytes, '.'));
+  const samples = (): SlowReaderSamples => ({ rss: [], histogram: emptyHistogram() });
+  const phases = { idle: samples(), attack: samples(), after: samples() };
+  let phase = phases.idle;
   const tokens = new Map<string, Promise<string>>();
   const token = (name: string) => {
     if (!tokens.has(name)) tokens.set(name, credentials(replica.url, room, name));
@@ -76,7 +78,6 @@ export async function slowReaderAttack(
     await client.opened;
     return client;
   };
-  const sockets: RawClient[] = [];
   let received = 0;
   const goneAt = new Map<string, number>();
   const members: RawClient[] = [];
@@ -84,13 +85,12 @@ export async function slowReaderAttack(
     const member = await open(`member-${i}`, (frame) => {
       if (frame.type === FrameType.Message && 'body' in frame) {
         received++;
-        hooks.received?.(frame.body);
+        recordProbe(phase.histogram, frame.body);
       } else if (i === 0 && frame.type === FrameType.Presence && !frame.connecting) {
         goneAt.set(frame.sender, Date.now());
       }
     });
     members.push(member);
-    sockets.push(member);
   }
   // Members take turns sending, `rate` messages a second in all, on a 10 ms tick.
   let sent = 0;
@@ -100,16 +100,16 @@ export async function slowReaderAttack(
     for (let k = 0; k < due; k++) {
       const sender = members[sent % members.length];
       sent++;
-      sender?.send({ type: FrameType.Message, body: body(sent) });
+      sender?.send({ type: FrameType.Message, body: probeBody(0, sent, bodyBytes) });
     }
   }, 10);
   const sampleFor = async (ms: number) => {
     for (const until = Date.now() + ms; Date.now() < until; await sleep(SAMPLE_MS))
-      hooks.sample?.();
+      phase.rss.push(rssBytes(replica.pid ?? 0));
   };
   try {
     await sampleFor(idleSeconds * 1000);
-    hooks.phase?.('attack');
+    phase = phases.attack;
     const cutsBefore = await cutsOf(replica);
     const attackEnds = Date.now() + attackSeconds * 1000;
     const openToGoneMs: number[] = [];
@@ -158,7 +158,7 @@ export async function slowReaderAttack(
     ]);
     const cuts1013 = (await cutsOf(replica)) - cutsBefore;
     clearInterval(timer);
-    hooks.phase?.('after');
+    phase = phases.after;
     await sampleFor(COOL_DOWN_MS);
     await watching;
     // Cuts and departures pair up in order (every cut has the same grace before its departure).
@@ -174,19 +174,11 @@ export async function slowReaderAttack(
       cuts1013,
       openToGoneMs,
       cutToGoneMs,
+      phases,
     };
   } finally {
     clearInterval(timer);
-    for (const client of sockets) client.socket.terminate();
-  }
-}
-
-/** Resident memory of a process in bytes, 0 when it is gone. */
-function rssBytes(pid: number | undefined): number {
-  try {
-    return 1024 * Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-  } catch {
-    return 0;
+    for (const member of members) member.socket.terminate();
   }
 }
 
@@ -197,22 +189,17 @@ export async function slowConsumerScenario(
 ): Promise<ScenarioResult> {
   const replica = cluster.replicas[0];
   if (!replica) throw new Error('no replica');
-  const before = rssBytes(replica.pid);
-  let peak = before;
+  const before = rssBytes(replica.pid ?? 0);
   const members = 2;
-  const figures = await slowReaderAttack(
-    replica,
-    `chaos-slow-${Date.now()}`,
-    {
-      attackSeconds: options.short ? 6 : 15,
-      idleSeconds: 1,
-      attackers: options.short ? 1 : 3,
-      members,
-      rate: 250,
-      bodyBytes: 4000,
-    },
-    { sample: () => (peak = Math.max(peak, rssBytes(replica.pid))) },
-  );
+  const figures = await slowReaderAttack(replica, `chaos-slow-${Date.now()}`, {
+    attackSeconds: options.short ? 6 : 15,
+    idleSeconds: 1,
+    attackers: options.short ? 1 : 3,
+    members,
+    rate: 250,
+    bodyBytes: 4000,
+  });
+  const peak = Math.max(before, ...Object.values(figures.phases).flatMap((each) => each.rss));
   const lost = figures.sent * members - figures.received;
   const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
   return {

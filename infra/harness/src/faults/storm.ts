@@ -7,15 +7,15 @@
  * process of its own holds rooms straight on the survivor, never disconnected.
  *
  * Returns what the members saw (every acknowledged message in every member's list once, who came
- * back and how), for the test and the bench; the bench adds its measurements through the hooks.
+ * back and how, the bystanders' latency by phase), for the test and the bench; the bench adds its
+ * measurements at the points of `StormHooks`.
  */
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type MemberReport } from '../client';
 import { type Cluster, startCluster } from '../cluster';
-import { IpcProcess } from '../ipc-process';
-import { SCENARIO_ENV } from './verdict';
-import type { StormChildMessage, StormParentMessage, StormPhase, StormRoom } from './storm-ipc';
+import { type ChildLifecycle, IpcPool, IpcProcess } from '../ipc-process';
+import { percentile, SCENARIO_ENV } from './verdict';
 
 const MEMBER_SCRIPT = resolve(__dirname, 'storm-members.ts');
 const REPLY_TIMEOUT_MS = 180_000;
@@ -30,6 +30,49 @@ const PROBE_ROOM_SIZE = 5;
 const PROBE_MESSAGES_PER_SECOND = 4;
 /** The probe process's nice value: ahead of the load clients, as a client on its own machine. */
 export const PROBE_NICE = -5;
+
+// Messages between the storm (parent) and its member processes (storm-members.ts).
+
+export interface StormRoom {
+  room: string;
+  /** Member names; the first one sends the room's messages. */
+  names: string[];
+}
+
+/** `warm`: before the kill; `storm`: from the kill until every member has resumed; `after`. */
+export type StormPhase = 'warm' | 'storm' | 'after';
+
+export const STORM_PHASES: readonly StormPhase[] = ['warm', 'storm', 'after'];
+
+export type StormParentMessage =
+  | { type: 'connect'; baseUrl: string; rooms: StormRoom[]; concurrency: number }
+  | { type: 'traffic'; messagesPerSecondPerRoom: number; bodyBytes: number }
+  | { type: 'phase'; phase: StormPhase }
+  | { type: 'status' }
+  | { type: 'quiet' }
+  | { type: 'report' }
+  | { type: 'close' };
+
+export type StormChildMessage =
+  | ChildLifecycle
+  | {
+      type: 'status';
+      /** Members whose socket is not open and caught up. */
+      down: number;
+      /** Members that have closed at least once. */
+      everClosed: number;
+      /** Members that stopped reconnecting. */
+      gaveUp: number;
+    }
+  | { type: 'quiet' }
+  | {
+      type: 'report';
+      members: MemberReport[];
+      /** Latency of the live messages to members never disconnected (bystanders), by phase. */
+      bystanders: Record<StormPhase, number[]>;
+      /** The process's own event-loop delay by phase (its share of the latency). */
+      eventLoop: Record<StormPhase, { p99Ms: number; maxMs: number }>;
+    };
 
 type MemberProcess = IpcProcess<StormParentMessage, StormChildMessage>;
 type Report = Extract<StormChildMessage, { type: 'report' }>;
@@ -46,10 +89,8 @@ export interface StormSettings {
   env?: Record<string, string>;
 }
 
-/** Where the bench measures: a module for the member processes, and points in the run. */
+/** Where the bench measures: points in the run. */
 export interface StormHooks {
-  /** Loaded by every member process as `STORM_MEASURE` (see `StormMeasure`). */
-  measureModule?: string;
   /** Steady traffic has run for a second (`warm`), the kill is next (`kill`), all are back. */
   at?(point: 'warm' | 'kill' | 'back', cluster: Cluster): Promise<void>;
 }
@@ -109,29 +150,33 @@ export async function reconnectStorm(settings: StormSettings, hooks: StormHooks 
     env: settings.env ?? SCENARIO_ENV,
     output: 'quiet',
   });
-  const env = { ...process.env, STORM_MEASURE: hooks.measureModule ?? '' };
-  const spawn = (index: number): MemberProcess =>
-    new IpcProcess(MEMBER_SCRIPT, `storm members ${index}`, env, REPLY_TIMEOUT_MS);
-  const processes = Array.from({ length: processCount }, (_, index) => spawn(index));
-  const probe = spawn(processCount);
-  const everyProcess = [...processes, probe];
+  const pool = new IpcPool<StormParentMessage, StormChildMessage>(
+    MEMBER_SCRIPT,
+    'storm members',
+    processCount,
+    process.env,
+    REPLY_TIMEOUT_MS,
+  );
+  const probe: MemberProcess = new IpcProcess(
+    MEMBER_SCRIPT,
+    'storm probe',
+    process.env,
+    REPLY_TIMEOUT_MS,
+  );
+  const everyProcess = [...pool.children, probe];
   const at = async (point: 'warm' | 'kill' | 'back') => hooks.at?.(point, cluster);
   try {
-    await Promise.all(everyProcess.map((child) => child.ready));
+    await Promise.all([pool.ready(), probe.ready]);
     const probeAhead = probe.prioritize(PROBE_NICE);
     const connectStarted = Date.now();
-    const connected = await Promise.all(
-      processes.map((child, index) =>
-        child.request(
-          {
-            type: 'connect',
-            baseUrl: cluster.url,
-            rooms: rooms.filter((_, room) => room % processCount === index),
-            concurrency: 32,
-          },
-          'connected',
-        ),
-      ),
+    const connected = await pool.all(
+      (index) => ({
+        type: 'connect',
+        baseUrl: cluster.url,
+        rooms: rooms.filter((_, room) => room % processCount === index),
+        concurrency: 32,
+      }),
+      'connected',
     );
     const failed = sum(connected.map((answer) => answer.failed));
     const connectSeconds = (Date.now() - connectStarted) / 1000;
@@ -151,7 +196,7 @@ export async function reconnectStorm(settings: StormSettings, hooks: StormHooks 
     );
     if (probed.failed > 0) throw new Error(`the probe did not connect: ${probed.firstError}`);
 
-    for (const child of processes) {
+    for (const child of pool.children) {
       child.tell({ type: 'traffic', messagesPerSecondPerRoom: rate, bodyBytes });
     }
     probe.tell({ type: 'traffic', messagesPerSecondPerRoom: PROBE_MESSAGES_PER_SECOND, bodyBytes });
@@ -185,9 +230,7 @@ export async function reconnectStorm(settings: StormSettings, hooks: StormHooks 
     await sleep(2000);
     await Promise.all(everyProcess.map((child) => child.request({ type: 'quiet' }, 'quiet')));
     await sleep(DRAIN_MS);
-    const reports: Report[] = await Promise.all(
-      processes.map((child) => child.request({ type: 'report' }, 'report')),
-    );
+    const reports: Report[] = await pool.all(() => ({ type: 'report' }), 'report');
     const probeReport = await probe.request({ type: 'report' }, 'report');
     const loadMembers = reports.flatMap((answer) => answer.members);
     const members = [...loadMembers, ...probeReport.members];
@@ -212,9 +255,7 @@ export async function reconnectStorm(settings: StormSettings, hooks: StormHooks 
         killed: victim.id,
         disconnected: reconnected.length,
         everyoneBackSeconds: backAt === null ? null : round2(stormSeconds),
-        resumeSecondsMedian: round2(
-          (resumeMs.sort((a, b) => a - b)[resumeMs.length >> 1] ?? 0) / 1000,
-        ),
+        resumeSecondsMedian: round2((percentile(resumeMs, 50) ?? 0) / 1000),
         gaveUp: members.filter((member) => member.gaveUp).length,
         reconnects,
         reconnectAttempts: sum(reconnected.map((member) => member.reconnects)),

@@ -64,24 +64,34 @@ function machineCpu(): { busy: number; steal: number } {
 }
 
 /**
- * Starts a window on the machine-wide CPU counters. The function returned ends it, given the CPU
- * seconds the benchmark's other processes (servers, Redis, load clients) used meanwhile, and says
- * how many cores outside processes (machine busy time less ours, this process's included) and the
- * hypervisor's steal took per second of the window.
+ * Starts a window on the CPU of named groups of processes and of the whole machine. The function
+ * returned ends it, given the CPU seconds the benchmark's processes outside the groups (load
+ * clients) used meanwhile: each group's CPU seconds and their total, the wall seconds, and how
+ * many cores outside processes (machine busy time less the groups, those others and this process)
+ * and the hypervisor's steal took per second of the window.
  */
-export function machineWindow() {
-  const before = machineCpu();
+export function cpuWindow<K extends string>(groups: Record<K, readonly number[]>) {
+  const names = Object.keys(groups) as K[];
+  const read = () => names.map((name) => totalCpuSeconds(groups[name]));
+  const before = read();
+  const machineBefore = machineCpu();
   const self = process.cpuUsage();
   const started = Date.now();
-  return (ourCpuSeconds: number) => {
-    const after = machineCpu();
+  return (othersCpuSeconds = 0) => {
+    const after = read();
+    const machineAfter = machineCpu();
     const own = process.cpuUsage(self);
     const wallSeconds = (Date.now() - started) / 1000;
-    const ours = ourCpuSeconds + (own.user + own.system) / 1e6;
+    const cpu = {} as Record<K, number>;
+    names.forEach((name, index) => (cpu[name] = (after[index] ?? 0) - (before[index] ?? 0)));
+    const total = Object.values<number>(cpu).reduce((sum, seconds) => sum + seconds, 0);
+    const ours = total + othersCpuSeconds + (own.user + own.system) / 1e6;
     return {
+      cpu,
+      total,
       wallSeconds,
-      outsideCores: Math.max(0, (after.busy - before.busy - ours) / wallSeconds),
-      stealCores: (after.steal - before.steal) / wallSeconds,
+      outsideCores: Math.max(0, (machineAfter.busy - machineBefore.busy - ours) / wallSeconds),
+      stealCores: (machineAfter.steal - machineBefore.steal) / wallSeconds,
     };
   };
 }
