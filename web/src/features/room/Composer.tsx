@@ -67,7 +67,11 @@ export function Composer({ room, me }: { room: string; me: string }) {
 
   useEffect(() => {
     input.current?.focus();
-    const timer = setTimeout(() => input.current?.focus(), INPUT_FOCUS_DELAY_MS);
+    const timer = setTimeout(() => {
+      // Not out of a dialog opened meanwhile: a browser makes the page behind a modal inert.
+      if (document.activeElement?.closest('dialog[open]')) return;
+      input.current?.focus();
+    }, INPUT_FOCUS_DELAY_MS);
     return () => clearTimeout(timer);
   }, [room]);
 

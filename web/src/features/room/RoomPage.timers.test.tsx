@@ -1,5 +1,5 @@
 import { FrameType } from '@taco/protocol';
-import { act, screen, waitFor } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { chatMessage, EPOCH, openRoom, ROOM, sidebarShare } from '../../../test/openRoom';
 import { server } from '../../../test/server';
 import { INPUT_FOCUS_DELAY_MS } from './Composer';
@@ -48,6 +48,17 @@ describe('Room page: timers', () => {
     act(() => sidebarShare().focus());
     act(() => jest.advanceTimersByTime(INPUT_FOCUS_DELAY_MS));
     expect(input).toHaveFocus();
+  });
+
+  it('leaves the focus in a dialog opened within those 500 ms', async () => {
+    const { user } = openRoom({ fakeTimers: true });
+    await user.click(screen.getByRole('button', { name: 'Room menu' }));
+    await user.click(await screen.findByRole('menuitem', { name: 'Change name…' }));
+    const dialog = screen.getByRole('dialog', { name: 'Change your name' });
+    const field = within(dialog).getByLabelText('New display name');
+    expect(field).toHaveFocus();
+    act(() => jest.advanceTimersByTime(INPUT_FOCUS_DELAY_MS));
+    expect(field).toHaveFocus();
   });
 
   it('counts messages from others in the tab title while the tab is hidden', () => {
