@@ -12,6 +12,7 @@ describe('CloseCode', () => {
       TryAgainLater: 1013,
       Unauthorized: 4401,
       NameTaken: 4409,
+      Removed: 4403,
       RateLimited: 4429,
     });
   });
@@ -30,6 +31,7 @@ describe('closeAction', () => {
   test.each<[string, number, CloseAction]>([
     ['4401 unauthorized', 4401, 'reauthenticate'],
     ['4409 name taken', 4409, 'reauthenticate'],
+    ['4403 removed', 4403, 'removed'],
     ['1000 normal', 1000, 'stop'],
     ['1008 policy', 1008, 'stop'],
     ['1012 restart', 1012, 'reconnect-now'],
@@ -54,6 +56,7 @@ describe('closeAction', () => {
       TryAgainLater: 'reconnect',
       Unauthorized: 'reauthenticate',
       NameTaken: 'reauthenticate',
+      Removed: 'removed',
       RateLimited: 'reconnect',
     };
     for (const [name, code] of Object.entries(CloseCode)) {
@@ -61,7 +64,7 @@ describe('closeAction', () => {
     }
   });
 
-  test.each([1002, 1003, 1005, 1007, 1010, 1014, 1015, 3000, 4000, 4400, 4402, 4999, 0, -1])(
+  test.each([1002, 1003, 1005, 1007, 1010, 1014, 1015, 3000, 4000, 4400, 4402, 4404, 4999, 0, -1])(
     'an unknown code %i falls back to the usual back-off',
     (code) => {
       expect(closeAction(code)).toBe('reconnect');

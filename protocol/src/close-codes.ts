@@ -21,6 +21,8 @@ export const CloseCode = {
    * credential's connections are present with it. Choose another name; never retry the token.
    */
   NameTaken: 4409,
+  /** The room's creator removed this credential's holder from the room (§6.11); never retry. */
+  Removed: 4403,
   /** Repeated rate-limit abuse. */
   RateLimited: 4429,
 } as const;
@@ -33,6 +35,8 @@ export const CloseReason = {
   Unauthorized: 'Unauthorized',
   /** 4409: the name is held in the room by someone else. */
   NameTaken: 'Name taken',
+  /** 4403: the creator removed this holder from the room. */
+  Removed: 'Removed from the room',
   /** 1008: a browser `Origin` that is not allowed. */
   OriginNotAllowed: 'Origin not allowed',
   /** 1008: an upgrade on a path that is not a room socket. */
@@ -62,7 +66,7 @@ export type CloseReason = (typeof CloseReason)[keyof typeof CloseReason];
  * - `reconnect-now`: reconnect at once (with jitter);
  * - `reconnect`: reconnect after the usual back-off.
  */
-export type CloseAction = 'reauthenticate' | 'stop' | 'reconnect-now' | 'reconnect';
+export type CloseAction = 'reauthenticate' | 'stop' | 'reconnect-now' | 'reconnect' | 'removed';
 
 export function closeAction(code: number): CloseAction {
   switch (code) {
@@ -72,6 +76,8 @@ export function closeAction(code: number): CloseAction {
     case CloseCode.Normal:
     case CloseCode.Policy:
       return 'stop';
+    case CloseCode.Removed:
+      return 'removed';
     case CloseCode.Restart:
       return 'reconnect-now';
     default:

@@ -213,7 +213,7 @@ describe('decodeClientFrame', () => {
       expect(errorOf(decodeClientFrame('{"type":1e400}')).code).toBe('bad_frame');
     });
 
-    test.each([3, 7, 0, 99, -1, -6, 9, 1e21])('%d is an unknown type', (type) => {
+    test.each([3, 7, 0, 99, -1, -6, 10, 1e21])('%d is an unknown type', (type) => {
       expect(errorOf(decode({ type, body: 'x', typing: true, count: 1 }))).toEqual({
         code: 'unknown_type',
         message: `Unknown frame type ${type}`,

@@ -1,11 +1,14 @@
+import { isCiphertextBody } from './e2e';
 import { ErrorCode, FrameType } from './frame-types';
-import type {
-  ChatMessage,
-  ClientFrame,
-  ClientHistoryFrame,
-  ErrorFrame,
-  HeartbeatFrame,
-  ServerFrame,
+import {
+  type ChatMessage,
+  type ClientFrame,
+  type ClientHistoryFrame,
+  type ErrorFrame,
+  type HeartbeatFrame,
+  ROOM_ACTIONS,
+  type RoomAction,
+  type ServerFrame,
 } from './frames';
 import {
   CLIENT_ID_MAX_LENGTH,
@@ -40,6 +43,14 @@ export const FrameErrorMessage = {
   epoch: `Field 'epoch' must be a string of at most ${EPOCH_MAX_LENGTH} characters`,
   token: `Field 'token' must be a string of 1 to ${TOKEN_MAX_LENGTH} characters`,
   renameRefused: 'That token is not valid for this room',
+  encryptedRoom: 'This room is end-to-end encrypted; messages must be encrypted',
+  plainRoom: 'This room is not end-to-end encrypted; send plain text',
+  action: `Field 'action' must be ${ROOM_ACTIONS.slice(0, -1).join(', ')} or ${ROOM_ACTIONS.at(-1)}`,
+  name: "Field 'name' must be a string",
+  disappearAfter: (choices: readonly number[]) =>
+    `Field 'after' must be one of ${choices.join(', ')}`,
+  notCreator: "Only the room's creator can do that",
+  notPresent: 'Choose someone else who is in the room',
   rateLimited: 'You are sending too fast; please slow down',
   unavailable: 'The server could not store that; please try again',
 } as const;
@@ -84,11 +95,65 @@ function tagged<F extends Exclude<ClientFrame, HeartbeatFrame>>(
   return clientId === undefined ? frame : { ...frame, client_id: clientId };
 }
 
+/** What the codec must know of the room a frame is for. */
+export interface DecodeOptions {
+  /** The room is end-to-end encrypted: message bodies must be ciphertext (§6.12). */
+  encrypted?: boolean;
+}
+
+/** A message body's error in a room, or undefined when the body may be stored (§3.5, §6.12). */
+function bodyError(body: string, encrypted: boolean): FrameError | undefined {
+  if (encrypted) {
+    return isCiphertextBody(body)
+      ? undefined
+      : { code: ErrorCode.EncryptedRoom, message: FrameErrorMessage.encryptedRoom };
+  }
+  if (isBlankText(body)) {
+    return { code: ErrorCode.EmptyMessage, message: FrameErrorMessage.emptyMessage };
+  }
+  if (body.startsWith('e1.') && isCiphertextBody(body)) {
+    return { code: ErrorCode.PlainRoom, message: FrameErrorMessage.plainRoom };
+  }
+  if (body.length > MESSAGE_MAX_LENGTH && codePointLength(body) > MESSAGE_MAX_LENGTH) {
+    return { code: ErrorCode.TooLong, message: FrameErrorMessage.bodyTooLong };
+  }
+  return undefined;
+}
+
+function decodeControl(
+  raw: Record<string, unknown>,
+  echo: string | undefined,
+): DecodeResult<ClientFrame> {
+  const action = raw.action as RoomAction;
+  const type = FrameType.Room;
+  switch (action) {
+    case 'lock':
+    case 'unlock':
+      return { ok: true, frame: tagged({ type, action }, echo) };
+    case 'remove':
+    case 'hand_over':
+      if (typeof raw.name !== 'string')
+        return fail(ErrorCode.BadFrame, FrameErrorMessage.name, echo);
+      return { ok: true, frame: tagged({ type, action, name: raw.name }, echo) };
+    case 'disappear':
+      // Which values a deployment offers is the server's to judge (§6.13).
+      if (!isWholeNumber(raw.after)) {
+        return fail(ErrorCode.BadFrame, FrameErrorMessage.disappearAfter([]), echo);
+      }
+      return { ok: true, frame: tagged({ type, action, after: raw.after }, echo) };
+    default:
+      return fail(ErrorCode.BadFrame, FrameErrorMessage.action, echo);
+  }
+}
+
 /**
  * Turns untrusted text from a client into a typed frame, or the precise error to answer with.
  * Unknown extra fields are ignored; a message body is trimmed.
  */
-export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
+export function decodeClientFrame(
+  text: string,
+  options: DecodeOptions = {},
+): DecodeResult<ClientFrame> {
   const parsed = parseJsonObject(text);
   if (!parsed.ok) return parsed;
   const raw = parsed.value;
@@ -116,12 +181,8 @@ export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
         return fail(ErrorCode.BadFrame, FrameErrorMessage.body, echo);
       }
       const body = raw.body.trim();
-      if (isBlankText(body)) {
-        return fail(ErrorCode.EmptyMessage, FrameErrorMessage.emptyMessage, echo);
-      }
-      if (body.length > MESSAGE_MAX_LENGTH && codePointLength(body) > MESSAGE_MAX_LENGTH) {
-        return fail(ErrorCode.TooLong, FrameErrorMessage.bodyTooLong, echo);
-      }
+      const error = bodyError(body, options.encrypted === true);
+      if (error) return fail(error.code, error.message, echo);
       if (clientIdError) return { ok: false, error: clientIdError };
       // Written out (no spread): every chat message is decoded here.
       return {
@@ -162,6 +223,8 @@ export function decodeClientFrame(text: string): DecodeResult<ClientFrame> {
       }
       return { ok: true, frame: tagged({ type, token }, echo) };
     }
+    case FrameType.Room:
+      return decodeControl(raw, echo);
     default:
       return fail(ErrorCode.UnknownType, FrameErrorMessage.unknownType(type), echo);
   }
@@ -274,7 +337,27 @@ export function decodeServerFrame(text: string): DecodeResult<ServerFrame> {
       if (!isString(raw.code) || !isString(raw.message)) return bad;
       if (raw.client_id !== undefined && !isString(raw.client_id)) return bad;
       return { ok: true, frame: raw as unknown as ServerFrame };
+    case FrameType.Room:
+      return isRoomFrame(raw) ? { ok: true, frame: raw as unknown as ServerFrame } : bad;
     default:
       return bad;
   }
+}
+
+function isRoomFrame(raw: Record<string, unknown>): boolean {
+  const event = raw.event;
+  return (
+    isString(raw.room) &&
+    typeof raw.encrypted === 'boolean' &&
+    typeof raw.locked === 'boolean' &&
+    isWholeNumber(raw.disappear_after) &&
+    (raw.creator === null || isString(raw.creator)) &&
+    typeof raw.is_creator === 'boolean' &&
+    (event === undefined ||
+      (isRecord(event) &&
+        ROOM_ACTIONS.includes(event.action as RoomAction) &&
+        isString(event.by) &&
+        (event.name === undefined || isString(event.name)) &&
+        (event.after === undefined || isWholeNumber(event.after))))
+  );
 }

@@ -1,7 +1,7 @@
 import { CLIENT_FRAME_TYPES, ErrorCode, FrameType } from './frame-types';
 
 describe('FrameType', () => {
-  test('uses the spec numbers 1–5 and Taco Chat numbers 6, 7 and 8', () => {
+  test('uses the spec numbers 1–5 and Taco Chat numbers 6 to 9', () => {
     expect(FrameType).toEqual({
       Message: 1,
       Typing: 2,
@@ -11,6 +11,7 @@ describe('FrameType', () => {
       Heartbeat: 6,
       Error: 7,
       Rename: 8,
+      Room: 9,
     });
   });
 
@@ -21,8 +22,8 @@ describe('FrameType', () => {
 });
 
 describe('CLIENT_FRAME_TYPES', () => {
-  test('are message, typing, clear, history, heartbeat and rename', () => {
-    expect([...CLIENT_FRAME_TYPES].sort()).toEqual([1, 2, 4, 5, 6, 8]);
+  test('are message, typing, clear, history, heartbeat, rename and room control', () => {
+    expect([...CLIENT_FRAME_TYPES].sort()).toEqual([1, 2, 4, 5, 6, 8, 9]);
   });
 
   test('exclude the server-only presence and error frames', () => {
@@ -43,6 +44,10 @@ describe('ErrorCode', () => {
       Unavailable: 'unavailable',
       Unauthorized: 'unauthorized',
       NameTaken: 'name_taken',
+      EncryptedRoom: 'encrypted_room',
+      PlainRoom: 'plain_room',
+      NotCreator: 'not_creator',
+      NotPresent: 'not_present',
     });
   });
 });

@@ -1,6 +1,7 @@
 /**
- * Frame type numbers on the WebSocket. 1–5 come from the product spec; 6, 7 and 8 are Taco Chat's
- * own (8, rename, is client → server only).
+ * Frame type numbers on the WebSocket. 1–5 come from the product spec; 6, 7, 8 and 9 are Taco
+ * Chat's own (8, rename, is client → server only; 9 is a control from a client and the room's
+ * settings from the server, protocol/README.md §6.9).
  * A number means a different thing in each direction only where the spec says so (4 is "clear"
  * from a client and "cleared" from the server; 1 carries a single message or a history batch).
  */
@@ -13,6 +14,8 @@ export const FrameType = {
   Heartbeat: 6,
   Error: 7,
   Rename: 8,
+  /** Client: the creator changes the room. Server: the room's settings (and what changed). */
+  Room: 9,
 } as const;
 
 export type FrameType = (typeof FrameType)[keyof typeof FrameType];
@@ -25,6 +28,7 @@ export const CLIENT_FRAME_TYPES = [
   FrameType.History,
   FrameType.Heartbeat,
   FrameType.Rename,
+  FrameType.Room,
 ] as const;
 
 export type ClientFrameType = (typeof CLIENT_FRAME_TYPES)[number];
@@ -41,6 +45,14 @@ export const ErrorCode = {
   Unauthorized: 'unauthorized',
   /** A rename frame names someone connected in the room right now. */
   NameTaken: 'name_taken',
+  /** A plain body in an end-to-end encrypted room (§6.12). */
+  EncryptedRoom: 'encrypted_room',
+  /** A ciphertext body in a plain room (§6.12). */
+  PlainRoom: 'plain_room',
+  /** A control frame from a connection that does not hold the creator right (§6.9). */
+  NotCreator: 'not_creator',
+  /** A remove or hand-over naming no one else present (§6.9, §6.11). */
+  NotPresent: 'not_present',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -7,11 +7,13 @@ const single: ServerMessageFrame = {
   body: 'hi',
   timestamp: 1700000000.5,
   seq: 3,
+  epoch: 'Xq3v_8ab1k',
 };
 
 const batch: ServerHistoryFrame = {
   type: 1,
   room: 'teal-otter',
+  epoch: 'Xq3v_8ab1k',
   messages: [{ sender: 'alice', body: 'hi', timestamp: 1700000000, seq: 1 }],
   complete: true,
 };

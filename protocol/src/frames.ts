@@ -53,13 +53,28 @@ export interface ClientRenameFrame extends ClientTaggedFrame {
   token: string;
 }
 
+/** What the creator can do to a room (protocol/README.md §6.9). */
+export const ROOM_ACTIONS = ['lock', 'unlock', 'remove', 'hand_over', 'disappear'] as const;
+export type RoomAction = (typeof ROOM_ACTIONS)[number];
+
+/**
+ * The creator changes the room: lock or unlock it, remove a present participant or hand them the
+ * creator right (`name`), or set how long messages stay (`after`, seconds; 0 = forever).
+ */
+export type ClientControlFrame = ClientTaggedFrame & { type: typeof FrameType.Room } & (
+    | { action: 'lock' | 'unlock' }
+    | { action: 'remove' | 'hand_over'; name: string }
+    | { action: 'disappear'; after: number }
+  );
+
 export type ClientFrame =
   | ClientMessageFrame
   | ClientTypingFrame
   | ClientClearFrame
   | ClientHistoryFrame
   | HeartbeatFrame
-  | ClientRenameFrame;
+  | ClientRenameFrame
+  | ClientControlFrame;
 
 // Server → client
 
@@ -137,6 +152,36 @@ export interface ErrorFrame {
   client_id?: string;
 }
 
+/** What a room frame says changed, and who changed it (§6.9). */
+export interface RoomEvent {
+  action: RoomAction;
+  /** The creator's name. */
+  by: string;
+  /** The participant removed or given the creator right. */
+  name?: string;
+  /** The new `disappear_after`, on `disappear`. */
+  after?: number;
+}
+
+/** A room's settings on the wire (§6.9). */
+export interface RoomSettingsFields {
+  encrypted: boolean;
+  locked: boolean;
+  /** Seconds after which messages disappear; 0: never. */
+  disappear_after: number;
+}
+
+/** The room's settings: after the roster on every join, and to everyone on every change. */
+export interface ServerRoomFrame extends RoomSettingsFields {
+  type: typeof FrameType.Room;
+  room: string;
+  /** The name the creator right was last taken or moved under; null when the room has none. */
+  creator: string | null;
+  /** Whether this connection's credential holds the creator right. */
+  is_creator: boolean;
+  event?: RoomEvent;
+}
+
 export type ServerFrame =
   | ServerMessageFrame
   | ServerHistoryFrame
@@ -144,7 +189,8 @@ export type ServerFrame =
   | ServerPresenceFrame
   | ServerClearedFrame
   | HeartbeatFrame
-  | ErrorFrame;
+  | ErrorFrame
+  | ServerRoomFrame;
 
 /** Tells a history batch from a single message (both are type 1). */
 export function isHistoryFrame(

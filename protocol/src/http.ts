@@ -42,17 +42,37 @@ export function parseSocketPath(pathname: string): string | null {
   }
 }
 
-/** `POST /api/room`: `sender_id` is accepted in place of `sender`. */
+/** A room's settings as HTTP answers carry them (protocol/README.md §6.9). */
+export interface RoomSettings {
+  encrypted: boolean;
+  /** The key check of an encrypted room (§6.12); null in a plain room. */
+  key_check: string | null;
+  locked: boolean;
+  /** Seconds after which messages disappear; 0: never (§6.13). */
+  disappear_after: number;
+  /** The values `disappear_after` may take in this deployment. */
+  disappear_choices: number[];
+  /** The creator's name, in answers to a credential holder only; null when the room has none. */
+  creator?: string | null;
+}
+
+/** `POST /api/room`: `sender_id` is accepted in place of `sender`; the settings are optional. */
 export interface CreateRoomRequest {
   room_id: string;
   sender?: string;
   sender_id?: string;
+  encrypted?: boolean;
+  key_check?: string;
+  disappear_after?: number;
 }
 
 export interface CreateRoomResponse {
   name: string;
   room: string;
   token: string;
+  /** True when this call created the room: the credential holds its creator right. */
+  creator: boolean;
+  settings: RoomSettings;
 }
 
 /** `POST /api/room/:room_id`: `sender` is accepted in place of `sender_id`. */
@@ -65,6 +85,7 @@ export interface RoomCredentialsResponse {
   room_id: string;
   sender_id: string;
   token: string;
+  settings: RoomSettings;
 }
 
 /**
@@ -80,12 +101,16 @@ export const TICKET_TTL_SECONDS = 30;
 /** `GET /api/room-name`: a generated `colour-animal` name no room uses (no one in it, no history). */
 export interface RoomNameResponse {
   room_id: string;
+  /** The `disappear_after` values a new room may take (§6.13). */
+  disappear_choices: number[];
 }
 
 /** `GET /api/room/:room_id`: how many distinct names are connected there now (never who). */
 export interface RoomInfoResponse {
   room_id: string;
   participants: number;
+  /** The room's settings without `creator`; null for a room that does not exist. */
+  settings: RoomSettings | null;
 }
 
 /** Every error answer of the API. */
@@ -115,5 +140,19 @@ export const SERVER_ERROR_MESSAGE = 'Something went wrong on our side';
 /** 503 from `GET /api/health/ready`: the replica is draining, or cannot reach its storage. */
 export const DRAINING_MESSAGE = 'Draining';
 export const STORAGE_UNREACHABLE_MESSAGE = 'Storage unreachable';
+/** 409 from `POST /api/room` asking for settings for a room that exists (§2.2). */
+export const ROOM_EXISTS_MESSAGE = 'That room already exists';
+/** 423 from the credential calls while the room is locked (§6.10). */
+export const ROOM_LOCKED_MESSAGE = 'This room is locked';
+/** 403 from the ticket call for a removed holder (§6.11). */
+export const REMOVED_MESSAGE = 'You were removed from this room';
+/** 403 from the credential calls for a name barred after a removal (§6.11). */
+export const NAME_REMOVED_MESSAGE = 'That name was removed from this room; please choose another';
+/** 400 validation texts of the room settings (§2.2). */
+export const ENCRYPTED_FIELD_MESSAGE = "Field 'encrypted' must be true or false";
+export const KEY_CHECK_FIELD_MESSAGE =
+  'An encrypted room needs a key check of 22 base64url characters';
+export const disappearFieldMessage = (choices: readonly number[]) =>
+  `Field 'disappear_after' must be one of ${choices.join(', ')}`;
 /** 503 from the load balancer when no replica answers. */
 export const RESTARTING_MESSAGE = 'Taco Chat is restarting; please try again shortly';

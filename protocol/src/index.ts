@@ -1,5 +1,6 @@
 export * from './close-codes';
 export * from './codec';
+export * from './e2e';
 export * from './frame-types';
 export * from './frames';
 export * from './http';

@@ -96,3 +96,12 @@ export const RATE_LIMITS = {
   /** Open WebSocket connections per client IP. */
   connectionsPerIp: 100,
 } as const;
+
+/** The largest frame in an end-to-end encrypted room, in bytes: the longest ciphertext fits. */
+export const ENCRYPTED_FRAME_MAX_BYTES = 24 * 1024;
+/** How long a removed participant's name stays barred in the room (§6.11). */
+export const REMOVED_NAME_BAR_MS = 60 * 60 * 1000;
+/** `disappear_after` choices besides off and the deployment's shortest: 1 day and 7 days (§6.13). */
+export const DISAPPEAR_LONGER_CHOICES = [86_400, 604_800] as const;
+/** The default shortest disappearing-messages choice: 1 hour; a deployment may lower it to 60 s. */
+export const DISAPPEAR_SHORTEST_DEFAULT = 3600;

@@ -147,6 +147,15 @@ describe('decideReconnect', () => {
     });
   });
 
+  test.each([0, 5, 10])('close 4403 stops as removed (%i attempts so far)', (attemptsSoFar) => {
+    const random = jest.fn(() => 0.5);
+    expect(decideReconnect(CloseCode.Removed, attemptsSoFar, random)).toEqual({
+      action: 'stop',
+      reason: 'removed',
+    });
+    expect(random).not.toHaveBeenCalled();
+  });
+
   test('an unknown close code reconnects with the usual back-off', () => {
     expect(decideReconnect(4000, 0, () => 0.5)).toEqual({
       action: 'reconnect',

@@ -9,7 +9,7 @@ import {
 export type ReconnectDecision =
   | { action: 'reconnect'; delayMs: number; attempt: number }
   | { action: 'reauthenticate' }
-  | { action: 'stop'; reason: 'closed' | 'policy' | 'exhausted' };
+  | { action: 'stop'; reason: 'closed' | 'policy' | 'exhausted' | 'removed' };
 
 export interface ReconnectPolicy {
   attempts: number;
@@ -37,6 +37,7 @@ export function decideReconnect(
 ): ReconnectDecision {
   const action = closeAction(code);
   if (action === 'reauthenticate') return { action };
+  if (action === 'removed') return { action: 'stop', reason: 'removed' };
   if (action === 'stop') return { action, reason: code === CloseCode.Normal ? 'closed' : 'policy' };
   if (attemptsSoFar >= policy.attempts) return { action: 'stop', reason: 'exhausted' };
   const attempt = attemptsSoFar + 1;
