@@ -22,6 +22,7 @@ import {
 import { presenceSlice } from '../features/presence/presenceSlice';
 import { authErrorsSlice } from '../features/roomAuth/authErrorsSlice';
 import { roomAuthSlice } from '../features/roomAuth/roomAuthSlice';
+import { roomSettingsSlice } from '../features/roomSettings/roomSettingsSlice';
 import { typingSlice } from '../features/typing/typingSlice';
 import { defaultSocketDeps, type SocketDeps } from '../socket/socketDeps';
 import { createSocketMiddleware } from '../socket/socketMiddleware';
@@ -32,6 +33,7 @@ export function makeRootReducer(storage: Storage) {
   return combineReducers({
     [apiSlice.reducerPath]: apiSlice.reducer,
     roomAuth: roomAuthSlice.reducer,
+    roomSettings: roomSettingsSlice.reducer,
     authErrors: authErrorsSlice.reducer,
     connection: connectionSlice.reducer,
     messages: messagesSlice.reducer,

@@ -7,6 +7,7 @@ import {
   messageReceived,
   presenceUpdated,
   roomCleared,
+  roomFrameReceived,
   typingUpdated,
 } from '../features/chat/chatActions';
 import { type FrameContext, frameAction } from './frameActions';
@@ -95,6 +96,52 @@ const table: Array<[string, ServerFrame, ReturnType<typeof frameAction>]> = [
     'a rename: the old name gone with renamed_to',
     { type: FrameType.Presence, room: ROOM, sender: 'Bob', connecting: false, renamed_to: 'Bobby' },
     participantRenamedAway({ room: ROOM, name: 'Bob', to: 'Bobby' }),
+  ],
+  [
+    'the room frame on joining',
+    {
+      type: FrameType.Room,
+      room: ROOM,
+      encrypted: true,
+      locked: false,
+      disappear_after: 3600,
+      creator: 'Ana',
+      is_creator: false,
+    },
+    roomFrameReceived({
+      room: ROOM,
+      encrypted: true,
+      locked: false,
+      disappearAfter: 3600,
+      creator: 'Ana',
+      isCreator: false,
+      time: context.now,
+      feedAt,
+    }),
+  ],
+  [
+    'the room frame of a change',
+    {
+      type: FrameType.Room,
+      room: ROOM,
+      encrypted: false,
+      locked: false,
+      disappear_after: 0,
+      creator: 'Bob',
+      is_creator: true,
+      event: { action: 'hand_over', by: 'Ana', name: 'Bob' },
+    },
+    roomFrameReceived({
+      room: ROOM,
+      encrypted: false,
+      locked: false,
+      disappearAfter: 0,
+      creator: 'Bob',
+      isCreator: true,
+      event: { action: 'hand_over', by: 'Ana', name: 'Bob' },
+      time: context.now,
+      feedAt,
+    }),
   ],
 ];
 

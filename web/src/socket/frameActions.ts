@@ -9,7 +9,9 @@ import {
   participantRenamed,
   participantRenamedAway,
   presenceUpdated,
+  type ReceivedMessage,
   roomCleared,
+  roomFrameReceived,
   typingUpdated,
 } from '../features/chat/chatActions';
 
@@ -57,6 +59,8 @@ const frameTable: {
             body: frame.body,
             timestamp: frame.timestamp,
             seq: frame.seq,
+            // An encrypted room's body that did not open (the socket decrypts before this).
+            ...((frame as ReceivedMessage).undecryptable === true ? { undecryptable: true } : {}),
           },
           clientId: frame.client_id ?? null,
           me,
@@ -100,6 +104,18 @@ const frameTable: {
       clientId: frame.client_id ?? null,
     }),
   [FrameType.Heartbeat]: () => null,
+  [FrameType.Room]: (frame, { room, now, newest }) =>
+    roomFrameReceived({
+      room,
+      encrypted: frame.encrypted,
+      locked: frame.locked,
+      disappearAfter: frame.disappear_after,
+      creator: frame.creator,
+      isCreator: frame.is_creator,
+      ...(frame.event ? { event: frame.event } : {}),
+      time: now,
+      feedAt: newest,
+    }),
 };
 
 /** The action a frame from the server becomes; frames about another room become none. */

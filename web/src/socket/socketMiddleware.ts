@@ -6,7 +6,9 @@ import {
   ErrorCode,
   FrameType,
   HISTORY_REQUEST_COUNT,
+  isHistoryFrame,
   isSameUserName,
+  type RoomCipher,
   type ReconnectDecision,
   type ServerFrame,
   TYPING_STALE_MS,
@@ -21,7 +23,9 @@ import {
   messageFailed,
   messageReceived,
   messageRetried,
+  messageSealed,
   messageSent,
+  type ReceivedMessage,
   participantRenamed,
   reconnectRequested,
   reconnectScheduled,
@@ -30,6 +34,7 @@ import {
   renameRequested,
   roomCleared,
   roomJoined,
+  roomControlSent,
   roomLeft,
   typingExpired,
   typingUpdated,
@@ -47,8 +52,14 @@ import {
   nameRefused,
   type RoomAuthState,
   selectRoomAuth,
+  selectRoomKey,
   unauthorized,
 } from '../features/roomAuth/roomAuthSlice';
+import { roomCipherFor } from '../features/e2e/roomCiphers';
+import {
+  type RoomSettingsState,
+  selectRoomSettings,
+} from '../features/roomSettings/roomSettingsSlice';
 import { selectMentionNames } from '../features/messages/mentionNames';
 import { mentionsUser } from '../features/messages/mentions';
 import { type NotifyPrefsState, selectNotifyMode } from '../features/notifyPrefs/notifyPrefsSlice';
@@ -71,6 +82,30 @@ interface SocketState {
   typing: TypingState;
   roomAuth: RoomAuthState;
   notifyPrefs: NotifyPrefsState;
+  roomSettings: RoomSettingsState;
+}
+
+/** A message with its body opened by the room's cipher (none: no key), or marked as unreadable. */
+async function openMessage<M extends ReceivedMessage>(
+  message: M,
+  cipher: RoomCipher | null,
+): Promise<M> {
+  const text = cipher ? await cipher.decrypt(message.body) : null;
+  return text === null ? { ...message, body: '', undecryptable: true } : { ...message, body: text };
+}
+
+/** A message frame of an encrypted room with its bodies decrypted (§6.12). */
+async function openFrame(frame: ServerFrame, cipher: RoomCipher | null): Promise<ServerFrame> {
+  if (frame.type !== FrameType.Message) return frame;
+  if (!isHistoryFrame(frame)) return openMessage(frame, cipher);
+  const messages = await Promise.all(frame.messages.map((m) => openMessage(m, cipher)));
+  return { ...frame, messages };
+}
+
+/** The ticket call's refusal as the close it stands for. */
+function ticketRefusal(status: number): number {
+  if (status === 401) return CloseCode.Unauthorized;
+  return status === 403 ? CloseCode.Removed : CloseCode.Abnormal;
 }
 
 /** What the page learns when the socket closed and the reconnect machine decided. */
@@ -101,11 +136,35 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
     /** `after` of the history request waiting for its answer (`null`: the last messages). */
     let historyAfter: number | null = null;
     const send = (frame: ClientFrame) => socket?.send(frame) ?? false;
-    const outbox = new Outbox(
-      send,
-      () => (target ? selectPendingMessages(api.getState(), target.room) : []),
-      deps,
-    );
+    const outbox = new Outbox(send, () => (target ? outgoing(target.room) : []), deps);
+
+    /**
+     * The room's cipher when it is end-to-end encrypted (`null` inside: no key held), else
+     * `null`: its bodies go out encrypted and come in decrypted.
+     */
+    function cipherOf(room: string): Promise<RoomCipher | null> | null {
+      const state = api.getState();
+      if (!selectRoomSettings(state, room).encrypted) return null;
+      const key = selectRoomKey(state, room);
+      return key ? roomCipherFor(room, key).catch(() => null) : Promise.resolve(null);
+    }
+
+    /** The own messages to send, in order; in an encrypted room the sealed ones, up to one not. */
+    function outgoing(room: string) {
+      const state = api.getState();
+      const pending = selectPendingMessages(state, room);
+      if (!selectRoomSettings(state, room).encrypted) return pending;
+      const sealed = [];
+      for (const { clientId, wire } of pending) {
+        if (wire === undefined) break;
+        sealed.push({ clientId, message: wire });
+      }
+      return sealed;
+    }
+
+    /** Frames waiting for their bodies to be decrypted: later frames wait behind them, in order. */
+    let inbox: Promise<void> = Promise.resolve();
+    let inboxWaiting = 0;
     const typing = new TypingSignal(send, deps);
     /** A rename sent on this connection and not confirmed yet. */
     let pendingRename: { name: string; token: string } | null = null;
@@ -141,29 +200,65 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
         // Left, joined elsewhere or tried again meanwhile: this attempt is over.
         if (target !== current || mine !== attempts) return;
         if ('ticket' in result) open(room, ApiPath.roomSocketWithTicket(room, result.ticket));
-        // Refused: the token is no good (like a 4401 close); anything else is a failed attempt.
-        else closed(room, result.status === 401 ? CloseCode.Unauthorized : CloseCode.Abnormal);
+        // Refused: the token is no good (like a 4401 close), or its holder was removed (like a
+        // 4403 close); anything else is a failed attempt.
+        else closed(room, ticketRefusal(result.status));
       });
     }
 
     function open(room: string, path: string) {
-      socket = new RoomSocket(deps, deps.socketOrigin() + path, room, {
+      const opened: RoomSocket = new RoomSocket(deps, deps.socketOrigin() + path, room, {
         opened: () => {
           reconnect.opened();
           api.dispatch(connectionOpened({ room }));
           requestHistory(room, selectResumePoint(api.getState(), room).after);
         },
-        frame: (frame) => onFrame(room, frame),
+        frame: (frame) => received(opened, room, frame),
         closed: (code) => {
           socket = null;
           closed(room, code);
         },
       });
+      socket = opened;
     }
 
     function closed(room: string, code: number) {
       api.dispatch(connectionClosed({ room, code }));
       api.dispatch(closeOutcome(room, code, reconnect.closed(code)));
+    }
+
+    /** A frame of `from`: handled at once, or after the bodies of an encrypted room are opened. */
+    function received(from: RoomSocket, room: string, frame: ServerFrame) {
+      const cipher = frame.type === FrameType.Message ? cipherOf(room) : null;
+      if (cipher === null && inboxWaiting === 0) {
+        onFrame(room, frame);
+        return;
+      }
+      inboxWaiting++;
+      inbox = inbox
+        .then(async () => {
+          const ready = cipher === null ? frame : await openFrame(frame, await cipher);
+          // The socket closed meanwhile: what it said is over.
+          if (socket === from) onFrame(room, ready);
+        })
+        .catch((error: unknown) => console.error('Taco Chat: a frame could not be read', error))
+        .finally(() => inboxWaiting--);
+    }
+
+    /** An own message of an encrypted room: encrypted, then sent when its turn comes. */
+    function seal(
+      room: string,
+      clientId: string,
+      body: string,
+      cipher: Promise<RoomCipher | null>,
+    ) {
+      void cipher
+        .then((opened) => opened?.encrypt(body))
+        .then((wire) => {
+          if (wire === undefined) return;
+          api.dispatch(messageSealed({ room, clientId, wire }));
+          if (target?.room === room) outbox.send();
+        });
     }
 
     function onFrame(room: string, frame: ServerFrame) {
@@ -226,7 +321,7 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
     function notify(room: string, me: string, message: { sender: string; body: string }) {
       const state = api.getState();
       const mode = selectNotifyMode(state, room);
-      if (mode === 'off') return;
+      if (mode === 'off' || (message as ReceivedMessage).undecryptable === true) return;
       if (mode === 'mentions' && !mentionsUser(message.body, me, selectMentionNames(state, room)))
         return;
       deps.notify(message.sender, message.body, notificationTag(room));
@@ -256,8 +351,13 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
         if (room === action.payload.room) reconnect.retry();
       } else if (messageSent.match(action)) {
         if (room !== action.payload.room) return result;
-        outbox.send();
+        const cipher = cipherOf(room);
+        if (cipher === null) outbox.send();
+        else seal(room, action.payload.clientId, action.payload.body, cipher);
         typing.stopped();
+      } else if (roomControlSent.match(action)) {
+        if (room !== action.payload.room) return result;
+        if (send({ type: FrameType.Room, ...action.payload.control })) outbox.spend();
       } else if (messageRetried.match(action)) {
         if (room !== action.payload.room) return result;
         const message = selectUnsentMessage(api.getState(), room, action.payload.clientId);

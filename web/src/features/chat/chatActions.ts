@@ -1,5 +1,5 @@
 import { createAction } from '@reduxjs/toolkit';
-import type { ChatMessage } from '@taco/protocol';
+import type { ChatMessage, RoomEvent } from '@taco/protocol';
 
 /**
  * The chat's events, written once: the pages and the socket middleware dispatch them, and every
@@ -56,9 +56,15 @@ export const roomCleared = createAction<{
 
 // Messages
 
+/**
+ * A message as the server sent it, its body decrypted in an end-to-end encrypted room; a body
+ * that did not open there is `undecryptable` (and its `body` empty, never the ciphertext).
+ */
+export type ReceivedMessage = ChatMessage & { undecryptable?: boolean };
+
 export interface MessageReceivedPayload {
   room: string;
-  message: ChatMessage;
+  message: ReceivedMessage;
   clientId: string | null;
   /** The current user's name in the room, to tell own messages. */
   me: string;
@@ -73,7 +79,7 @@ export const messageReceived = createAction<MessageReceivedPayload>('chat/messag
 
 export interface HistoryReceivedPayload {
   room: string;
-  messages: ChatMessage[];
+  messages: ReceivedMessage[];
   complete: boolean;
   /** The `after` of the request this answers; `null` for the first request. */
   after: number | null;
@@ -157,7 +163,7 @@ export const reconnectStarted = createAction<{ room: string; attempt: number }>(
 /** The socket gave up (attempts exhausted, or the server refused for good). */
 export const connectionLost = createAction<{
   room: string;
-  reason: 'closed' | 'policy' | 'exhausted';
+  reason: 'closed' | 'policy' | 'exhausted' | 'removed';
 }>('chat/connectionLost');
 
 /** The user (or the browser coming back online) asked to reconnect. */
@@ -224,4 +230,48 @@ export const roomForgotten = createAction<{ room: string }>('chat/roomForgotten'
  */
 export const credentialsShared = createAction<{ room: string; name: string; token: string }>(
   'chat/credentialsShared',
+);
+
+// Private rooms (protocol/README.md §6.9–§6.13)
+
+/**
+ * The room frame (type 9): the room's settings and its creator, after the roster on every join
+ * and to everyone after every change (`event`, with the newest message held then, `feedAt`).
+ */
+export const roomFrameReceived = createAction<{
+  room: string;
+  encrypted: boolean;
+  locked: boolean;
+  /** Seconds; 0: messages stay. */
+  disappearAfter: number;
+  creator: string | null;
+  isCreator: boolean;
+  event?: RoomEvent;
+  /** When the frame came (ms since the epoch). */
+  time: number;
+  feedAt: MessagePoint;
+}>('chat/roomFrameReceived');
+
+/** The room's key, read from the link's fragment: kept for the room next to its credential. */
+export const roomKeyFound = createAction<{ room: string; key: string }>('chat/roomKeyFound');
+
+/** An own message of an encrypted room was encrypted: `wire` is the body that goes out. */
+export const messageSealed = createAction<{ room: string; clientId: string; wire: string }>(
+  'chat/messageSealed',
+);
+
+/** Stored messages sent at or before `before` (Unix seconds) disappeared (§6.13). */
+export const messagesExpired = createAction<{ room: string; before: number }>(
+  'chat/messagesExpired',
+);
+
+/** What the room's creator asks the server to change (a control frame, type 9). */
+export type RoomControl =
+  | { action: 'lock' | 'unlock' }
+  | { action: 'remove' | 'hand_over'; name: string }
+  | { action: 'disappear'; after: number };
+
+/** The creator changed the room: the socket sends the control frame. */
+export const roomControlSent = createAction<{ room: string; control: RoomControl }>(
+  'chat/roomControlSent',
 );

@@ -5,7 +5,7 @@ import {
   type EntityState,
   isAnyOf,
 } from '@reduxjs/toolkit';
-import { type ChatMessage, ErrorCode, isSameUserName } from '@taco/protocol';
+import { ErrorCode, isSameUserName } from '@taco/protocol';
 import { roomsApi } from '../../api/roomsApi';
 import { type Key, type Keyed, keyOf } from '../../common/keyed';
 import {
@@ -15,7 +15,10 @@ import {
   messageFailed,
   messageReceived,
   messageRetried,
+  messageSealed,
   messageSent,
+  messagesExpired,
+  type ReceivedMessage,
   roomCleared,
   roomCreated,
   roomEntered,
@@ -43,13 +46,21 @@ export interface Message {
   clientId: string | null;
   status: MessageStatus;
   source: 'local' | 'remote';
+  /** An end-to-end encrypted body that did not open with the room's key: `message` is empty. */
+  undecryptable?: true;
 }
 
 /** A message the server stored: it has a `seq` in the room's epoch. */
 export type StoredMessage = Message & { seq: number; status: 'sent' };
 
 /** An own message the server has not confirmed: pending, or failed until the user retries. */
-export type UnsentMessage = Message & { seq: null; clientId: string; source: 'local' };
+export type UnsentMessage = Message & {
+  seq: null;
+  clientId: string;
+  source: 'local';
+  /** In an end-to-end encrypted room, the encrypted body that goes out (once sealed). */
+  wire?: string;
+};
 
 const storedAdapter = createEntityAdapter<StoredMessage, number>({
   selectId: (m) => m.seq,
@@ -129,7 +140,7 @@ export function isOwn(message: Message): boolean {
   return message.id === 0;
 }
 
-function storedMessage(message: ChatMessage, own: boolean, clientId: string | null) {
+function storedMessage(message: ReceivedMessage, own: boolean, clientId: string | null) {
   const stored: StoredMessage = {
     key: `s${message.seq}:${message.timestamp}:${message.sender}`,
     id: own ? 0 : message.sender,
@@ -141,6 +152,7 @@ function storedMessage(message: ChatMessage, own: boolean, clientId: string | nu
     status: 'sent',
     source: 'remote',
   };
+  if (message.undecryptable === true) stored.undecryptable = true;
   return stored;
 }
 
@@ -269,6 +281,21 @@ export const messagesSlice = createSlice({
         unsentAdapter.removeOne(unsent, keyOf(message.clientId));
         unsentAdapter.addOne(unsent, { ...message, status: 'pending' });
       })
+      .addCase(messageSealed, (state, { payload: { room, clientId, wire } }) => {
+        const unsent = state[keyOf(room)]?.unsent;
+        if (unsent) unsentAdapter.updateOne(unsent, { id: keyOf(clientId), changes: { wire } });
+      })
+      .addCase(messagesExpired, (state, { payload }) => {
+        // Gone from view; the resume point stays where it was: the server has dropped them too.
+        const room = state[keyOf(payload.room)];
+        if (!room) return;
+        storedAdapter.removeMany(
+          room.stored,
+          Object.values(room.stored.entities)
+            .filter((m) => m.timestamp <= payload.before)
+            .map((m) => m.seq),
+        );
+      })
       .addCase(roomForgotten, (state, action) => {
         delete state[keyOf(action.payload.room)];
       })
@@ -316,6 +343,12 @@ export const selectPendingMessages = createSelector(
   [(state: WithMessages, room: string) => selectRoom(state, room).unsent],
   (unsent) => unsentSelectors.selectAll(unsent).filter((m) => m.status === 'pending'),
 );
+
+/** The oldest stored message's time (Unix seconds): the next to disappear; null when none. */
+export const selectOldestTimestamp = (state: WithMessages, room: string): number | null => {
+  const { ids, entities } = selectRoom(state, room).stored;
+  return ids.length === 0 ? null : entities[ids[0]!]!.timestamp;
+};
 
 /** An own message not stored yet, by its `client_id`. */
 export const selectUnsentMessage = (state: WithMessages, room: string, clientId: string) =>

@@ -3,12 +3,14 @@ import { isSameUserName } from '@taco/protocol';
 import { roomsApi } from '../../api/roomsApi';
 import { type Keyed, keyOf } from '../../common/keyed';
 import {
+  connectionLost,
   credentialsShared,
   type FormerName,
   renamed,
   roomCreated,
   roomForgotten,
   roomJoined,
+  roomKeyFound,
 } from '../chat/chatActions';
 
 /** How many former names a room remembers. */
@@ -23,6 +25,10 @@ export interface RoomAuthRecord {
   rejectionCount: number;
   /** The user's names in the room before a rename, the latest last. */
   formerNames?: FormerName[];
+  /** An end-to-end encrypted room's key (protocol/README.md §6.12), from the link's fragment. */
+  key?: string;
+  /** The room's creator removed this credential's holder (close 4403): its token is gone. */
+  removed?: boolean;
 }
 
 /** Room id → its authentication. */
@@ -39,7 +45,7 @@ function newRecord(room: string): RoomAuthRecord {
 
 function authenticate(state: RoomAuthState, room: string, senderName: string, token: string) {
   const key = keyOf(room);
-  const formerNames = state[key]?.formerNames;
+  const { formerNames, key: roomKey } = state[key] ?? {};
   const record: RoomAuthRecord = {
     roomID: room,
     senderName,
@@ -48,6 +54,7 @@ function authenticate(state: RoomAuthState, room: string, senderName: string, to
     rejectionCount: 0,
   };
   if (formerNames) record.formerNames = formerNames;
+  if (roomKey !== undefined) record.key = roomKey;
   state[key] = record;
 }
 
@@ -104,6 +111,17 @@ export const roomAuthSlice = createSlice({
         if (!record || record.authenticated || !isSameUserName(record.senderName, name)) return;
         authenticate(state, room, name, token);
       })
+      .addCase(roomKeyFound, (state, { payload: { room, key } }) => {
+        (state[keyOf(room)] ??= newRecord(room)).key = key;
+      })
+      .addCase(connectionLost, (state, { payload: { room, reason } }) => {
+        const record = state[keyOf(room)];
+        if (reason !== 'removed' || !record) return;
+        // Removed for good (§6.11): the token opens nothing any more, and no retry asks again.
+        record.token = '';
+        record.authenticated = false;
+        record.removed = true;
+      })
       .addCase(roomForgotten, (state, action) => {
         delete state[keyOf(action.payload.room)];
       })
@@ -134,6 +152,14 @@ export function withRejectionsReset(state: RoomAuthState): RoomAuthState {
 
 export const selectRoomAuth = (state: { roomAuth: RoomAuthState }, room: string) =>
   state.roomAuth[keyOf(room)];
+
+/** The key this browser holds for an encrypted room, if any. */
+export const selectRoomKey = (state: { roomAuth: RoomAuthState }, room: string) =>
+  state.roomAuth[keyOf(room)]?.key;
+
+/** Whether the room's creator removed this browser's holder from the room (close 4403). */
+export const selectRemoved = (state: { roomAuth: RoomAuthState }, room: string) =>
+  state.roomAuth[keyOf(room)]?.removed === true;
 
 /** How many rooms the home page offers to rejoin. */
 export const RECENT_ROOMS_MAX = 8;
