@@ -33,5 +33,7 @@ module.exports = {
     // The lazily loaded pages and the room's chat view, loaded at once (see test/pages.ts).
     '^(\\./|(\\.\\./)+app/)pages$': '<rootDir>/test/pages.ts',
     '^\\./chatRoomChunk$': '<rootDir>/test/chatRoomChunk.ts',
+    // The room key's construction as its own module (features/e2e/e2eCrypto.ts): the file itself.
+    '^.*/protocol/src/e2e\\.ts\\?lazy$': '<rootDir>/../protocol/src/e2e.ts',
   },
 };

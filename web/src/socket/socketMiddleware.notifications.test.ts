@@ -6,6 +6,11 @@ import { notificationTag } from './notifications';
 beforeEach(() => jest.useFakeTimers());
 afterEach(() => jest.useRealTimers());
 
+/** Whether a message mentions the user loads the Markdown parser first: a few microtasks. */
+async function settle() {
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+}
+
 describe('socket middleware: notifications', () => {
   const say = (socket: ReturnType<typeof openAndSync>, seq: number, body: string) =>
     socket.serverSend({
@@ -27,20 +32,22 @@ describe('socket middleware: notifications', () => {
     expect(fake.tags).toEqual([notificationTag(ROOM), notificationTag(ROOM)]);
   });
 
-  it('in Mentions only notifies a message that mentions the user, and Off none', () => {
+  it('in Mentions only notifies a message that mentions the user, and Off none', async () => {
     const fake = setup();
     const socket = openAndSync(fake);
     fake.store.dispatch(notifyModeChosen({ room: ROOM, mode: 'mentions' }));
     say(socket, 2, 'hello all');
     say(socket, 3, 'hey @alice, look');
     say(socket, 4, 'mail me at bob@alice.test');
+    await settle();
     expect(fake.notifications).toEqual([['Bob', 'hey @alice, look']]);
     fake.store.dispatch(notifyModeChosen({ room: ROOM, mode: 'off' }));
     say(socket, 5, '@Alice?');
+    await settle();
     expect(fake.notifications).toHaveLength(1);
   });
 
-  it('in Mentions only does not take a mention of a longer name in the room for the user', () => {
+  it('in Mentions only does not take a mention of a longer name in the room for the user', async () => {
     const fake = setup();
     const socket = openAndSync(fake);
     fake.store.dispatch(notifyModeChosen({ room: ROOM, mode: 'mentions' }));
@@ -52,6 +59,7 @@ describe('socket middleware: notifications', () => {
     });
     say(socket, 2, `@${ME} Lee, your turn`);
     say(socket, 3, `@${ME}, yours`);
+    await settle();
     expect(fake.notifications).toEqual([['Bob', `@${ME}, yours`]]);
   });
 });

@@ -6,7 +6,6 @@ import {
   ErrorCode,
   FrameType,
   HISTORY_REQUEST_COUNT,
-  isHistoryFrame,
   isSameUserName,
   type RoomCipher,
   type ReconnectDecision,
@@ -55,13 +54,12 @@ import {
   selectRoomKey,
   unauthorized,
 } from '../features/roomAuth/roomAuthSlice';
-import { roomCipherFor } from '../features/e2e/roomCiphers';
+import { loadE2eCrypto, roomCipherFor } from '../features/e2e/roomCiphers';
 import {
   type RoomSettingsState,
   selectRoomSettings,
 } from '../features/roomSettings/roomSettingsSlice';
 import { selectMentionNames } from '../features/messages/mentionNames';
-import { mentionsUser } from '../features/messages/mentions';
 import { type NotifyPrefsState, selectNotifyMode } from '../features/notifyPrefs/notifyPrefsSlice';
 import {
   type PresenceState,
@@ -83,23 +81,6 @@ interface SocketState {
   roomAuth: RoomAuthState;
   notifyPrefs: NotifyPrefsState;
   roomSettings: RoomSettingsState;
-}
-
-/** A message with its body opened by the room's cipher (none: no key), or marked as unreadable. */
-async function openMessage<M extends ReceivedMessage>(
-  message: M,
-  cipher: RoomCipher | null,
-): Promise<M> {
-  const text = cipher ? await cipher.decrypt(message.body) : null;
-  return text === null ? { ...message, body: '', undecryptable: true } : { ...message, body: text };
-}
-
-/** A message frame of an encrypted room with its bodies decrypted (§6.12). */
-async function openFrame(frame: ServerFrame, cipher: RoomCipher | null): Promise<ServerFrame> {
-  if (frame.type !== FrameType.Message) return frame;
-  if (!isHistoryFrame(frame)) return openMessage(frame, cipher);
-  const messages = await Promise.all(frame.messages.map((m) => openMessage(m, cipher)));
-  return { ...frame, messages };
 }
 
 /** The ticket call's refusal as the close it stands for. */
@@ -237,7 +218,8 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
       inboxWaiting++;
       inbox = inbox
         .then(async () => {
-          const ready = cipher === null ? frame : await openFrame(frame, await cipher);
+          const ready =
+            cipher === null ? frame : await (await loadE2eCrypto()).openFrame(frame, await cipher);
           // The socket closed meanwhile: what it said is over.
           if (socket === from) onFrame(room, ready);
         })
@@ -317,14 +299,23 @@ export function createSocketMiddleware(deps: SocketDeps): Middleware<object, Soc
       return renamed({ room, name, token, former });
     }
 
-    /** A browser notification for someone else's message, as the room's bell allows. */
-    function notify(room: string, me: string, message: { sender: string; body: string }) {
+    /**
+     * A browser notification for someone else's message, as the room's bell allows. Whether it
+     * mentions the user takes the Markdown parser, loaded only then: the first load stays light.
+     */
+    function notify(room: string, me: string, message: ReceivedMessage) {
       const state = api.getState();
       const mode = selectNotifyMode(state, room);
-      if (mode === 'off' || (message as ReceivedMessage).undecryptable === true) return;
-      if (mode === 'mentions' && !mentionsUser(message.body, me, selectMentionNames(state, room)))
+      if (mode === 'off' || message.undecryptable === true) return;
+      const show = () => deps.notify(message.sender, message.body, notificationTag(room));
+      if (mode !== 'mentions') {
+        show();
         return;
-      deps.notify(message.sender, message.body, notificationTag(room));
+      }
+      const names = selectMentionNames(state, room);
+      void import('../features/messages/mentions').then(({ mentionsUser }) => {
+        if (mentionsUser(message.body, me, names)) show();
+      });
     }
 
     function leave() {

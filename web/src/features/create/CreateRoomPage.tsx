@@ -1,6 +1,10 @@
 import {
+  type CreateRoomRequest,
   generateRoomName,
+  NAME_REMOVED_MESSAGE,
   normalizeUserName,
+  ROOM_EXISTS_MESSAGE,
+  ROOM_LOCKED_MESSAGE,
   validateRoomName,
   validateUserName,
   WebRoute,
@@ -22,6 +26,8 @@ import { PRODUCT_NAME } from '../../common/brand';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { BadgeIcon } from '../../components/BadgeIcon';
 import { roomCreated } from '../chat/chatActions';
+import { newRoomSecret } from '../e2e/roomCiphers';
+import { disappearLabel } from '../roomSettings/durations';
 import { selectRoomAuth } from '../roomAuth/roomAuthSlice';
 import { RecentRooms } from './RecentRooms';
 import { Alert, Button, Spinner } from '../../components/ui';
@@ -112,6 +118,13 @@ export function CreateRoomPage() {
   const [validated, setValidated] = useState(false);
   const [submittedRoom, setSubmittedRoom] = useState<string | null>(null);
   const [alertVisible, setAlertVisible] = useState(false);
+  const [encrypted, setEncrypted] = useState(false);
+  const [disappearAfter, setDisappearAfter] = useState(0);
+  /** A refusal that belongs to one field (the room exists, is locked; the name was removed). */
+  const [refusal, setRefusal] = useState<{ field: 'room' | 'user'; text: string } | null>(null);
+  /** The new encrypted room's key: its link carries it. */
+  const [roomKey, setRoomKey] = useState<string | null>(null);
+  const choices = suggestion.data?.disappear_choices ?? [];
   const [createRoom, { isLoading, error }] = useCreateRoomMutation();
   /** Set synchronously, so a second submit in the same tick cannot start another request. */
   const inFlight = useRef(false);
@@ -138,15 +151,16 @@ export function CreateRoomPage() {
 
   useEffect(() => {
     if (submittedRoom !== null && auth?.authenticated && auth.rejectionCount === 0) {
-      void navigate(WebRoute.room(submittedRoom));
+      void navigate(WebRoute.room(submittedRoom) + (roomKey === null ? '' : `#${roomKey}`));
     }
-  }, [auth, navigate, submittedRoom]);
+  }, [auth, navigate, roomKey, submittedRoom]);
 
   const onEdit =
     (set: (value: string) => void) =>
     (event: ChangeEvent<HTMLInputElement>): void => {
       set(event.target.value);
       setValidated(false);
+      setRefusal(null);
     };
 
   /**
@@ -168,14 +182,40 @@ export function CreateRoomPage() {
     if (!event.currentTarget.checkValidity() || inFlight.current) return;
     inFlight.current = true;
     setAlertVisible(false);
-    dispatch(roomCreated({ room: roomName }));
-    setSubmittedRoom(roomName);
-    createRoom({ room_id: roomName, sender: normalizeUserName(userName) })
-      .unwrap()
-      .catch(() => setAlertVisible(true))
-      .finally(() => {
-        inFlight.current = false;
-      });
+    setRefusal(null);
+    void create(roomName).finally(() => {
+      inFlight.current = false;
+    });
+  };
+
+  /** Makes an encrypted room's key first (its key check goes with the request), then asks. */
+  const create = async (room: string) => {
+    const request: CreateRoomRequest = { room_id: room, sender: normalizeUserName(userName) };
+    if (choices.length > 0) request.disappear_after = disappearAfter;
+    try {
+      if (encrypted) {
+        const { key, keyCheck } = await newRoomSecret(room);
+        request.encrypted = true;
+        request.key_check = keyCheck;
+        setRoomKey(key);
+      } else {
+        setRoomKey(null);
+      }
+      dispatch(roomCreated({ room }));
+      setSubmittedRoom(room);
+      await createRoom(request).unwrap();
+    } catch (failure) {
+      const reason = errorReason(failure as Parameters<typeof errorReason>[0]);
+      if (reason === ROOM_EXISTS_MESSAGE || reason === ROOM_LOCKED_MESSAGE) {
+        setRefusal({ field: 'room', text: reason });
+        roomInput.current?.focus();
+      } else if (reason === NAME_REMOVED_MESSAGE) {
+        setRefusal({ field: 'user', text: reason });
+        userInput.current?.focus();
+      } else {
+        setAlertVisible(true);
+      }
+    }
   };
 
   return (
@@ -208,7 +248,9 @@ export function CreateRoomPage() {
               id="roomName"
               label="Room Name"
               help="This is the name of your room."
-              error={validated ? roomError : null}
+              error={
+                (validated ? roomError : null) ?? (refusal?.field === 'room' ? refusal.text : null)
+              }
               className="mb-3"
               inputRef={roomInput}
               value={roomName}
@@ -226,7 +268,9 @@ export function CreateRoomPage() {
               id="userName"
               label="Your Name"
               help="This is how you will appear to others in the chat room."
-              error={validated ? userError : null}
+              error={
+                (validated ? userError : null) ?? (refusal?.field === 'user' ? refusal.text : null)
+              }
               className="mb-4"
               inputRef={userInput}
               value={userName}
@@ -234,6 +278,42 @@ export function CreateRoomPage() {
               onFocus={keepShownName}
               autoComplete="nickname"
             />
+            <fieldset className="create-options mb-4">
+              <legend className="form-label mb-2">Privacy</legend>
+              <div className="choice mb-2">
+                <input
+                  type="checkbox"
+                  id="encrypted"
+                  checked={encrypted}
+                  onChange={(event) => setEncrypted(event.target.checked)}
+                  aria-describedby="encryptedHelp"
+                />
+                <label htmlFor="encrypted">End-to-end encrypted</label>
+                <div id="encryptedHelp" className="form-text choice-help">
+                  Messages are locked with a key that only the room&apos;s link carries; our server
+                  cannot read them.
+                </div>
+              </div>
+              {choices.length > 0 ? (
+                <div>
+                  <label className="form-label small mb-1" htmlFor="disappearAfter">
+                    Disappearing messages
+                  </label>
+                  <select
+                    id="disappearAfter"
+                    className="form-control form-control-sm create-select"
+                    value={disappearAfter}
+                    onChange={(event) => setDisappearAfter(Number(event.target.value))}
+                  >
+                    {choices.map((seconds) => (
+                      <option key={seconds} value={seconds}>
+                        {disappearLabel(seconds)}
+                      </option>
+                    ))}
+                  </select>
+                </div>
+              ) : null}
+            </fieldset>
             <Button type="submit" size="lg" className="w-100" disabled={isLoading}>
               {isLoading ? <Spinner size="sm" className="me-2" /> : null}
               Create Room

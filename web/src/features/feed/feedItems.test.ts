@@ -58,6 +58,8 @@ function shape(input: Partial<FeedInput>): string[] {
         return `${item.from} is now ${item.name}`;
       case 'cleared':
         return `cleared by ${item.name}`;
+      case 'room':
+        return `{${item.text}}`;
     }
   });
 }

@@ -1,5 +1,6 @@
 import { isSameUserName } from '@taco/protocol';
 import { isOwn, type Message } from '../messages/messagesSlice';
+import { durationText } from '../roomSettings/durations';
 import type { FeedEvent } from './feedSlice';
 
 /** Messages from one sender closer together than this share one name and time. */
@@ -29,7 +30,27 @@ export type FeedItem =
   | { kind: 'unread'; key: string }
   | { kind: 'presence'; key: string; text: string }
   | { kind: 'renamed'; key: string; from: string; name: string }
-  | { kind: 'cleared'; key: string; name: string };
+  | { kind: 'cleared'; key: string; name: string }
+  | { kind: 'room'; key: string; text: string };
+
+/** The feed line of a room change (§6.9): "Ana locked the room", "Ana removed Bob"... */
+export function roomEventText(event: Pick<FeedEvent, 'name' | 'action' | 'target' | 'after'>) {
+  const by = event.name;
+  switch (event.action) {
+    case 'lock':
+      return `${by} locked the room`;
+    case 'unlock':
+      return `${by} unlocked the room`;
+    case 'remove':
+      return `${by} removed ${event.target ?? 'someone'}`;
+    case 'hand_over':
+      return `${by} made ${event.target ?? 'someone'} the room's creator`;
+    default:
+      return event.after === undefined || event.after === 0
+        ? `${by} turned off disappearing messages`
+        : `${by} set messages to disappear after ${durationText(event.after)}`;
+  }
+}
 
 export interface FeedInput {
   messages: readonly Message[];
@@ -143,7 +164,10 @@ export function buildFeed(input: FeedInput): FeedItem[] {
         run = [];
       };
       for (const event of row.events) {
-        if (event.kind === 'cleared') {
+        if (event.kind === 'room') {
+          endRun();
+          items.push({ kind: 'room', key: `e${event.id}`, text: roomEventText(event) });
+        } else if (event.kind === 'cleared') {
           endRun();
           items.push({ kind: 'cleared', key: `c${event.id}`, name: event.name });
         } else if (event.kind === 'renamed') {

@@ -1,10 +1,12 @@
 import { createSlice } from '@reduxjs/toolkit';
+import type { RoomAction } from '@taco/protocol';
 import {
   type MessagePoint,
   participantRenamed,
   presenceUpdated,
   roomCleared,
   roomForgotten,
+  roomFrameReceived,
 } from '../chat/chatActions';
 import { type Keyed, keyOf } from '../../common/keyed';
 
@@ -16,7 +18,7 @@ import { type Keyed, keyOf } from '../../common/keyed';
  * a line, and where, comes with its action (`feedAt`), from the presence and messages slices
  * that own who is present, the settling window and the messages held.
  */
-export type FeedEventKind = 'joined' | 'left' | 'renamed' | 'cleared';
+export type FeedEventKind = 'joined' | 'left' | 'renamed' | 'cleared' | 'room';
 
 export interface FeedEvent {
   id: number;
@@ -24,6 +26,12 @@ export interface FeedEvent {
   name: string;
   /** A rename's former name. */
   from?: string;
+  /** What the creator (`name`) changed, on a `room` line (§6.9). */
+  action?: RoomAction;
+  /** The participant removed or made creator, on a `room` line. */
+  target?: string;
+  /** The new `disappear_after`, on a `room` line. */
+  after?: number;
   /** The room's epoch `afterSeq` belongs to. */
   epoch: string | null;
   /** The newest message's `seq` when this happened; `null` before any. */
@@ -57,13 +65,13 @@ function add(
   name: string,
   at: MessagePoint,
   time: number | undefined,
-  from?: string,
+  extra: Partial<Pick<FeedEvent, 'from' | 'action' | 'target' | 'after'>> = {},
 ) {
   feed.events.push({
     id: feed.nextId++,
     kind,
     name,
-    ...(from === undefined ? {} : { from }),
+    ...extra,
     epoch: at.epoch,
     afterSeq: at.seq,
     time: time ?? null,
@@ -103,7 +111,15 @@ export const feedSlice = createSlice({
       .addCase(participantRenamed, (state, { payload }) => {
         if (payload.feedAt === undefined) return;
         const feed = ensureRoom(state, payload.room);
-        add(feed, 'renamed', payload.to, payload.feedAt, payload.time, payload.from);
+        add(feed, 'renamed', payload.to, payload.feedAt, payload.time, { from: payload.from });
+      })
+      .addCase(roomFrameReceived, (state, { payload }) => {
+        const { event } = payload;
+        if (event === undefined) return;
+        const extra: Parameters<typeof add>[5] = { action: event.action };
+        if (event.name !== undefined) extra.target = event.name;
+        if (event.after !== undefined) extra.after = event.after;
+        add(ensureRoom(state, payload.room), 'room', event.by, payload.feedAt, payload.time, extra);
       })
       .addCase(roomForgotten, (state, { payload }) => {
         delete state[keyOf(payload.room)];

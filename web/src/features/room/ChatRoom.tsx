@@ -3,6 +3,9 @@ import { useAppSelector } from '../../app/hooks';
 import { Drawer } from '../../components/Drawer';
 import { Button, Toast } from '../../components/ui';
 import { selectActiveCount } from '../presence/presenceSlice';
+import { selectRoomKey } from '../roomAuth/roomAuthSlice';
+import { selectRoomSettings } from '../roomSettings/roomSettingsSlice';
+import { RoomBadges, useDisappearing } from './RoomPrivacy';
 import { ConnectionBanner, ConnectionPill } from './ConnectionBanner';
 import { Composer } from './Composer';
 import { MessageList } from './MessageList';
@@ -21,11 +24,15 @@ export function ChatRoom({ room, me }: { room: string; me: string }) {
   const participantCount = useAppSelector((state) => selectActiveCount(state, room));
   const [copiedToast, setCopiedToast] = useState(false);
   const [sidebarOpen, setSidebarOpen] = useState(false);
+  const encrypted = useAppSelector((state) => selectRoomSettings(state, room).encrypted);
+  const key = useAppSelector((state) => selectRoomKey(state, room));
+  useDisappearing(room);
 
   const onShare = () => {
     // From the phone drawer: it closes, so the toast is not under the drawer's backdrop.
     setSidebarOpen(false);
-    void shareRoom(room).then((outcome) => {
+    // An encrypted room's link carries its key: without it nobody can read along.
+    void shareRoom(room, encrypted ? key : undefined).then((outcome) => {
       if (outcome === 'copied') setCopiedToast(true);
     });
   };
@@ -78,6 +85,7 @@ export function ChatRoom({ room, me }: { room: string; me: string }) {
             <div className="chat-room-name d-md-none" title={room}>
               # {room}
             </div>
+            <RoomBadges room={room} />
           </div>
           <Button variant="primary" size="sm" className="d-md-none" onClick={onShare}>
             Share

@@ -112,6 +112,9 @@ function PendingLabel({ room }: { room: string }) {
   return <div className="message-meta">{connected ? 'Sending…' : 'Waiting for connection…'}</div>;
 }
 
+/** Shown instead of an encrypted body that does not open with the room's key (never the body). */
+export const UNDECRYPTABLE_TEXT = 'This message could not be decrypted';
+
 /** One message; drawn again only when it, its place in a group or the known names change. */
 export const MessageBubble = memo(function MessageBubble({
   message,
@@ -145,9 +148,13 @@ export const MessageBubble = memo(function MessageBubble({
         </div>
       )}
       <div className={`bubble ${message.status === 'failed' ? 'bubble-failed' : ''}`} dir="auto">
-        <Collapsible body={message.message}>
-          <MessageBody blocks={blocks} />
-        </Collapsible>
+        {message.undecryptable ? (
+          <em className="message-undecryptable">{UNDECRYPTABLE_TEXT}</em>
+        ) : (
+          <Collapsible body={message.message}>
+            <MessageBody blocks={blocks} />
+          </Collapsible>
+        )}
       </div>
       {message.status === 'pending' ? <PendingLabel room={room} /> : null}
       {message.status === 'failed' ? (

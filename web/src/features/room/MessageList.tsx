@@ -70,6 +70,8 @@ function FeedRow({
       );
     case 'cleared':
       return <li className="feed-line feed-line-cleared">History cleared by {item.name}</li>;
+    case 'room':
+      return <li className="feed-line feed-line-room">{item.text}</li>;
   }
 }
 

@@ -13,17 +13,27 @@ import { MenuButton } from '../../components/MenuButton';
 import { Button, Spinner } from '../../components/ui';
 import { useRenameCredentialsMutation } from '../../api/roomsApi';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
-import { renameRequested, roomForgotten } from '../chat/chatActions';
+import { renameRequested, roomControlSent, roomForgotten } from '../chat/chatActions';
 import { selectIsConnected } from '../connection/connectionSlice';
+import { disappearLabel } from '../roomSettings/durations';
+import { selectRoomSettings } from '../roomSettings/roomSettingsSlice';
+import { DisappearDialog } from './RoomPrivacy';
 import { MenuItem } from './MenuItem';
 
-/** The room's menu: change your display name, or leave the room for good. */
+/**
+ * The room's menu: change your display name, or leave the room for good; the room's creator
+ * also locks or unlocks it and sets how long messages stay.
+ */
 export function RoomMenu({ room, me }: { room: string; me: string }) {
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
   const connected = useAppSelector((state) => selectIsConnected(state, room));
   const [renaming, setRenaming] = useState(false);
+  const [choosingDisappear, setChoosingDisappear] = useState(false);
   const [open, setOpen] = useState(false);
+  const { isCreator, locked, disappearAfter } = useAppSelector((state) =>
+    selectRoomSettings(state, room),
+  );
   return (
     <>
       <MenuButton
@@ -41,6 +51,29 @@ export function RoomMenu({ room, me }: { room: string; me: string }) {
         >
           Change name…
         </MenuItem>
+        {isCreator ? (
+          <>
+            <MenuItem
+              disabled={!connected}
+              onSelect={() => {
+                setOpen(false);
+                const action = locked ? 'unlock' : 'lock';
+                dispatch(roomControlSent({ room, control: { action } }));
+              }}
+            >
+              {locked ? 'Unlock room' : 'Lock room'}
+            </MenuItem>
+            <MenuItem
+              disabled={!connected}
+              onSelect={() => {
+                setOpen(false);
+                setChoosingDisappear(true);
+              }}
+            >
+              Disappearing messages: {disappearLabel(disappearAfter)}…
+            </MenuItem>
+          </>
+        ) : null}
         <MenuItem
           onSelect={() => {
             // No confirmation: the link still works, with a new name.
@@ -52,6 +85,9 @@ export function RoomMenu({ room, me }: { room: string; me: string }) {
         </MenuItem>
       </MenuButton>
       {renaming ? <RenameModal room={room} me={me} onDone={() => setRenaming(false)} /> : null}
+      {choosingDisappear ? (
+        <DisappearDialog room={room} onDone={() => setChoosingDisappear(false)} />
+      ) : null}
     </>
   );
 }

@@ -1,15 +1,17 @@
-import { validateRoomName, WebRoute } from '@taco/protocol';
-import { Suspense, useEffect, useState } from 'react';
+import { isRoomKey, validateRoomName, WebRoute } from '@taco/protocol';
+import { Suspense, useEffect, useLayoutEffect, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import { useRequestCredentialsMutation } from '../../api/roomsApi';
+import { useRequestCredentialsMutation, useRoomInfoQuery } from '../../api/roomsApi';
 import { useAppDispatch, useAppSelector, useAppStore } from '../../app/hooks';
 import { Alert, Spinner } from '../../components/ui';
 import { ChatRoom, preloadChatRoom } from './chatRoomChunk';
-import { roomCreated, roomEntered, roomJoined, roomLeft } from '../chat/chatActions';
+import { roomCreated, roomEntered, roomJoined, roomKeyFound, roomLeft } from '../chat/chatActions';
+import { roomCipherFor } from '../e2e/roomCiphers';
 import { selectMentionNames } from '../messages/mentionNames';
 import { selectMessages, selectRoomKnown } from '../messages/messagesSlice';
 import { selectAuthError } from '../roomAuth/authErrorsSlice';
-import { selectRoomAuth } from '../roomAuth/roomAuthSlice';
+import { selectRemoved, selectRoomAuth, selectRoomKey } from '../roomAuth/roomAuthSlice';
+import { selectRoomSettings, selectSettingsKnown } from '../roomSettings/roomSettingsSlice';
 import { UsernameModal } from './UsernameModal';
 import { useUnreadTitle } from './useUnreadTitle';
 
@@ -35,7 +37,113 @@ export function RoomPage() {
   return <Room key={room} room={room} />;
 }
 
+export const REMOVED_TITLE = 'You were removed from this room';
+export const NEEDS_KEY_TITLE = 'This room is end-to-end encrypted';
+
+/** Whether the key held opens an encrypted room: its key check is the room's (§6.12). */
+type KeyFit = 'plain' | 'checking' | 'fits' | 'missing' | 'wrong';
+
+function useKeyFit(room: string, encrypted: boolean, keyCheck: string | null, key?: string) {
+  const [checked, setChecked] = useState<{ key: string; keyCheck: string; fits: boolean }>();
+  const needed = encrypted && key !== undefined && isRoomKey(key) && keyCheck !== null;
+  useEffect(() => {
+    if (!needed) return;
+    let live = true;
+    void roomCipherFor(room, key)
+      .then(
+        (cipher) => cipher.keyCheck === keyCheck,
+        () => false,
+      )
+      .then((fits) => {
+        if (live) setChecked({ key, keyCheck, fits });
+      });
+    return () => {
+      live = false;
+    };
+  }, [key, keyCheck, needed, room]);
+  let fit: KeyFit;
+  if (!encrypted) fit = 'plain';
+  else if (key === undefined) fit = 'missing';
+  else if (!isRoomKey(key)) fit = 'wrong';
+  // No check to compare with (told only by the room frame): messages that do not open say so.
+  else if (keyCheck === null) fit = 'fits';
+  else if (checked?.key !== key || checked.keyCheck !== keyCheck) fit = 'checking';
+  else fit = checked.fits ? 'fits' : 'wrong';
+  return fit;
+}
+
+/**
+ * The room behind its gates: a key from the link's fragment is kept and leaves the address bar;
+ * the room's settings are read first; an encrypted room without a key that fits, and a room the
+ * user was removed from, show why instead of joining.
+ */
 function Room({ room }: { room: string }) {
+  const dispatch = useAppDispatch();
+  const info = useRoomInfoQuery(room);
+  const settingsKnown = useAppSelector((state) => selectSettingsKnown(state, room));
+  const { encrypted, keyCheck } = useAppSelector((state) => selectRoomSettings(state, room));
+  // The link's key counts from the first render, before the layout effect below stores it.
+  const [linkKey] = useState(() => {
+    const fragment = window.location.hash.slice(1);
+    return isRoomKey(fragment) ? fragment : undefined;
+  });
+  const key = useAppSelector((state) => selectRoomKey(state, room)) ?? linkKey;
+  const removed = useAppSelector((state) => selectRemoved(state, room));
+  const fit = useKeyFit(room, encrypted, keyCheck, key);
+
+  // Before the first paint: the key never stays in the address bar, history or a screenshot.
+  useLayoutEffect(() => {
+    if (window.location.hash === '') return;
+    if (linkKey !== undefined) dispatch(roomKeyFound({ room, key: linkKey }));
+    const { pathname, search } = window.location;
+    window.history.replaceState(window.history.state, '', pathname + search);
+  }, [dispatch, linkKey, room]);
+
+  if (removed) return <RoomGate room={room} title={REMOVED_TITLE} removed />;
+  // With a key, the settings first, to check it before joining. Without one, a visitor is asked
+  // for a name meanwhile (the answer comes long before one is typed), and someone holding a
+  // token was in the room before: a room is encrypted from its creation, so they hold its key.
+  // An answer that fails leaves it to the room frame, which comes before any message.
+  if (key !== undefined && !settingsKnown && info.isLoading) return <Pending />;
+  if (fit === 'checking') return <Pending />;
+  if (fit === 'missing' || fit === 'wrong') {
+    return <RoomGate room={room} title={NEEDS_KEY_TITLE} wrongKey={fit === 'wrong'} />;
+  }
+  return <RoomSession room={room} />;
+}
+
+/** Why the room does not open: removed by its creator, or encrypted and without its key. */
+function RoomGate(props: { room: string; title: string; removed?: boolean; wrongKey?: boolean }) {
+  return (
+    <div className="page-center">
+      <Alert variant={props.removed ? 'danger' : 'warning'} className="page-card room-gate">
+        <h1 className="alert-heading h5">{props.title}</h1>
+        {props.removed ? (
+          <p>
+            The room&apos;s creator removed you from <strong>{props.room}</strong>. You cannot
+            rejoin it under this name.
+          </p>
+        ) : (
+          <>
+            <p>
+              Its messages can only be read with the room&apos;s full link: the key comes after the{' '}
+              <code>#</code> and never reaches our server.{' '}
+              {props.wrongKey
+                ? 'The link you opened carries a key that does not open this room.'
+                : 'The link you opened has no key.'}
+            </p>
+            <p>Ask someone in the room to send you the full link.</p>
+          </>
+        )}
+        <Link className="btn btn-outline-secondary" to={WebRoute.create}>
+          Create a room
+        </Link>
+      </Alert>
+    </div>
+  );
+}
+
+function RoomSession({ room }: { room: string }) {
   const dispatch = useAppDispatch();
   const store = useAppStore();
   const auth = useAppSelector((state) => selectRoomAuth(state, room));

@@ -1,5 +1,11 @@
 import { isSameUserName } from '@taco/protocol';
+import { useState } from 'react';
 import { useAppSelector } from '../../app/hooks';
+import type { RoomControl } from '../chat/chatActions';
+import { selectRoomSettings } from '../roomSettings/roomSettingsSlice';
+import { MenuButton } from '../../components/MenuButton';
+import { MenuItem } from './MenuItem';
+import { ParticipantControlDialog } from './RoomPrivacy';
 import { selectMessages } from '../messages/messagesSlice';
 import { selectIsConnected } from '../connection/connectionSlice';
 import { selectActiveCount, selectParticipants } from '../presence/presenceSlice';
@@ -33,6 +39,8 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
   const connected = useAppSelector((state) => selectIsConnected(state, room));
   const sorted = byPresence(participants);
   const activeCount = useAppSelector((state) => selectActiveCount(state, room));
+  const { creator, isCreator } = useAppSelector((state) => selectRoomSettings(state, room));
+  const [asking, setAsking] = useState<Extract<RoomControl, { name: string }> | null>(null);
 
   return (
     <div className="sidebar-inner">
@@ -61,10 +69,19 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
             {isSameUserName(participant.name, me) ? (
               <span className="participant-you"> (you)</span>
             ) : null}
+            {creator !== null && isSameUserName(participant.name, creator) ? (
+              <span className="participant-creator">creator</span>
+            ) : null}
             <PresenceDot
               active={connected && participant.active}
               typing={connected && participant.typing}
             />
+            {isCreator &&
+            connected &&
+            participant.active &&
+            !isSameUserName(participant.name, me) ? (
+              <ParticipantMenu name={participant.name} onChoose={setAsking} />
+            ) : null}
           </li>
         ))}
         {sorted.length === 0 ? (
@@ -77,6 +94,35 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
         </Button>
         <ClearRoomButton room={room} disabled={!hasMessages || !connected} />
       </div>
+      {asking ? (
+        <ParticipantControlDialog room={room} control={asking} onDone={() => setAsking(null)} />
+      ) : null}
     </div>
+  );
+}
+
+/** The creator's actions on someone present: hand the room over, or remove them. */
+function ParticipantMenu({
+  name,
+  onChoose,
+}: {
+  name: string;
+  onChoose: (control: Extract<RoomControl, { name: string }>) => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const choose = (action: 'remove' | 'hand_over') => {
+    setOpen(false);
+    onChoose({ action, name });
+  };
+  return (
+    <MenuButton
+      label={`Actions for ${name}`}
+      open={open}
+      onOpenChange={setOpen}
+      face={<span aria-hidden="true">⋯</span>}
+    >
+      <MenuItem onSelect={() => choose('hand_over')}>Make creator…</MenuItem>
+      <MenuItem onSelect={() => choose('remove')}>Remove from room…</MenuItem>
+    </MenuButton>
   );
 }
