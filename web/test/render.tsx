@@ -12,7 +12,11 @@ import { memoryStorage } from './memoryStorage';
 /** Shows the current path, so tests can assert navigation. */
 function LocationProbe() {
   const location = useLocation();
-  return <div data-testid="location">{location.pathname}</div>;
+  return (
+    <div data-testid="location" data-hash={location.hash}>
+      {location.pathname}
+    </div>
+  );
 }
 
 interface RenderOptions {
