@@ -33,7 +33,8 @@ export class MemoryRoomSettingsStore extends RoomSettingsStore {
 
   async create(room: string, settings: NewRoom, creator: NameClaim): Promise<CreatedRoom> {
     const existing = this.record(room);
-    if (existing) return { created: false, record: existing };
+    // The same creator's call again (a retry) finds its own room.
+    if (existing) return { created: existing.creator === creator.holder, record: existing };
     if (this.presence.claims(room).length > 0 || (await this.bus.hasRoom(room))) {
       return { created: false, record: null };
     }
