@@ -111,11 +111,12 @@ describeRoomSettingsContract('memory', () => {
   const clock = new FakeClock();
   const now = () => clock.now();
   const bus = new MemoryChatBus({ historyMax: HISTORY_MAX, roomTtlMs: ROOM_TTL_MS, now });
-  let store: MemoryRoomSettingsStore | undefined;
+  const removals: { of?: MemoryRoomSettingsStore } = {};
   const presence = new MemoryPresenceStore(bus, (room, holder) =>
-    Boolean(store?.removedNow(room, holder)),
+    Boolean(removals.of?.removedNow(room, holder)),
   );
-  store = new MemoryRoomSettingsStore(bus, presence, ROOM_TTL_MS, now);
+  const store = new MemoryRoomSettingsStore(bus, presence, ROOM_TTL_MS, now);
+  removals.of = store;
   return Promise.resolve({
     store,
     peer: store,
