@@ -51,6 +51,14 @@ export default tseslint.config(
     },
   },
   {
+    // The contract runs in browsers; its specs run in Node and may check it against Node's own
+    // implementations (the encryption's test vectors against node:crypto).
+    files: ['protocol/**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['@taco/*', '../api/*', '../web/*'] }],
+    },
+  },
+  {
     files: ['api/**/*.ts'],
     rules: {
       // Decorator metadata needs value imports of injected classes.

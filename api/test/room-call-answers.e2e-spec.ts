@@ -44,7 +44,20 @@ import { startTestApp, type TestApp } from './support/test-app';
 /** Credentials issued for `name` in `room`. */
 const issued = (name: string, room = 'teal-otter'): Expected => ({
   status: 200,
-  body: { room_id: room, sender_id: name, token: expect.any(String) as unknown },
+  body: {
+    room_id: room,
+    sender_id: name,
+    token: expect.any(String) as unknown,
+    // A room no create call made: default settings, no creator (protocol/README.md §6.9).
+    settings: {
+      encrypted: false,
+      key_check: null,
+      locked: false,
+      disappear_after: 0,
+      disappear_choices: [0, 3600, 86_400, 604_800],
+      creator: null,
+    },
+  },
 });
 
 const { RoomNameTooShort, RoomNameTooLong, RoomNameInvalid } = ValidationMessage;

@@ -29,7 +29,20 @@ describe('Rooms HTTP API', () => {
       });
       expect(response.status).toBe(201);
       const body = (await response.json()) as CreateRoomResponse;
-      expect(body).toEqual({ name: 'Ann Lee', room: 'teal-otter', token: expect.any(String) });
+      expect(body).toEqual({
+        name: 'Ann Lee',
+        room: 'teal-otter',
+        token: expect.any(String),
+        creator: true,
+        settings: {
+          encrypted: false,
+          key_check: null,
+          locked: false,
+          disappear_after: 0,
+          disappear_choices: [0, 3600, 86_400, 604_800],
+          creator: 'Ann Lee',
+        },
+      });
       const { header, claims } = decodeJwt(body.token);
       expect(header.alg).toBe('HS256');
       expect(claims.sub).toBe('Ann Lee');
@@ -54,7 +67,19 @@ describe('Rooms HTTP API', () => {
       const response = await t.post(ApiPath.roomCredentials('lime-owl'), { sender_id: 'Cleo' });
       expect(response.status).toBe(200);
       const body = (await response.json()) as RoomCredentialsResponse;
-      expect(body).toEqual({ room_id: 'lime-owl', sender_id: 'Cleo', token: expect.any(String) });
+      expect(body).toEqual({
+        room_id: 'lime-owl',
+        sender_id: 'Cleo',
+        token: expect.any(String),
+        settings: {
+          encrypted: false,
+          key_check: null,
+          locked: false,
+          disappear_after: 0,
+          disappear_choices: [0, 3600, 86_400, 604_800],
+          creator: null,
+        },
+      });
       expect(decodeJwt(body.token).claims).toMatchObject({ sub: 'Cleo', aud: 'lime-owl' });
     });
 

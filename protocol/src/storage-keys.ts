@@ -15,6 +15,10 @@ export function roomKeys(room: string) {
     /** Where the last clear left the room: \`<epoch> <seq>\` (§6.6). */
     cleared: `chat:{${room}}:cleared`,
     presence: `chat:{${room}}:presence`,
+    /** The room's settings record (§6.9). */
+    settings: `chat:{${room}}:room`,
+    /** Removed holders and barred names, each with when it lapses (§6.11). */
+    removed: `chat:{${room}}:removed`,
     channel: `chat:{${room}}`,
   } as const;
 }

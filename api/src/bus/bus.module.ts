@@ -19,6 +19,7 @@ import {
 } from './ip-rate-limiter.port';
 import { MemoryStorageDriver } from './memory/memory-storage.driver';
 import { PresenceStore } from './presence.port';
+import { RoomSettingsStore } from './room-settings.port';
 import { RedisConnections, type RedisTarget } from './redis/redis-connections';
 import { RedisStorageDriver } from './redis/redis-storage.driver';
 import { StorageDriver } from './storage-driver.port';
@@ -94,6 +95,7 @@ const port = (token: abstract new () => unknown, of: (driver: StorageDriver) => 
     },
     port(ChatBus, (driver) => driver.bus),
     port(PresenceStore, (driver) => driver.presence),
+    port(RoomSettingsStore, (driver) => driver.rooms),
     port(TicketStore, (driver) => driver.tickets),
     port(ConnectionLimiter, (driver) => driver.connections),
     port(CredentialsRateLimiter, (driver) => driver.credentialsBudget),
@@ -103,6 +105,7 @@ const port = (token: abstract new () => unknown, of: (driver: StorageDriver) => 
   exports: [
     ChatBus,
     PresenceStore,
+    RoomSettingsStore,
     TicketStore,
     ConnectionLimiter,
     CredentialsRateLimiter,

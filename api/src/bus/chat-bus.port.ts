@@ -66,6 +66,20 @@ export interface RoomEvent {
    * that message already is not sent it again.
    */
   number?: MessageNumber;
+  /** Set on a room frame of a control: see `RoomControlEvent`. */
+  control?: RoomControlEvent;
+}
+
+/**
+ * What a replica does besides delivering a room frame (type 9) of a control: it tells the
+ * connections of the creator's holder that they hold the right (`is_creator`), and closes those
+ * of a removed holder (protocol/README.md §6.9, §6.11).
+ */
+export interface RoomControlEvent {
+  /** The holder of the creator right after the change; null when the room has none. */
+  creator: string | null;
+  /** The holder removed from the room by this change. */
+  removed?: string;
 }
 
 export type DeliveryListener = (room: string, event: RoomEvent) => void;

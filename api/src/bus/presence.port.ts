@@ -9,8 +9,11 @@ export type PresenceJoin =
       /** Every name present in the room, the newcomer included. */
       roster: string[];
     }
-  /** Someone else holds the name, or one that passes for it (`namesClash`): nothing was added. */
-  | { taken: true };
+  /**
+   * Someone else holds the name, or one that passes for it (`namesClash`), or, with `removed`,
+   * the holder was removed from the room (protocol/README.md §6.11): nothing was added.
+   */
+  | { taken: true; removed?: true };
 
 export interface PresenceLeave {
   /** True when that was the name's last connection in the room. */
@@ -45,9 +48,9 @@ export interface PresenceEntry {
  */
 export abstract class PresenceStore {
   /**
-   * Adds a connection, unless a name that clashes with `claim` is present under another holder
-   * than `claim.holder` (or `formerHolder`: a rename's own old credential); checked and added in
-   * one step, so two holders racing for a name on two replicas cannot both get it. With
+   * Adds a connection, unless its holder was removed from the room, or a name that clashes with
+   * `claim` is present under another holder than `claim.holder` (or `formerHolder`: a rename's own
+   * old credential); checked and added in one step, so two holders racing for a name on two replicas cannot both get it. With
    * `announce`, that event is published to the room (as `ChatBus.publish` does) when this is the
    * name's first connection there, in the same step: with Redis, one round trip.
    */

@@ -2,11 +2,14 @@ import {
   type ChatMessage,
   encodeFrame,
   FrameType,
+  type RoomEvent as RoomChange,
+  type ServerRoomFrame,
   type ServerClearedFrame,
   type ServerMessageFrame,
   type ServerPresenceFrame,
 } from '@taco/protocol';
 import { type RoomEvent } from './chat-bus.port';
+import { type RoomRecord } from './room-settings.port';
 
 /**
  * The events a room's members get through the bus, each carrying a server frame's JSON text as
@@ -86,4 +89,40 @@ export function typingEvent(room: string, sender: string, typing: boolean): Room
     payload: encodeFrame({ type: FrameType.Typing, room, sender, typing }),
     except: sender,
   };
+}
+
+/**
+ * The room frame (protocol/README.md §6.9) of a room's settings: for one connection
+ * (`isCreator`), or, with `isCreator` false, as published for every replica to adapt
+ * (`roomControlEvent`). A room without a record has the default settings and no creator.
+ */
+export function roomFrame(
+  room: string,
+  record: RoomRecord | null,
+  isCreator: boolean,
+  change?: RoomChange,
+): ServerRoomFrame {
+  const frame: ServerRoomFrame = {
+    type: FrameType.Room,
+    room,
+    encrypted: record?.encrypted ?? false,
+    locked: record?.locked ?? false,
+    disappear_after: record?.disappearAfter ?? 0,
+    creator: record?.creatorName ?? null,
+    is_creator: isCreator,
+  };
+  if (change) frame.event = change;
+  return frame;
+}
+
+/** The event of a changed room: its frame, whom it names creator, and a holder it removed. */
+export function roomControlEvent(
+  room: string,
+  record: RoomRecord,
+  change?: RoomChange,
+  removed?: string,
+): RoomEvent {
+  const control =
+    removed === undefined ? { creator: record.creator } : { creator: record.creator, removed };
+  return { payload: encodeFrame(roomFrame(room, record, false, change)), control };
 }

@@ -2,6 +2,7 @@ import { type ChatBus } from './chat-bus.port';
 import { type ConnectionLimiter } from './connection-limiter.port';
 import { type IpRateLimiter } from './ip-rate-limiter.port';
 import { type PresenceStore } from './presence.port';
+import { type RoomSettingsStore } from './room-settings.port';
 import { type TicketStore } from './ticket-store.port';
 import { type TokenSecretStore } from './token-secret-store.port';
 
@@ -19,6 +20,8 @@ export interface StorageLog {
 export abstract class StorageDriver {
   abstract readonly bus: ChatBus;
   abstract readonly presence: PresenceStore;
+  /** Rooms' settings records and removals (protocol/README.md §6.9–§6.11). */
+  abstract readonly rooms: RoomSettingsStore;
   abstract readonly tickets: TicketStore;
   abstract readonly connections: ConnectionLimiter;
   /** The budget of credential and room-creation calls (`CredentialsRateLimiter`). */

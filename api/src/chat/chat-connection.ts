@@ -74,6 +74,13 @@ export class ChatConnection {
   readonly renames = new InTurn();
   /** History pages, one at a time, each once the one before has drained (see `drained`). */
   readonly pages = new InTurn();
+  /** Whether the room is end-to-end encrypted: its bodies are ciphertext (§6.12). */
+  encrypted = false;
+  /**
+   * Set once a room frame of a control reached this connection: the settings the join read may be
+   * older than that frame, so the join sends none then (see `ChatGateway.join`).
+   */
+  roomFrameSent = false;
   /** The close code, once the socket has closed (for the connection's log line). */
   closeCode: number | undefined;
   /** When the connection was accepted (ms). */

@@ -7,25 +7,39 @@ import {
   WebSocketGateway,
 } from '@nestjs/websockets';
 import {
+  type ClientControlFrame,
   type ClientFrame,
   CloseCode,
   CloseReason,
   encodeFrame,
   errorFrame,
   type ErrorFrame,
+  FrameErrorMessage,
   FrameType,
   type HeartbeatFrame,
+  ErrorCode,
   NAME_TAKEN_ERROR,
   DRAIN_TIMEOUT_MS,
   RATE_LIMITED_ERROR,
+  REMOVED_NAME_BAR_MS,
   RENAME_REFUSED_ERROR,
+  type RoomEvent as RoomChange,
+  type ServerFrame,
   UNAVAILABLE_ERROR,
 } from '@taco/protocol';
 import { type WebSocket } from 'ws';
 import { ChatBus } from '../bus/chat-bus.port';
-import { nameClaim } from '../bus/name-claim';
+import { nameClaim, nameForms } from '../bus/name-claim';
 import { PresenceStore } from '../bus/presence.port';
-import { messageFrame, presenceEvent, renameFrames, typingEvent } from '../bus/room-events';
+import {
+  messageFrame,
+  presenceEvent,
+  renameFrames,
+  roomControlEvent,
+  roomFrame,
+  typingEvent,
+} from '../bus/room-events';
+import { type RoomControl, RoomSettingsStore } from '../bus/room-settings.port';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
 import { HealthService } from '../health/health.service';
@@ -40,6 +54,8 @@ import { RoomHub } from './room-hub.service';
 
 /** A socket's join refused: someone else holds its name, or one that passes for it. */
 class NameTakenError extends Error {}
+/** A socket's join refused: the creator removed its holder from the room (§6.11). */
+class RemovedError extends Error {}
 const HEARTBEAT: HeartbeatFrame = { type: FrameType.Heartbeat };
 
 /** What an action resolved with, as the frame's answer (made once: every frame passes here). */
@@ -135,6 +151,12 @@ export class ChatGateway
         connection.renames.run(() => this.rename(connection, frame.token, frame.client_id)),
       failure: 'Renaming failed',
     },
+    [FrameType.Room]: {
+      // A control counts as a message; it waits for a rename under way (the creator's holder).
+      allow: (connection, now) => connection.allowMessage(now),
+      act: (connection, frame) => connection.renames.run(() => this.control(connection, frame)),
+      failure: 'Changing the room failed',
+    },
   };
 
   constructor(
@@ -147,6 +169,7 @@ export class ChatGateway
     private readonly health: HealthService,
     private readonly metrics: MetricsService,
     private readonly tokens: RoomTokenService,
+    private readonly rooms: RoomSettingsStore,
   ) {
     this.log = new ConnectionLog();
   }
@@ -172,6 +195,7 @@ export class ChatGateway
       now,
       this.carried.take(admission.room, admission.name, now),
     );
+    connection.encrypted = admission.settings?.encrypted ?? false;
     this.metrics.connections.inc();
     this.log.opened(connection);
     connection.joined = this.join(connection);
@@ -179,6 +203,9 @@ export class ChatGateway
       () => (connection.inRoom = true),
       (error: unknown) => {
         if (error instanceof NameTakenError) return connection.refuseName();
+        if (error instanceof RemovedError) {
+          return connection.close(CloseCode.Removed, CloseReason.Removed);
+        }
         this.logger.error(`Joining a room failed: ${String(error)}`);
         connection.close(CloseCode.TryAgainLater, CloseReason.StorageUnavailable);
       },
@@ -186,25 +213,83 @@ export class ChatGateway
   }
 
   /**
-   * Subscribes first, then reads the roster, so no join between the two is missed: the newcomer
-   * gets everyone present (itself included); the others hear of the newcomer if the name is new,
-   * announced by the presence store in the same step as the join (one Redis round trip). Rejects
-   * with `NameTakenError` when someone else holds the name, or one that passes for it.
+   * Subscribes first, then reads the roster and the room's settings, so no join or change between
+   * is missed: the newcomer gets everyone present (itself included) and the room frame; the others
+   * hear of the newcomer if the name is new, announced by the presence store in the same step as
+   * the join (one Redis round trip). Rejects with `NameTakenError` when someone else holds the
+   * name, or one that passes for it, and with `RemovedError` when the holder was removed.
    */
   private async join(connection: ChatConnection): Promise<void> {
     const { room, name } = connection;
     await this.hub.add(connection);
-    const joined = await this.presence.join(
+    const [joined, record] = await Promise.all([
+      this.presence.join(
+        room,
+        connection.claim,
+        connection.id,
+        presenceEvent(room, name, true, name),
+      ),
+      this.rooms.get(room),
+    ]);
+    if (joined.taken) throw joined.removed ? new RemovedError(name) : new NameTakenError(name);
+    const frames: ServerFrame[] = joined.roster.map((sender) => ({
+      type: FrameType.Presence,
       room,
-      connection.claim,
-      connection.id,
-      presenceEvent(room, name, true, name),
-    );
-    if (joined.taken) throw new NameTakenError(name);
-    // The newcomer's roster leaves in one write, however many are present.
-    connection.sendAll(
-      joined.roster.map((sender) => ({ type: FrameType.Presence, room, sender, connecting: true })),
-    );
+      sender,
+      connecting: true,
+    }));
+    // A control's room frame that came meanwhile is newer than what was read.
+    if (!connection.roomFrameSent) {
+      frames.push(roomFrame(room, record, record?.creator === connection.claim.holder));
+    }
+    // The newcomer's roster and room frame leave in one write, however many are present.
+    connection.sendAll(frames);
+  }
+
+  /**
+   * Frame 9: the creator changes the room (protocol/README.md §6.9–§6.11, §6.13). The store checks
+   * the creator right and applies the change in one step; every replica then hears the room frame,
+   * and closes a removed holder's connections. A control that changes nothing is answered with
+   * the room frame to the sender alone.
+   */
+  private async control(
+    connection: ChatConnection,
+    frame: ClientControlFrame,
+  ): Promise<FrameReply> {
+    const { room, claim } = connection;
+    const refuse = (code: ErrorCode, message: string) =>
+      errorFrame({ code, message }, frame.client_id);
+    let command: RoomControl;
+    if (frame.action === 'disappear') {
+      if (!this.config.disappearChoices.includes(frame.after)) {
+        return refuse(
+          ErrorCode.BadFrame,
+          FrameErrorMessage.disappearAfter(this.config.disappearChoices),
+        );
+      }
+      command = { action: 'disappear', after: frame.after };
+    } else if (frame.action === 'remove' || frame.action === 'hand_over') {
+      command = { action: frame.action, target: nameForms(frame.name.trim()) };
+    } else {
+      command = { action: frame.action };
+    }
+    const outcome = await this.rooms.control(room, claim.holder, command, {
+      holderMs: this.config.tokenTtlSeconds * 1000,
+      nameMs: REMOVED_NAME_BAR_MS,
+    });
+    if (!outcome.done) {
+      return outcome.refused === 'not_creator'
+        ? refuse(ErrorCode.NotCreator, FrameErrorMessage.notCreator)
+        : refuse(ErrorCode.NotPresent, FrameErrorMessage.notPresent);
+    }
+    const { record, target } = outcome;
+    if (!outcome.changed) return roomFrame(room, record, record.creator === claim.holder);
+    const change: RoomChange = { action: frame.action, by: claim.name };
+    if (target) change.name = target.name;
+    if (frame.action === 'disappear') change.after = frame.after;
+    const removed = frame.action === 'remove' ? target?.holder : undefined;
+    await this.bus.publish(room, roomControlEvent(room, record, change, removed));
+    return undefined;
   }
 
   /**
@@ -235,6 +320,9 @@ export class ChatGateway
     const { present, gone } = renameFrames(room, old.name, claim.name);
     if (joined.first) await this.bus.publish(room, { payload: encodeFrame(present) });
     if (last) await this.bus.publish(room, { payload: encodeFrame(gone) });
+    // The creator right follows its holder's rename (§6.7), and the room hears the new name.
+    const moved = await this.rooms.renamed(room, old.holder, claim);
+    if (moved) await this.bus.publish(room, roomControlEvent(room, moved));
     return joined.first ? undefined : present;
   }
 

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { type RoomSettingsStore } from '../bus/room-settings.port';
 import { type IncomingMessage } from 'node:http';
 import { CloseCode, CloseReason } from '@taco/protocol';
 import { ClientIpResolver } from '../common/client-ip';
@@ -36,6 +37,7 @@ function setup(overrides: Partial<AppConfig> = {}) {
     tickets,
     limiter,
     new ClientIpResolver([]),
+    { get: () => Promise.resolve(null) } as unknown as RoomSettingsStore,
   );
   return { admission, health, tickets, clock };
 }
@@ -49,6 +51,7 @@ describe('ConnectionAdmission', () => {
       name: 'Ann',
       holder: 'ann-credential',
       ip: '203.0.113.9',
+      settings: null,
     });
   });
 

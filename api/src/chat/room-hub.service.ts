@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { CloseCode, CloseReason } from '@taco/protocol';
 import { performance } from 'node:perf_hooks';
-import { ChatBus, type RoomEvent } from '../bus/chat-bus.port';
+import { ChatBus, type RoomControlEvent, type RoomEvent } from '../bus/chat-bus.port';
 import { MetricsService } from '../metrics/metrics.service';
 import { type ChatConnection } from './chat-connection';
 import { textFrame } from './text-frame';
@@ -70,6 +71,10 @@ export class RoomHub {
   private deliver(room: string, event: RoomEvent): void {
     const local = this.localRooms.get(room);
     if (!local) return;
+    if (event.control) {
+      this.deliverControl(local, event.payload, event.control);
+      return;
+    }
     const started = performance.now();
     const wire = textFrame(event.payload);
     const { except, exceptConnection, number } = event;
@@ -84,5 +89,31 @@ export class RoomHub {
     }
     this.metrics.framesOut.inc(sent);
     this.metrics.fanoutSeconds.observe((performance.now() - started) / 1000);
+  }
+
+  /**
+   * A room frame of a control (protocol/README.md §6.9): the creator's connections get it with
+   * `is_creator: true`, the others as published, and a removed holder's connections are closed
+   * with 4403 instead (§6.11). Rare, so framed here per variant.
+   */
+  private deliverControl(
+    local: LocalRoom,
+    payload: string | Buffer,
+    { creator, removed }: RoomControlEvent,
+  ): void {
+    const frame = JSON.parse(payload.toString()) as Record<string, unknown>;
+    const others = textFrame(JSON.stringify({ ...frame, is_creator: false }));
+    const creators = textFrame(JSON.stringify({ ...frame, is_creator: true }));
+    let sent = 0;
+    for (const member of local.members) {
+      const holder = member.claim.holder;
+      if (removed !== undefined && holder === removed) {
+        member.close(CloseCode.Removed, CloseReason.Removed);
+        continue;
+      }
+      member.roomFrameSent = true;
+      if (member.writeFrame(holder === creator ? creators : others, this.turn)) sent++;
+    }
+    this.metrics.framesOut.inc(sent);
   }
 }

@@ -5,7 +5,10 @@ import { WsAdapter } from '@nestjs/platform-ws';
 import {
   BINARY_FRAME_ERROR,
   type ClientFrame,
+  CloseCode,
   decodeClientFrame,
+  type DecodeOptions,
+  ENCRYPTED_FRAME_MAX_BYTES,
   errorFrame,
   FRAME_MAX_BYTES,
   FrameType,
@@ -20,6 +23,9 @@ import { ChatConnection } from './chat-connection';
 import { ConnectionAdmission } from './connection-admission';
 import { type FrameReply, RoomFrameHandler } from './room-frame-handler';
 
+/** How frames are decoded in an end-to-end encrypted room: bodies are ciphertext (§6.12). */
+const ENCRYPTED: DecodeOptions = { encrypted: true };
+
 const NOT_FOUND = 'HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n';
 /** While draining, a new socket is refused before the upgrade, so a load balancer tries another replica. */
 const DRAINING =
@@ -29,7 +35,8 @@ const DRAINING =
  * Nest's `ws` adapter, shaped for the chat contract:
  * - upgrades are routed by the pattern `/api/room/:room_id/ws` on the application's own server,
  *   and refused with 503 while the replica drains;
- * - frames over the frame limit close with 1009, and nothing is compressed;
+ * - frames over the frame limit close with 1009 (16 KiB; 24 KiB in an end-to-end encrypted room,
+ *   protocol/README.md §5.2), and nothing is compressed;
  * - a socket the server closes (1013 for a client that stopped reading, 4429, 4401, 1008, 1012
  *   when draining) is dropped if its peer has not answered the close frame within
  *   `closeTimeoutMs`, so a paused peer's buffer and presence go with it (ws waits 30 s otherwise);
@@ -65,7 +72,8 @@ export class RoomWsAdapter extends WsAdapter {
     // ws (≥ 8.19) reads `closeTimeout`; @types/ws does not list it yet.
     const options: ServerOptions & { closeTimeout: number } = {
       noServer: true,
-      maxPayload: FRAME_MAX_BYTES,
+      // The larger limit; a plain room's is checked per frame (`receive`).
+      maxPayload: ENCRYPTED_FRAME_MAX_BYTES,
       perMessageDeflate: false,
       clientTracking: true,
       closeTimeout: this.closeTimeoutMs,
@@ -116,7 +124,11 @@ export class RoomWsAdapter extends WsAdapter {
       this.reply(connection, errorFrame(BINARY_FRAME_ERROR));
       return;
     }
-    const decoded = decodeClientFrame(rawText(data));
+    if (!connection.encrypted && byteLength(data) > FRAME_MAX_BYTES) {
+      connection.close(CloseCode.TooBig, '');
+      return;
+    }
+    const decoded = decodeClientFrame(rawText(data), connection.encrypted ? ENCRYPTED : undefined);
     if (!decoded.ok) {
       this.reply(connection, errorFrame(decoded.error));
       return;
@@ -167,6 +179,11 @@ export class RoomWsAdapter extends WsAdapter {
 }
 
 type UpgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+function byteLength(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((total, part) => total + part.length, 0);
+  return data.byteLength;
+}
 
 function rawText(data: RawData): string {
   if (Buffer.isBuffer(data)) return data.toString('utf8');

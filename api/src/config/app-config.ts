@@ -61,6 +61,11 @@ export class AppConfig {
    * before the room is subscribed again and its gap filled).
    */
   subscriptionCheckMs: number;
+  /**
+   * The \`disappear_after\` values (seconds) a room may take: 0 (off), the shortest
+   * (\`DISAPPEAR_SHORTEST\`, 1 hour by default), 1 day and 7 days (protocol/README.md §6.13).
+   */
+  disappearChoices: number[];
 
   constructor(values: AppConfig) {
     Object.assign(this, values);

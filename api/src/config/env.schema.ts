@@ -183,6 +183,11 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsWholeNumber(1, 10_000)
   HISTORY_REQUESTS_PER_10S?: number;
+
+  /** Checked by `loadConfig`: a duration from 1 minute to 1 hour. */
+  @IsOptional()
+  @Validate(DurationConstraint)
+  DISAPPEAR_SHORTEST?: string;
 }
 
 export { splitList };

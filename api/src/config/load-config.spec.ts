@@ -40,8 +40,24 @@ describe('loadConfig', () => {
       jwtSecret: undefined,
       redisWaitReplicas: 0,
       redisWaitTimeoutMs: 2000,
+      disappearChoices: [0, 3600, 86_400, 604_800],
     });
     expect(config.logLevel).toBe('info');
+  });
+
+  it('reads the shortest disappearing-messages choice, from a minute to an hour', () => {
+    expect(loadConfig({ WEB_DIST: 'off', DISAPPEAR_SHORTEST: '1m' }).disappearChoices).toEqual([
+      0, 60, 86_400, 604_800,
+    ]);
+    expect(loadConfig({ WEB_DIST: 'off', DISAPPEAR_SHORTEST: '90s' }).disappearChoices[1]).toBe(90);
+    for (const value of ['59s', '2h', '1500ms']) {
+      expect(problemsOf({ WEB_DIST: 'off', DISAPPEAR_SHORTEST: value })).toEqual([
+        `DISAPPEAR_SHORTEST must be a whole number of seconds from 1m to 1h (got "${value}")`,
+      ]);
+    }
+    expect(problemsOf({ WEB_DIST: 'off', DISAPPEAR_SHORTEST: 'soon' })).toEqual([
+      'DISAPPEAR_SHORTEST must be a duration such as 90s, 15m, 24h or 7d, at most 3650d (got "soon")',
+    ]);
   });
 
   it('leaves the secret to the replicas when JWT_SECRET is unset or empty, also with Redis', () => {

@@ -3,6 +3,8 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
   CLOSE_HANDSHAKE_TIMEOUT_MS,
+  DISAPPEAR_LONGER_CHOICES,
+  DISAPPEAR_SHORTEST_DEFAULT,
   HISTORY_MAX_DEFAULT,
   PING_INTERVAL_MS,
   SEND_BACKLOG_GRACE_MS,
@@ -104,6 +106,19 @@ function parseClusterNodes(text: string, problems: string[]): { host: string; po
   return nodes;
 }
 
+/** `DISAPPEAR_SHORTEST` in whole seconds: from a minute (for tests) to the default hour. */
+function disappearShortest(text: string | undefined, problems: string[]): number {
+  if (text === undefined) return DISAPPEAR_SHORTEST_DEFAULT;
+  const ms = parseDuration(text);
+  if (ms === null) return DISAPPEAR_SHORTEST_DEFAULT; // the schema named the problem
+  if (ms < 60_000 || ms > DISAPPEAR_SHORTEST_DEFAULT * 1000 || ms % 1000 !== 0) {
+    problems.push(
+      `DISAPPEAR_SHORTEST must be a whole number of seconds from 1m to 1h (got "${text}")`,
+    );
+  }
+  return Math.round(ms / 1000);
+}
+
 /**
  * Reads and validates the environment. Throws `ConfigError` naming every problem. Logs are human
  * lines when `stdoutIsTerminal`, JSON lines otherwise.
@@ -136,6 +151,7 @@ export function loadConfig(
     problems.push(`JWT_SECRET must be at least ${MIN_SECRET_BYTES} bytes long`);
   }
   const dist = webDist(vars.WEB_DIST, problems);
+  const shortest = disappearShortest(vars.DISAPPEAR_SHORTEST, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -176,5 +192,6 @@ export function loadConfig(
     presenceRefreshMs: PRESENCE_TTL_MS / 6,
     presenceExpiryMs: (PRESENCE_TTL_MS * 2) / 3,
     subscriptionCheckMs: SUBSCRIPTION_CHECK_MS,
+    disappearChoices: [0, shortest, ...DISAPPEAR_LONGER_CHOICES],
   });
 }

@@ -10,8 +10,10 @@ import {
 } from '@taco/protocol';
 import { bodyObject } from '../common/body-validation.pipe';
 import { type PlainAnswer, type PlainRoute } from '../common/plain-route';
+import { bearerToken } from './bearer';
 import { ROOM_PATH } from './room-id.pipe';
 import { CredentialsThrottleGuard } from './ip-throttle.guard';
+import { RoomTokenService } from './room-token.service';
 import { RoomsService } from './rooms.service';
 
 /** A credentials body's fields, before validation. */
@@ -38,11 +40,13 @@ export class CredentialsRoute implements PlainRoute {
   constructor(
     private readonly rooms: RoomsService,
     private readonly throttle: CredentialsThrottleGuard,
+    private readonly tokens: RoomTokenService,
   ) {}
 
   /**
    * The checks in the order of §2.1, after the body was read: the budget, the room id, the body,
-   * the name check. Only the budget and the name check need Redis, so they are sent together.
+   * the room's lock and the name. Only the budget and the room and name checks need Redis, so they
+   * are sent together. A caller showing its own token (`Authorization: Bearer`) passes a lock.
    */
   async handle(request: IncomingMessage, room: string, body: unknown): Promise<PlainAnswer> {
     let problem: string | null = validateRoomName(room);
@@ -54,13 +58,20 @@ export class CredentialsRoute implements PlainRoute {
       problem = validateUserName(given);
       if (problem === null) name = normalizeUserName(given as string);
     }
-    const taken = await this.throttle.takeAlongside(
+    const bearer =
+      problem === null
+        ? (this.tokens.verify(bearerToken(request.headers.authorization), room)?.holder ?? null)
+        : null;
+    const found = await this.throttle.takeAlongside(
       request,
-      name === null ? Promise.resolve(false) : this.rooms.isTaken(room, name),
+      name === null ? Promise.resolve(null) : this.rooms.check(room, name, bearer),
     );
-    if (problem !== null || name === null) throw new BadRequestException([problem]);
-    const { token } = this.rooms.credentials(room, name, taken());
-    const answer: RoomCredentialsResponse = { room_id: room, sender_id: name, token };
+    const findings = found();
+    if (problem !== null || name === null || findings === null) {
+      throw new BadRequestException([problem]);
+    }
+    const { token, settings } = this.rooms.credentials(room, name, findings);
+    const answer: RoomCredentialsResponse = { room_id: room, sender_id: name, token, settings };
     return { status: HttpStatus.OK, body: answer };
   }
 }

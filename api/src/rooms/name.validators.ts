@@ -1,4 +1,9 @@
-import { validateRoomName, validateUserName, type ValidationMessage } from '@taco/protocol';
+import {
+  isKeyCheck,
+  validateRoomName,
+  validateUserName,
+  type ValidationMessage,
+} from '@taco/protocol';
 import {
   registerDecorator,
   type ValidationArguments,
@@ -23,3 +28,15 @@ function fromProtocol(name: string, validate: (value: unknown) => ValidationMess
 
 export const IsRoomName = fromProtocol('isRoomName', validateRoomName);
 export const IsUserName = fromProtocol('isUserName', validateUserName);
+
+/** An encrypted room's key check (protocol/README.md §6.12): 22 base64url characters. */
+export function IsKeyCheck(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isKeyCheck',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options,
+      validator: { validate: (value: unknown) => isKeyCheck(value) },
+    });
+}

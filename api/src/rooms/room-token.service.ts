@@ -32,11 +32,13 @@ export interface TokenHolder {
 export class RoomTokenService {
   constructor(private readonly jwt: JwtService) {}
 
-  sign(room: string, name: string): string {
-    return this.jwt.sign(
-      {},
-      { subject: name, audience: room, jwtid: randomBytes(9).toString('base64url') },
-    );
+  /** A new holder: the `jti` of a token not signed yet (a creator's, kept with its room). */
+  newHolder(): string {
+    return randomBytes(9).toString('base64url');
+  }
+
+  sign(room: string, name: string, jti: string = this.newHolder()): string {
+    return this.jwt.sign({}, { subject: name, audience: room, jwtid: jti });
   }
 
   /**

@@ -1,22 +1,24 @@
 import { type IncomingMessage } from 'node:http';
-import { BadRequestException, HttpStatus, Injectable, UnauthorizedException } from '@nestjs/common';
 import {
+  BadRequestException,
+  ForbiddenException,
+  HttpStatus,
+  Injectable,
+  UnauthorizedException,
+} from '@nestjs/common';
+import {
+  REMOVED_MESSAGE,
   type RoomTicketResponse,
   TICKET_UNAUTHORIZED_MESSAGE,
   validateRoomName,
 } from '@taco/protocol';
 import { type PlainAnswer, type PlainRoute } from '../common/plain-route';
+import { bearerToken } from './bearer';
 import { ROOM_PATH } from './room-id.pipe';
 import { LookupThrottleGuard } from './ip-throttle.guard';
 import { RoomTokenService } from './room-token.service';
+import { RoomSettingsStore } from '../bus/room-settings.port';
 import { TicketStore } from '../bus/ticket-store.port';
-
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
-
-/** The token of an `Authorization: Bearer <token>` header, or `undefined`. */
-function bearerToken(authorization: string | undefined): string | undefined {
-  return BEARER.exec(authorization ?? '')?.[1];
-}
 
 /**
  * `POST /api/room/:room_id/ticket` (protocol/README.md §2.4), which every reconnect of a browser
@@ -33,13 +35,14 @@ export class TicketRoute implements PlainRoute {
     private readonly tokens: RoomTokenService,
     private readonly tickets: TicketStore,
     private readonly throttle: LookupThrottleGuard,
+    private readonly rooms: RoomSettingsStore,
   ) {}
 
   /**
    * The checks in the order of §2.1, after the body was read: the budget, the room id, the Bearer
    * token, the ticket. The token is checked without Redis, so a valid one's ticket is stored in
-   * the same round trip as the budget is taken (a ticket stored for a call then refused for its
-   * budget is never handed out, and lapses).
+   * the same round trip as the budget is taken and the holder's removal looked up (a ticket stored
+   * for a call then refused is never handed out, and lapses).
    */
   async handle(request: IncomingMessage, room: string): Promise<PlainAnswer> {
     const problem = validateRoomName(room);
@@ -49,12 +52,19 @@ export class TicketRoute implements PlainRoute {
         : null;
     const issued = await this.throttle.takeAlongside(
       request,
-      holder === null ? Promise.resolve(null) : this.tickets.issue(room, holder),
+      holder === null
+        ? Promise.resolve(null)
+        : Promise.all([
+            this.tickets.issue(room, holder),
+            this.rooms.isRemoved(room, holder.holder),
+          ]),
     );
     if (problem !== null) throw new BadRequestException([problem]);
-    const ticket = issued();
+    const made = issued();
     // No ticket was made exactly when the token was not valid for the room.
-    if (ticket === null) throw new UnauthorizedException(TICKET_UNAUTHORIZED_MESSAGE);
+    if (made === null) throw new UnauthorizedException(TICKET_UNAUTHORIZED_MESSAGE);
+    const [ticket, removed] = made;
+    if (removed) throw new ForbiddenException(REMOVED_MESSAGE);
     const answer: RoomTicketResponse = { ticket };
     return { status: HttpStatus.CREATED, body: answer };
   }

@@ -2,6 +2,7 @@ import { MemoryChatBus } from '../../src/bus/memory/memory-chat-bus';
 import { MemoryConnectionLimiter } from '../../src/bus/memory/memory-connection-limiter';
 import { MemoryIpRateLimiter } from '../../src/bus/memory/memory-ip-rate-limiter';
 import { MemoryPresenceStore } from '../../src/bus/memory/memory-presence.store';
+import { MemoryRoomSettingsStore } from '../../src/bus/memory/memory-room-settings.store';
 import { MemoryTicketStore } from '../../src/bus/memory/memory-ticket.store';
 import { MemoryTokenSecretStore } from '../../src/bus/memory/memory-token-secret.store';
 import { FakeClock } from '../support/fake-clock';
@@ -9,6 +10,7 @@ import { describeChatBusContract } from './chat-bus.contract';
 import { describeConnectionLimiterContract } from './connection-limiter.contract';
 import { describeIpRateLimiterContract } from './ip-rate-limiter.contract';
 import { describePresenceContract } from './presence.contract';
+import { describeRoomSettingsContract } from './room-settings.contract';
 import { describeTicketStoreContract } from './ticket-store.contract';
 import { describeTokenSecretStoreContract } from './token-secret-store.contract';
 
@@ -102,5 +104,25 @@ describe('MemoryChatBus room expiry', () => {
     const page = await bus.history('idle', { count: 5 });
     expect(page.messages).toEqual([]);
     expect(page.epoch).not.toBe(first.epoch);
+  });
+});
+
+describeRoomSettingsContract('memory', () => {
+  const clock = new FakeClock();
+  const now = () => clock.now();
+  const bus = new MemoryChatBus({ historyMax: HISTORY_MAX, roomTtlMs: ROOM_TTL_MS, now });
+  const removals: { of?: MemoryRoomSettingsStore } = {};
+  const presence = new MemoryPresenceStore(bus, (room, holder) =>
+    Boolean(removals.of?.removedNow(room, holder)),
+  );
+  const store = new MemoryRoomSettingsStore(bus, presence, ROOM_TTL_MS, now);
+  removals.of = store;
+  return Promise.resolve({
+    store,
+    peer: store,
+    presence,
+    bus,
+    elapse: (ms: number) => Promise.resolve(clock.advance(ms)),
+    dispose: () => Promise.resolve(),
   });
 });

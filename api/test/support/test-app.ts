@@ -85,6 +85,8 @@ export async function startTestApp(
   const join = async (room: string, name: string, options?: ClientOptions) => {
     const client = connect(room, await token(room, name), options);
     await client.next((frame) => frame.type === FrameType.Presence && frame.sender === name);
+    // The room frame closes the join (protocol/README.md §5.1): taken, so tests read what follows.
+    await client.nextOfType(FrameType.Room);
     return client;
   };
 

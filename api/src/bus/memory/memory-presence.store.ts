@@ -15,8 +15,14 @@ export class MemoryPresenceStore extends PresenceStore {
    */
   private readonly rooms = new Map<string, Map<string, NameClaim>>();
 
-  /** `bus`: where `announce` events go (the embedded server's own bus). */
-  constructor(private readonly bus?: Pick<ChatBus, 'publish'>) {
+  /**
+   * `bus`: where `announce` events go (the embedded server's own bus); `isRemoved`: whether a
+   * holder was removed from a room, which refuses its joins.
+   */
+  constructor(
+    private readonly bus?: Pick<ChatBus, 'publish'>,
+    private readonly isRemoved: (room: string, holder: string) => boolean = () => false,
+  ) {
     super();
   }
 
@@ -54,6 +60,7 @@ export class MemoryPresenceStore extends PresenceStore {
     connectionId: string,
     formerHolder: string | undefined,
   ): PresenceJoin {
+    if (this.isRemoved(room, claim.holder)) return { taken: true, removed: true };
     let connections = this.rooms.get(room);
     if (!connections) this.rooms.set(room, (connections = new Map<string, NameClaim>()));
     let first = true;
@@ -82,6 +89,11 @@ export class MemoryPresenceStore extends PresenceStore {
       if (namesClash(present, forms)) return Promise.resolve(true);
     }
     return Promise.resolve(false);
+  }
+
+  /** The claims of every connection in the room now. */
+  claims(room: string): NameClaim[] {
+    return [...(this.rooms.get(room)?.values() ?? [])];
   }
 
   names(room: string): Promise<string[]> {

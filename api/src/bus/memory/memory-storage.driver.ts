@@ -3,6 +3,7 @@ import { MemoryChatBus } from './memory-chat-bus';
 import { MemoryConnectionLimiter } from './memory-connection-limiter';
 import { MemoryIpRateLimiter } from './memory-ip-rate-limiter';
 import { MemoryPresenceStore } from './memory-presence.store';
+import { MemoryRoomSettingsStore } from './memory-room-settings.store';
 import { MemoryTicketStore } from './memory-ticket.store';
 import { MemoryTokenSecretStore } from './memory-token-secret.store';
 
@@ -22,6 +23,7 @@ const SWEEP_INTERVAL_MS = 60_000;
 export class MemoryStorageDriver extends StorageDriver {
   readonly bus: MemoryChatBus;
   readonly presence: MemoryPresenceStore;
+  readonly rooms: MemoryRoomSettingsStore;
   readonly tickets: MemoryTicketStore;
   readonly connections: MemoryConnectionLimiter;
   readonly credentialsBudget: MemoryIpRateLimiter;
@@ -37,7 +39,10 @@ export class MemoryStorageDriver extends StorageDriver {
       roomTtlMs: options.roomTtlMs,
       now,
     });
-    this.presence = new MemoryPresenceStore(this.bus);
+    this.presence = new MemoryPresenceStore(this.bus, (room, holder) =>
+      this.rooms.removedNow(room, holder),
+    );
+    this.rooms = new MemoryRoomSettingsStore(this.bus, this.presence, options.roomTtlMs, now);
     this.tickets = new MemoryTicketStore(now);
     this.connections = new MemoryConnectionLimiter(options.connectionsPerIp);
     this.credentialsBudget = new MemoryIpRateLimiter(options.credentialsPerMinute, now);
@@ -46,7 +51,10 @@ export class MemoryStorageDriver extends StorageDriver {
 
   start(log: StorageLog): Promise<void> {
     log.log('Embedded mode: rooms, history and presence live in this process');
-    this.sweeper = setInterval(() => this.bus.sweep(), SWEEP_INTERVAL_MS).unref();
+    this.sweeper = setInterval(() => {
+      this.bus.sweep();
+      this.rooms.sweep();
+    }, SWEEP_INTERVAL_MS).unref();
     return Promise.resolve();
   }
 

@@ -10,6 +10,18 @@ describe('envelope', () => {
     }
   });
 
+  it('carries a control event: the creator holder and the removed one', () => {
+    const payload = '{"type":9,"room":"teal-otter","locked":true,"is_creator":false}';
+    for (const event of [
+      { payload, control: { creator: 'jti-ann' } },
+      { payload, control: { creator: null } },
+      { payload, control: { creator: 'jti-ann', removed: 'jti-bob' } },
+    ]) {
+      const decoded = decodeEnvelope(Buffer.from(encodeEnvelope(event)));
+      expect(decoded && { ...decoded, payload: decoded.payload.toString() }).toEqual(event);
+    }
+  });
+
   it('keeps newlines and multi-byte text inside the payload', () => {
     const payload = JSON.stringify({ type: 1, body: 'line one\nline two 🌮', sender: 'Zoë' });
     const decoded = decodeEnvelope(Buffer.from(encodeEnvelope({ payload, except: 'Zoë' })));
@@ -41,6 +53,8 @@ describe('room keys', () => {
       epoch: 'chat:{teal-otter}:epoch',
       cleared: 'chat:{teal-otter}:cleared',
       presence: 'chat:{teal-otter}:presence',
+      settings: 'chat:{teal-otter}:room',
+      removed: 'chat:{teal-otter}:removed',
       channel: 'chat:{teal-otter}',
     });
   });

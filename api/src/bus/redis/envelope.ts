@@ -1,4 +1,7 @@
-import { type RoomEvent } from '../chat-bus.port';
+import { type RoomControlEvent, type RoomEvent } from '../chat-bus.port';
+
+/** The first byte of a control event's envelope, whose first line is then its JSON. */
+const CONTROL_MARK = 0x02;
 
 /** Between the `except` name and the `exceptConnection` id in an envelope's first line. */
 const CONNECTION_MARK = '\t';
@@ -11,6 +14,9 @@ const CONNECTION_MARK = '\t';
  * first line is `envelopeHeader`).
  */
 export function encodeEnvelope(event: RoomEvent): string {
+  if (event.control) {
+    return `\x02${JSON.stringify(event.control)}\n${event.payload.toString()}`;
+  }
   return `${envelopeHeader(event)}\n${event.payload.toString()}`;
 }
 
@@ -31,6 +37,10 @@ export function decodeEnvelope(envelope: Buffer): RoomEvent | null {
   if (split === -1) return null;
   const payload = envelope.subarray(split + 1);
   if (split === 0) return { payload };
+  if (envelope[0] === CONTROL_MARK) {
+    const control = JSON.parse(envelope.toString('utf8', 1, split)) as RoomControlEvent;
+    return { payload, control };
+  }
   const event: RoomEvent = { payload };
   const mark = envelope.subarray(0, split).indexOf(TAB);
   const nameEnd = mark === -1 ? split : mark;

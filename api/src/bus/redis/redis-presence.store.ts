@@ -27,8 +27,9 @@ const names = new LuaScript(PRESENCE_NAMES_SCRIPT);
 const member = ({ name, holder, key, skeleton }: NameClaim, connectionId: string) =>
   `${name}\n${connectionId}\n${holder}\n${key}\n${skeleton}`;
 
-/** The join script's answer when the name is someone else's. */
+/** The join script's answers when the name is someone else's, and when the holder was removed. */
 const TAKEN = -1;
+const REMOVED = -2;
 
 /**
  * Presence shared by every replica: a sorted set per room of members naming a connection and the
@@ -54,7 +55,7 @@ export class RedisPresenceStore extends PresenceStore {
     const keys = roomKeys(room);
     const [first, ...roster] = (await join.run(
       this.redis.coalesced(),
-      [keys.presence, keys.channel],
+      [keys.presence, keys.channel, keys.removed],
       [
         claim.name,
         member(claim, connectionId),
@@ -66,6 +67,7 @@ export class RedisPresenceStore extends PresenceStore {
         ...this.announcing(announce),
       ],
     )) as [number, ...string[]];
+    if (first === REMOVED) return { taken: true, removed: true };
     return first === TAKEN ? { taken: true } : { taken: false, first: first === 1, roster };
   }
 

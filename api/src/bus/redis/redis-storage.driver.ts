@@ -5,6 +5,7 @@ import { RedisConnectionLimiter } from './redis-connection-limiter';
 import { RedisConnections } from './redis-connections';
 import { RedisIpRateLimiter } from './redis-ip-rate-limiter';
 import { RedisPresenceStore } from './redis-presence.store';
+import { RedisRoomSettingsStore } from './redis-room-settings.store';
 import { RedisTicketStore } from './redis-ticket.store';
 import { RedisTokenSecretStore } from './redis-token-secret.store';
 
@@ -28,6 +29,7 @@ const REDIS_BOOT_WAIT_MS = 5000;
 export class RedisStorageDriver extends StorageDriver {
   readonly bus: RedisChatBus;
   readonly presence: RedisPresenceStore;
+  readonly rooms: RedisRoomSettingsStore;
   readonly tickets: RedisTicketStore;
   readonly connections: RedisConnectionLimiter;
   readonly credentialsBudget: RedisIpRateLimiter;
@@ -43,6 +45,7 @@ export class RedisStorageDriver extends StorageDriver {
     super();
     this.bus = new RedisChatBus(redis, options.bus);
     this.presence = new RedisPresenceStore(redis, options.presenceExpiryMs);
+    this.rooms = new RedisRoomSettingsStore(redis, options.bus.roomTtlSeconds);
     this.tickets = new RedisTicketStore(redis, options.ticketLog);
     this.connections = new RedisConnectionLimiter(redis, replicaId, options.connectionsPerIp);
     this.credentialsBudget = new RedisIpRateLimiter(

@@ -200,13 +200,16 @@ end
 `;
 
 /**
- * Join. KEYS: presence, room channel. ARGV: name, member, expiry ms, holder, key, skeleton, former
- * holder ('' for none), then optionally an envelope and the publish command: the envelope is
- * published on the room channel when this is the name's first live connection (the newcomer
- * announced in the same round trip). Returns {-1} when a live member of another holder clashes
- * (nothing added), else {first (1/0), roster names...}.
+ * Join. KEYS: presence, room channel, the room's removals. ARGV: name, member, expiry ms, holder,
+ * key, skeleton, former holder ('' for none), then optionally an envelope and the publish command:
+ * the envelope is published on the room channel when this is the name's first live connection
+ * (the newcomer announced in the same round trip). Returns {-2} when the holder was removed from
+ * the room, {-1} when a live member of another holder clashes (nothing added in either case),
+ * else {first (1/0), roster names...}.
  */
 export const PRESENCE_JOIN_SCRIPT = `${PRESENCE_PRELUDE}
+local removed_until = redis.call('HGET', KEYS[3], 'h:' .. ARGV[4])
+if removed_until and tonumber(removed_until) > now then return {-2} end
 local members = live_members(KEYS[1])
 if clashes(members, ARGV[4], ARGV[7], ARGV[5], ARGV[6]) then return {-1} end
 local names = {}
