@@ -114,30 +114,38 @@ function Room({ room }: { room: string }) {
 
 /** Why the room does not open: removed by its creator, or encrypted and without its key. */
 function RoomGate(props: { room: string; title: string; removed?: boolean; wrongKey?: boolean }) {
-  return (
-    <div className="page-center">
-      <Alert variant={props.removed ? 'danger' : 'warning'} className="page-card room-gate">
-        <h1 className="alert-heading h5">{props.title}</h1>
-        {props.removed ? (
+  const create = (
+    <Link className="btn btn-primary" to={WebRoute.create}>
+      Create a room
+    </Link>
+  );
+  if (props.removed) {
+    return (
+      <div className="page-center">
+        <Alert variant="danger" className="page-card room-gate">
+          <h1 className="alert-heading h5">{props.title}</h1>
           <p>
             The room&apos;s creator removed you from <strong>{props.room}</strong>. You cannot
             rejoin it under this name.
           </p>
-        ) : (
-          <>
-            <p>
-              Its messages can only be read with the room&apos;s full link: the key comes after the{' '}
-              <code>#</code> and never reaches our server.{' '}
-              {props.wrongKey
-                ? 'The link you opened carries a key that does not open this room.'
-                : 'The link you opened has no key.'}
-            </p>
-            <p>Ask someone in the room to send you the full link.</p>
-          </>
-        )}
-        <Link className="btn btn-outline-secondary" to={WebRoute.create}>
-          Create a room
-        </Link>
+          {create}
+        </Alert>
+      </div>
+    );
+  }
+  return (
+    <div className="page-center">
+      <Alert variant="warning" className="page-card room-gate">
+        <h1 className="alert-heading h5">{props.title}</h1>
+        <p>
+          Its messages can only be read with the room&apos;s full link: the key comes after the{' '}
+          <code>#</code> and never reaches our server.{' '}
+          {props.wrongKey
+            ? 'The link you opened carries a key that does not open this room.'
+            : 'The link you opened has no key.'}
+        </p>
+        <p>Ask someone in the room to send you the full link.</p>
+        {create}
       </Alert>
     </div>
   );

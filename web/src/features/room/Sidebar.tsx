@@ -72,16 +72,16 @@ export function Sidebar({ room, me, onShare }: SidebarProps) {
             {creator !== null && isSameUserName(participant.name, creator) ? (
               <span className="participant-creator">creator</span>
             ) : null}
-            <PresenceDot
-              active={connected && participant.active}
-              typing={connected && participant.typing}
-            />
             {isCreator &&
             connected &&
             participant.active &&
             !isSameUserName(participant.name, me) ? (
               <ParticipantMenu name={participant.name} onChoose={setAsking} />
             ) : null}
+            <PresenceDot
+              active={connected && participant.active}
+              typing={connected && participant.typing}
+            />
           </li>
         ))}
         {sorted.length === 0 ? (
