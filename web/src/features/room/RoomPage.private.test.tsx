@@ -84,6 +84,20 @@ describe('Room page: an end-to-end encrypted room', () => {
     expect(fake.sockets).toHaveLength(0);
   });
 
+  it('takes a key given after the # later in the same tab (a link pasted again)', async () => {
+    await encryptedRoomInfo();
+    window.history.replaceState(null, '', `/r/${ROOM}`);
+    const { store, fake } = renderApp({ path: `/r/${ROOM}`, preloadedState: authenticated() });
+    expect(await screen.findByRole('heading', { name: NEEDS_KEY_TITLE }, SLOW)).toBeVisible();
+    act(() => {
+      window.history.replaceState(null, '', `/r/${ROOM}#${KEY}`);
+      window.dispatchEvent(new HashChangeEvent('hashchange'));
+    });
+    expect(window.location.hash).toBe('');
+    expect(selectRoomAuth(store.getState(), ROOM)?.key).toBe(KEY);
+    await waitFor(() => expect(fake.sockets).toHaveLength(1), SLOW);
+  });
+
   it('shows decrypted messages with Markdown, and one that does not open as such', async () => {
     await encryptedRoomInfo();
     window.history.replaceState(null, '', `/r/${ROOM}#${KEY}`);

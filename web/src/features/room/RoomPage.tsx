@@ -92,12 +92,20 @@ function Room({ room }: { room: string }) {
   const fit = useKeyFit(room, encrypted, keyCheck, key);
 
   // Before the first paint: the key never stays in the address bar, history or a screenshot.
+  // A link opened in this tab again with another key after the # changes only the fragment: the
+  // page does not load again, so the new key is read the same way.
   useLayoutEffect(() => {
-    if (window.location.hash === '') return;
-    if (linkKey !== undefined) dispatch(roomKeyFound({ room, key: linkKey }));
-    const { pathname, search } = window.location;
-    window.history.replaceState(window.history.state, '', pathname + search);
-  }, [dispatch, linkKey, room]);
+    const takeFragment = () => {
+      const fragment = window.location.hash.slice(1);
+      if (fragment === '') return;
+      if (isRoomKey(fragment)) dispatch(roomKeyFound({ room, key: fragment }));
+      const { pathname, search } = window.location;
+      window.history.replaceState(window.history.state, '', pathname + search);
+    };
+    takeFragment();
+    window.addEventListener('hashchange', takeFragment);
+    return () => window.removeEventListener('hashchange', takeFragment);
+  }, [dispatch, room]);
 
   if (removed) return <RoomGate room={room} title={REMOVED_TITLE} removed />;
   // With a key, the settings first, to check it before joining. Without one, a visitor is asked
