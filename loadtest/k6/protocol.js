@@ -27,15 +27,13 @@ export const ErrorCode = Object.freeze({
   NameTaken: 'name_taken',
 });
 
-/** Close codes (protocol/src/close-codes.ts). */
+/** The close codes decideReconnect names (protocol/src/close-codes.ts). */
 export const CloseCode = Object.freeze({
   Normal: 1000,
   Policy: 1008,
   Restart: 1012,
-  TryAgainLater: 1013,
   Unauthorized: 4401,
   NameTaken: 4409,
-  RateLimited: 4429,
 });
 
 /** Limits (protocol/src/limits.ts). */
