@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Browser } from 'playwright-core';
-import { rawGet } from '@taco/harness';
+import { rawRequest } from '@taco/harness';
 
 /** 1 KB = 1000 bytes. The JS and CSS of a first load, as a browser that offers brotli gets them. */
 export const BROTLI_BUDGET = 125_000;
@@ -60,7 +60,7 @@ export interface Transfer {
 
 /** A GET of `url` offering only `acceptEncoding`, counting the body bytes as sent. */
 export async function transfer(url: string, acceptEncoding: string): Promise<Transfer> {
-  const response = await rawGet(url, { 'Accept-Encoding': acceptEncoding });
+  const response = await rawRequest(url, { headers: { 'Accept-Encoding': acceptEncoding } });
   return {
     status: response.status,
     encoding: String(response.headers['content-encoding'] ?? ''),

@@ -49,7 +49,7 @@ export async function redisScenario(
       intervalMs: 50,
     },
   );
-  return verdict(cluster, label, room, all, new Set(), [`Redis down for ${downMs} ms`]);
+  return verdict(cluster, label, room, all, [`Redis down for ${downMs} ms`]);
 }
 
 /**
@@ -75,7 +75,7 @@ export async function redisPauseScenario(
     },
   );
   await sleep(1000);
-  return verdict(cluster, 'Redis paused', room, all, new Set(), [`Redis paused for ${pauseMs} ms`]);
+  return verdict(cluster, 'Redis paused', room, all, [`Redis paused for ${pauseMs} ms`]);
 }
 
 function redisClusterOf(cluster: Cluster): RedisCluster {
@@ -171,12 +171,10 @@ export async function redisMasterKillScenario(
   const unconfirmed =
     (await counterSum(cluster, 'taco_unconfirmed_messages_total')) - unconfirmedBefore;
   notes.push(`${unconfirmed} acknowledgement(s) given without a Redis replica confirming`);
-  const result = await verdict(cluster, 'Redis master SIGKILL', room, all, new Set(), notes);
+  const late = notes.some((note) => note.includes('within 20 s')) ? 1 : 0;
+  const result = await verdict(cluster, 'Redis master SIGKILL', room, all, notes, late);
   await redis.waitUntilHealthy(30_000);
-  return {
-    ...result,
-    crashes: result.crashes + (notes.some((note) => note.includes('within 20 s')) ? 1 : 0),
-  };
+  return result;
 }
 
 /** The slot of a busy room moved to another master (`SETSLOT`, `MIGRATE`) while everyone chats. */
@@ -200,6 +198,5 @@ export async function slotMoveScenario(
   const resumed = await deliveredAgain(all, 'after the slot moved', 10_000);
   const stalled = resumed.others === null || resumed.acknowledged === null;
   if (stalled) notes.push('delivery did not resume within 10 s');
-  const result = await verdict(cluster, 'Redis slot move', room, all, new Set(), notes);
-  return { ...result, crashes: result.crashes + (stalled ? 1 : 0) };
+  return verdict(cluster, 'Redis slot move', room, all, notes, stalled ? 1 : 0);
 }

@@ -148,7 +148,6 @@ export async function reconnectStorm(settings: StormSettings, hooks: StormHooks 
   const cluster = await startCluster({
     replicas: 2,
     env: settings.env ?? SCENARIO_ENV,
-    output: 'quiet',
   });
   const pool = new IpcPool<StormParentMessage, StormChildMessage>(
     MEMBER_SCRIPT,
