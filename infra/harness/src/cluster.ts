@@ -240,9 +240,9 @@ async function launch(
   // nginx writes its errors to a file, not to its output: show them as its lines all the same.
   const errorTail = followFile(errorLog, (line) => nginx.record(line));
 
-  const processes = [nginx, ...replicas, ...(redis ? [redis] : [])];
   const killAll = () => {
-    for (const child of [...processes, ...(redisCluster?.nodes ?? [])]) child.kill('SIGKILL');
+    const nodes = [...(redis ? [redis] : []), ...(redisCluster?.nodes ?? [])];
+    for (const child of [nginx, ...replicas, ...nodes]) child.kill('SIGKILL');
     rmSync(workDir, { recursive: true, force: true });
   };
   let stopped: Promise<void> | undefined;

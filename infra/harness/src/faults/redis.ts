@@ -136,11 +136,10 @@ export async function redisMasterKillScenario(
   await redis.waitUntilHealthy(30_000);
   const unconfirmedBefore = await counterSum(cluster, 'taco_unconfirmed_messages_total');
   const notes: string[] = [];
-  const size = options.short ? 4 : 10;
   const { room, all } = await underFault(
     cluster,
     'master',
-    size,
+    options.short ? 4 : 10,
     options.short ? 8000 : 15_000,
     async (all, room) => {
       const owner = await redis.ownerOf(roomKeys(room).log);
@@ -184,11 +183,10 @@ export async function slotMoveScenario(
 ): Promise<ScenarioResult> {
   const redis = redisClusterOf(cluster);
   const notes: string[] = [];
-  const size = options.short ? 4 : 10;
   const { room, all } = await underFault(
     cluster,
     'slot',
-    size,
+    options.short ? 4 : 10,
     options.short ? 3000 : 8000,
     async (_, room) => {
       const { from, to } = await redis.moveSlot(roomKeys(room).log);
