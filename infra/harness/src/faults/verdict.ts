@@ -143,7 +143,6 @@ export async function tally(baseUrl: string, room: string, all: ChatMember[]) {
   }
   const isStored = (body: string) => copies.has(body);
   return {
-    stats,
     acked: acked.length,
     missingFromHistory,
     /** Acknowledged messages missing from history or from some member's list. */
