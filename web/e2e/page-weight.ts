@@ -1,5 +1,5 @@
 import type { Browser } from 'playwright-core';
-import { rawGet } from '@taco/harness';
+import { rawRequest } from '@taco/harness';
 
 /** 1 KB = 1000 bytes. The JS and CSS of a first load, as a browser that offers brotli gets them. */
 export const BROTLI_BUDGET = 125_000;
@@ -53,7 +53,9 @@ export async function firstLoadAssets(
  * bytes as they travel (compressed when `encoding` is set).
  */
 export async function transfer(url: string, acceptEncoding: string) {
-  const { status, headers, body } = await rawGet(url, { 'Accept-Encoding': acceptEncoding });
+  const { status, headers, body } = await rawRequest(url, {
+    headers: { 'Accept-Encoding': acceptEncoding },
+  });
   return {
     status,
     encoding: String(headers['content-encoding'] ?? ''),
