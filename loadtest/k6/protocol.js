@@ -27,15 +27,13 @@ export const ErrorCode = Object.freeze({
   NameTaken: 'name_taken',
 });
 
-/** Close codes (protocol/src/close-codes.ts). */
+/** The close codes decideReconnect names (protocol/src/close-codes.ts). */
 export const CloseCode = Object.freeze({
   Normal: 1000,
   Policy: 1008,
   Restart: 1012,
-  TryAgainLater: 1013,
   Unauthorized: 4401,
   NameTaken: 4409,
-  RateLimited: 4429,
 });
 
 /** Limits (protocol/src/limits.ts). */
@@ -85,18 +83,9 @@ export function decideReconnect(code, attemptsSoFar, random) {
     return { action: 'stop', reason: code === CloseCode.Normal ? 'closed' : 'policy' };
   }
   if (attemptsSoFar >= RECONNECT_ATTEMPTS) return { action: 'stop', reason: 'exhausted' };
-  const attempt = attemptsSoFar + 1;
-  if (code === CloseCode.Restart) {
-    return {
-      action: 'reconnect',
-      attempt,
-      delayMs: Math.round(random() * RECONNECT_NOW_MAX_DELAY_MS),
-    };
-  }
-  const spread = (random() * 2 - 1) * RECONNECT_JITTER;
-  return {
-    action: 'reconnect',
-    attempt,
-    delayMs: Math.round(RECONNECT_INTERVAL_MS * (1 + spread)),
-  };
+  const delayMs =
+    code === CloseCode.Restart
+      ? random() * RECONNECT_NOW_MAX_DELAY_MS
+      : RECONNECT_INTERVAL_MS * (1 + (random() * 2 - 1) * RECONNECT_JITTER);
+  return { action: 'reconnect', attempt: attemptsSoFar + 1, delayMs: Math.round(delayMs) };
 }
