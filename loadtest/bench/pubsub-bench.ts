@@ -8,35 +8,9 @@ import { cpuWindow, type RedisCluster, startRedisCluster } from '@taco/harness';
 import type { PubSubWorkload } from '../workloads/workloads';
 import { redisNodePid } from './servers';
 
-export type PubSubMode = 'PUBLISH' | 'SPUBLISH';
-
-export interface PubSubRun {
-  masters: number;
-  mode: PubSubMode;
-  /** Subscriber connections per channel (replicas with members in the room). */
-  subscribers: number;
-  published: number;
-  received: number;
-  seconds: number;
-  /** Redis CPU per published message summed over every node (µs). */
-  redisMicrosPerMessage: number | null;
-  /** The same per node, by `:port`. */
-  redisMicrosPerMessageByNode: Record<string, number>;
-  /**
-   * `redisMicrosPerMessage` less what the same nodes spent idle for as long (cron, cluster bus
-   * pings): the cost of the messages themselves.
-   */
-  netMicrosPerMessage: number | null;
-  /** Cores other processes (the benchmark's own parent and Redis aside) and the hypervisor took. */
-  outsideCores: number;
-  stealCores: number;
-}
-
-export interface PubSubFigures {
-  channels: number;
-  messagesPerSecond: number;
-  runs: PubSubRun[];
-}
+type PubSubMode = 'PUBLISH' | 'SPUBLISH';
+export type PubSubRun = Awaited<ReturnType<typeof runMode>>;
+export type PubSubFigures = Awaited<ReturnType<typeof runPubSubBench>>;
 
 /** How long to wait for the last published messages to reach their subscribers. */
 const PUBSUB_DRAIN_MS = 5000;
@@ -97,7 +71,7 @@ async function runMode(
   workload: PubSubWorkload,
   idleRate: number,
   log: (line: string) => void,
-): Promise<PubSubRun> {
+) {
   const nodes = await openNodes(cluster, subscribers);
   try {
     const channels = Array.from({ length: workload.channels }, (_, i) => `chat:{bench-${i}}`);
@@ -161,15 +135,18 @@ async function runMode(
     const byNode: Record<string, number> = {};
     for (const [node, seconds] of Object.entries(cpu)) byNode[node] = (seconds / published) * 1e6;
     const sum = Object.values(byNode).reduce((all, value) => all + value, 0);
-    const run: PubSubRun = {
+    const run = {
       masters,
       mode,
+      /** Subscriber connections per channel (replicas with members in the room). */
       subscribers,
       published,
       received,
       seconds: wallSeconds,
+      /** Redis CPU per published message summed over every node (µs), and per node by `:port`. */
       redisMicrosPerMessage: published > 0 ? sum : null,
       redisMicrosPerMessageByNode: byNode,
+      /** Less what the same nodes spent idle for as long (cron, cluster bus): the messages' cost. */
       netMicrosPerMessage:
         published > 0 ? Math.max(0, sum - ((idleRate * wallSeconds) / published) * 1e6) : null,
       outsideCores,
@@ -195,11 +172,8 @@ async function runMode(
  * For each cluster size, a fresh cluster of masters only (no replicas, so only pub/sub's own
  * cost shows), and each mode at the same rate over the same channels.
  */
-export async function runPubSubBench(
-  workload: PubSubWorkload,
-  log: (line: string) => void,
-): Promise<PubSubFigures> {
-  const runs: PubSubRun[] = [];
+export async function runPubSubBench(workload: PubSubWorkload, log: (line: string) => void) {
+  const runs = [];
   for (const masters of workload.masters) {
     const cluster = await startRedisCluster({ masters, replicasPerMaster: 0 });
     try {

@@ -8,12 +8,11 @@
  *
  *   npx tsx loadtest/bench/redis-round-trip.ts [MESSAGES=20000] [ROUNDS=3]
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { RedisChatBus, RedisConnections } from '@taco/api/tools';
-import { freePorts, redisPing, waitFor } from '@taco/harness';
 import { defineCommands, HISTORY_MAX, keys, ROOM_TTL_SECONDS, storeMessage } from '../peers/store';
 import { median } from './scenarios/common';
+import { startRedis as startServerRedis } from './servers';
 
 const ROOM = 'round-trip';
 const SENDER = 'member-1';
@@ -126,24 +125,11 @@ export async function measure(
 }
 
 /** A throwaway `redis-server` on a free loopback port, without persistence. */
-export async function startRedis(): Promise<{ url: string; stop: () => void }> {
-  const [port = 0] = await freePorts(1);
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  const stop = () => {
-    child.kill('SIGTERM');
-  };
-  try {
-    await waitFor('redis-server', () => redisPing(port), { timeoutMs: 5000 });
-  } catch (error) {
-    stop();
-    throw error;
-  }
-  return { url: `redis://127.0.0.1:${port}`, stop };
-}
+export const startRedis = () =>
+  startServerRedis((port, dir) => [
+    ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
+    ...['--save', '', '--appendonly', 'no'],
+  ]);
 
 async function main(): Promise<void> {
   const messages = Number(process.argv[2] ?? 20_000);
@@ -173,7 +159,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    redis.stop();
+    await redis.stop();
   }
 }
 

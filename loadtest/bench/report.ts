@@ -1,10 +1,10 @@
 /** Turns the figures of a run into the printed tables, the ratios and the JSON report. */
-import { cpus, totalmem } from 'node:os';
 import Table from 'cli-table3';
 import type { BenchPlan } from '../workloads/workloads';
 import type { ClusterFigures, ClusterRun } from './cluster-bench';
 import type { Outcome } from './outcome';
 import type { PubSubFigures } from './pubsub-bench';
+import type { machine } from './scenarios/common';
 import { DISTURBED_CORES, per10k } from './session';
 import type { IdleFigures, RateFigures } from './run-workload';
 import { SERVER_NAMES, type ServerId } from './servers';
@@ -13,7 +13,7 @@ export const SERVER_IDS: ServerId[] = ['taco', 'socketio', 'raw'];
 
 export interface BenchReport {
   date: string;
-  machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
+  machine: ReturnType<typeof machine>;
   plan: BenchPlan;
   topology: string;
   results: {
@@ -25,16 +25,6 @@ export interface BenchReport {
   };
   ratios: Record<string, { vsSocketIo: number | null; vsRaw: number | null }>;
   seconds: number;
-}
-
-export function machine(): BenchReport['machine'] {
-  return {
-    cpus: cpus().length,
-    cpuModel: cpus()[0]?.model ?? 'unknown',
-    memoryGiB: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
-    platform: `${process.platform} ${process.arch}`,
-  };
 }
 
 const num = (value: number | null | undefined, digits = 1) =>
