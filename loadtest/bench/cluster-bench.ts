@@ -6,6 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClusterWorkload } from '../workloads/workloads';
 import { settle } from './outcome';
+import { mapValues, sum } from './scenarios/common';
 import { openRateSession } from './run-workload';
 import { per10k, type RunSettings, type StepResult, withServer } from './session';
 import { type RunningServer, startServer } from './servers';
@@ -20,30 +21,24 @@ export type ClusterFigures = Awaited<ReturnType<typeof runClusterComparison>>;
 /** CPU seconds per second (cores) of the api processes, nginx, and each Redis node. */
 function idleCost(step: StepResult, connections: number) {
   const cores = (seconds: number) => seconds / step.wallSeconds;
-  const redisCoresByNode: Record<string, number> = {};
-  for (const [name, seconds] of Object.entries(step.redisCpuByNode)) {
-    redisCoresByNode[name] = cores(seconds);
-  }
   return {
     connections,
     apiCores: cores(step.serverCpuSeconds - step.redisCpuSeconds - step.nginxCpuSeconds),
     nginxCores: cores(step.nginxCpuSeconds),
-    redisCoresByNode,
+    redisCoresByNode: mapValues(step.redisCpuByNode, cores),
   };
 }
 
 function clusterStep(step: StepResult, idle: IdleCost) {
   const micros = (seconds: number) => (seconds / step.received) * 1e6;
-  const byNode: Record<string, number> = {};
-  const netByNode: Record<string, number> = {};
-  if (step.received > 0) {
-    for (const [name, seconds] of Object.entries(step.redisCpuByNode)) {
-      byNode[name] = micros(seconds);
-      const idleSeconds = (idle.redisCoresByNode[name] ?? 0) * step.wallSeconds;
-      netByNode[name] = Math.max(0, micros(seconds - idleSeconds));
-    }
-  }
   const any = step.received > 0;
+  const idleSeconds = (name: string) => (idle.redisCoresByNode[name] ?? 0) * step.wallSeconds;
+  const byNode = any ? mapValues(step.redisCpuByNode, micros) : {};
+  const netByNode = any
+    ? mapValues(step.redisCpuByNode, (seconds, name) =>
+        Math.max(0, micros(seconds - idleSeconds(name))),
+      )
+    : {};
   const api = step.serverCpuSeconds - step.redisCpuSeconds - step.nginxCpuSeconds;
   return {
     ...step,
@@ -55,9 +50,7 @@ function clusterStep(step: StepResult, idle: IdleCost) {
     apiMicrosPerDelivery: any ? micros(api) : null,
     nginxMicrosPerDelivery: any ? micros(step.nginxCpuSeconds) : null,
     /** Redis CPU per delivery less what the same nodes spend idle for as long (`IdleCost`). */
-    netRedisMicrosPerDelivery: any
-      ? Object.values(netByNode).reduce((sum, value) => sum + value, 0)
-      : null,
+    netRedisMicrosPerDelivery: any ? sum(Object.values(netByNode)) : null,
     netRedisMicrosPerDeliveryByNode: netByNode,
   };
 }

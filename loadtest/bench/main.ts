@@ -12,12 +12,11 @@ import { runClusterComparison } from './cluster-bench';
 import { type Outcome, settle, skipped } from './outcome';
 import { runPubSubBench } from './pubsub-bench';
 import { type RunSettings, stopRunning, withServer } from './session';
-import { type BenchReport, ratios, render, SERVER_IDS } from './report';
+import { benchReport, render, SERVER_IDS } from './report';
 import { runIdleWorkload, runRateWorkload } from './run-workload';
 import {
   intOption,
   log,
-  machine,
   runScenario,
   type Scenario,
   scenarioFlags,
@@ -31,11 +30,6 @@ import { type RunningServer, SERVER_NAMES, type ServerId, startServer } from './
 
 /** Default BENCH_SCALE: the whole run stays within about five minutes on two cores. */
 const DEFAULT_SCALE = 0.4;
-
-const TOPOLOGY =
-  'Topology: each server is 2 processes on 127.0.0.1 sharing one redis-server; load clients ' +
-  'address each process directly by port (no nginx in the path), members spread across both. ' +
-  'Server CPU = every server process + redis-server.';
 
 function parseScale(text: string | undefined): number {
   if (text === undefined) return DEFAULT_SCALE;
@@ -158,15 +152,7 @@ async function main(): Promise<void> {
   );
   const pubsub = await once('pubsub', plan.pubsub.title, () => runPubSubBench(plan.pubsub, log));
 
-  const report: BenchReport = {
-    date: new Date().toISOString(),
-    machine: machine(),
-    plan,
-    topology: TOPOLOGY,
-    results: { ...results, cluster, pubsub },
-    ratios: ratios(results),
-    seconds: (Date.now() - started) / 1000,
-  };
+  const report = benchReport(plan, { ...results, cluster, pubsub }, started);
   log(`\n${render(report)}`);
   log(`JSON: ${writeJson(values.out, 'bench-latest.json', report)}`);
 }

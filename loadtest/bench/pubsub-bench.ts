@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { cpuWindow, type RedisCluster, startRedisCluster } from '@taco/harness';
 import type { PubSubWorkload } from '../workloads/workloads';
+import { mapValues, sum } from './scenarios/common';
 import { redisNodePid } from './servers';
 
 type PubSubMode = 'PUBLISH' | 'SPUBLISH';
@@ -52,15 +53,6 @@ async function owners(cluster: RedisCluster, nodes: Node[], channels: string[]):
     if (!node) throw new Error(`no node serves ${channels[index] ?? ''} (slot ${slot})`);
     return node;
   });
-}
-
-/** CPU seconds per second every node of the cluster spends with nothing to do. */
-async function idleCpuRate(cluster: RedisCluster, seconds: number): Promise<number> {
-  const pids = await Promise.all(cluster.nodes.map((node) => redisNodePid(cluster, node.port)));
-  const window = cpuWindow({ redis: pids });
-  await sleep(seconds * 1000);
-  const { total, wallSeconds } = window();
-  return total / wallSeconds;
 }
 
 async function runMode(
@@ -113,12 +105,10 @@ async function runMode(
       }
       return sent;
     };
+    const received = () => sum(nodes.map((node) => node.received));
     const drain = async (expected: number) => {
       const deadline = Date.now() + PUBSUB_DRAIN_MS;
-      while (nodes.reduce((sum, node) => sum + node.received, 0) < expected) {
-        if (Date.now() >= deadline) break;
-        await sleep(20);
-      }
+      while (received() < expected && Date.now() < deadline) await sleep(20);
     };
     // Warm-up, not recorded.
     const warm = await publish(Math.ceil(workload.messagesPerSecond / 4), 0.25);
@@ -131,32 +121,30 @@ async function runMode(
     const published = await publish(total, workload.seconds);
     await drain(published * subscribers);
     const { cpu, wallSeconds, outsideCores, stealCores } = window();
-    const received = nodes.reduce((sum, node) => sum + node.received, 0);
-    const byNode: Record<string, number> = {};
-    for (const [node, seconds] of Object.entries(cpu)) byNode[node] = (seconds / published) * 1e6;
-    const sum = Object.values(byNode).reduce((all, value) => all + value, 0);
+    const byNode = mapValues(cpu, (seconds) => (seconds / published) * 1e6);
+    const all = sum(Object.values(byNode));
     const run = {
       masters,
       mode,
       /** Subscriber connections per channel (replicas with members in the room). */
       subscribers,
       published,
-      received,
+      received: received(),
       seconds: wallSeconds,
       /** Redis CPU per published message summed over every node (µs), and per node by `:port`. */
-      redisMicrosPerMessage: published > 0 ? sum : null,
+      redisMicrosPerMessage: published > 0 ? all : null,
       redisMicrosPerMessageByNode: byNode,
       /** Less what the same nodes spent idle for as long (cron, cluster bus): the messages' cost. */
       netMicrosPerMessage:
-        published > 0 ? Math.max(0, sum - ((idleRate * wallSeconds) / published) * 1e6) : null,
+        published > 0 ? Math.max(0, all - ((idleRate * wallSeconds) / published) * 1e6) : null,
       outsideCores,
       stealCores,
     };
     const perNode = Object.values(byNode).map((value) => value.toFixed(1));
     log(
       `    ${masters} masters, ${mode}, ${subscribers} subscriber(s) per channel: ` +
-        `${received}/${published * subscribers} delivered, Redis CPU ` +
-        `${sum.toFixed(2)} µs per message over all nodes, ${run.netMicrosPerMessage?.toFixed(2) ?? '–'} ` +
+        `${run.received}/${published * subscribers} delivered, Redis CPU ` +
+        `${all.toFixed(2)} µs per message over all nodes, ${run.netMicrosPerMessage?.toFixed(2) ?? '–'} ` +
         `net of idle (per node ${perNode.join(' / ')}), ` +
         `outside ${run.outsideCores.toFixed(2)} + steal ${run.stealCores.toFixed(2)} cores`,
     );
@@ -177,7 +165,12 @@ export async function runPubSubBench(workload: PubSubWorkload, log: (line: strin
   for (const masters of workload.masters) {
     const cluster = await startRedisCluster({ masters, replicasPerMaster: 0 });
     try {
-      const idleRate = await idleCpuRate(cluster, workload.seconds);
+      // CPU seconds per second every node of the cluster spends with nothing to do.
+      const pids = await Promise.all(cluster.nodes.map((node) => redisNodePid(cluster, node.port)));
+      const window = cpuWindow({ redis: pids });
+      await sleep(workload.seconds * 1000);
+      const { total, wallSeconds } = window();
+      const idleRate = total / wallSeconds;
       for (const subscribers of workload.subscribersPerChannel) {
         for (const mode of ['PUBLISH', 'SPUBLISH'] as const) {
           runs.push(await runMode(cluster, masters, mode, subscribers, workload, idleRate, log));

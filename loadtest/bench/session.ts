@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { cpuWindow, emptyHistogram, IpcPool, merge, quantile } from '@taco/harness';
 import type { ClientMessage, ConnSpec, ParentMessage } from './load-client';
 import type { BenchPlan } from '../workloads/workloads';
-import { sum } from './scenarios/common';
+import { mapValues, sum } from './scenarios/common';
 import type { RunningServer } from './servers';
 
 /** How a run's sessions go: the plan's limits, and these. */
@@ -161,9 +161,7 @@ export async function openSession(server: RunningServer, crowd: Crowd, settings:
     const errors = sum(stats.map((answer) => answer.errors + answer.closed));
     const clientsCpuSeconds = sum(stats.map((answer) => answer.cpuSeconds));
     const { cpu, total, wallSeconds, outsideCores, stealCores } = window(clientsCpuSeconds);
-    const redisCpuByNode = Object.fromEntries(
-      Object.keys(redisPids).map((name) => [name, cpu[name] ?? 0]),
-    );
+    const redisCpuByNode = mapValues(redisPids, (_, name) => cpu[name] ?? 0);
     const nginxCpuSeconds = cpu.nginx ?? 0;
     const redisCpuSeconds = sum(Object.values(redisCpuByNode));
     const p50Ms = quantile(histogram, 0.5);

@@ -95,6 +95,10 @@ export function machine() {
 export const sum = (values: readonly number[]): number =>
   values.reduce((all, value) => all + value, 0);
 
+/** `record` with each value mapped by `map` (given the value and its key). */
+export const mapValues = <T, U>(record: Record<string, T>, map: (value: T, key: string) => U) =>
+  Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value, key)]));
+
 export const log = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };

@@ -7,9 +7,6 @@
  * included, and background presence refreshes while the run lasts), the wall time of the whole
  * run, and first, from MONITOR, every Redis round trip of one connect. `--profile DIR`
  * writes the replica's V8 CPU profile there (summarize it with profile-summary.ts).
- *
- *   npm run bench -- --only connectCost [--sockets 4000] [--members 5] [--profile /tmp/prof]
- *                    [--smoke]
  */
 import { resolve } from 'node:path';
 import { cpuWindow, credentials, isPresence, openAll, RawClient, socketUrl } from '@taco/harness';

@@ -4,9 +4,6 @@
  * replica's RSS without and during the attack, the members' p50/p99 in both phases, the cuts and
  * the time from an attacker's open (and its cut) to the others seeing it gone. Bounded: idle
  * phase + attack + a short cool-down.
- *
- *   npm run bench -- --only slowReader [--seconds 60] [--idle-seconds 15] [--attackers 10]
- *                    [--members 10] [--rate 250] [--body 4000] [--out file.json] [--smoke]
  */
 import { type SlowReaderSettings, slowReaderAttack } from '@taco/harness';
 import { startServer } from '../servers';

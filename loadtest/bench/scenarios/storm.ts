@@ -7,9 +7,6 @@
  * delays; messages lost and shown twice; credential and ticket calls per reconnect; Redis commands
  * per reconnect (INFO commandstats over the storm, less the same time's worth of the warm-up's
  * steady traffic). Exits non-zero when a message was lost or doubled, or a member never came back.
- *
- *   npm run bench -- --only storm [--clients 2000] [--rate 0.5] [--warmup 8] [--processes 2]
- *                    [--body 200] [--out file.json] [--smoke]
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
