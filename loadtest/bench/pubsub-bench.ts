@@ -17,16 +17,10 @@ export type PubSubFigures = Awaited<ReturnType<typeof runPubSubBench>>;
 const PUBSUB_DRAIN_MS = 5000;
 const TICK_MS = 10;
 
-interface Node {
-  port: number;
-  pid: number;
-  /** `subscribersPerChannel` subscriber connections, each subscribed to the same channels. */
-  subs: Redis[];
-  pub: Redis;
-  received: number;
-}
+/** Each node of the cluster with `subscribers` subscriber connections and a publisher. */
+type Node = Awaited<ReturnType<typeof openNodes>>[number];
 
-async function openNodes(cluster: RedisCluster, subscribers: number): Promise<Node[]> {
+async function openNodes(cluster: RedisCluster, subscribers: number) {
   return Promise.all(
     cluster.nodes.map(async (node) => {
       const pid = await redisNodePid(cluster, node.port);

@@ -102,12 +102,8 @@ export async function runRateWorkload(
     let stoppedBy: StopReason = 'last-step';
     for (const rate of workload.roomRates) {
       const step = await steadyStep(session, workload, rate, steps);
-      if (!step.valid) {
-        stoppedBy = 'client-saturated';
-        break;
-      }
-      if (!step.pass) {
-        stoppedBy = 'limit';
+      if (!step.valid || !step.pass) {
+        stoppedBy = step.valid ? 'limit' : 'client-saturated';
         break;
       }
       best = step;

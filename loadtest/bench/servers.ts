@@ -119,13 +119,12 @@ async function startTaco(
     output: 'quiet',
     ...(masters === undefined ? {} : { redisCluster: { masters, replicasPerMaster: 1 } }),
   });
-  let nodes: RedisNode[] | undefined;
-  try {
-    nodes = cluster.redisCluster ? await clusterNodes(cluster.redisCluster) : undefined;
-  } catch (error) {
-    await cluster.stop();
-    throw error;
-  }
+  const nodes = cluster.redisCluster
+    ? await clusterNodes(cluster.redisCluster).catch(async (error: unknown) => {
+        await cluster.stop();
+        throw error;
+      })
+    : undefined;
   const nginxPids = () => {
     const master = cluster.nginx.pid;
     return viaNginx && master !== undefined ? [master, ...childPids(master)] : [];
