@@ -13,6 +13,7 @@ export const FrameType = Object.freeze({
   Heartbeat: 6,
   Error: 7,
   Rename: 8,
+  Room: 9,
 });
 
 /** Error codes of frame type 7 (protocol/src/frame-types.ts). */
@@ -25,6 +26,10 @@ export const ErrorCode = Object.freeze({
   Unavailable: 'unavailable',
   Unauthorized: 'unauthorized',
   NameTaken: 'name_taken',
+  EncryptedRoom: 'encrypted_room',
+  PlainRoom: 'plain_room',
+  NotCreator: 'not_creator',
+  NotPresent: 'not_present',
 });
 
 /** The close codes decideReconnect names (protocol/src/close-codes.ts). */
@@ -34,6 +39,7 @@ export const CloseCode = Object.freeze({
   Restart: 1012,
   Unauthorized: 4401,
   NameTaken: 4409,
+  Removed: 4403,
 });
 
 /** Limits (protocol/src/limits.ts). */
@@ -79,6 +85,7 @@ export function decideReconnect(code, attemptsSoFar, random) {
   if (code === CloseCode.Unauthorized || code === CloseCode.NameTaken) {
     return { action: 'reauthenticate' };
   }
+  if (code === CloseCode.Removed) return { action: 'stop', reason: 'removed' };
   if (code === CloseCode.Normal || code === CloseCode.Policy) {
     return { action: 'stop', reason: code === CloseCode.Normal ? 'closed' : 'policy' };
   }
