@@ -5,23 +5,19 @@
 // whose Jest exited non-zero although no test failed.
 import { readFileSync } from 'node:fs';
 
-// usage: test-summary.mjs <jest-report.json> <jest exit status> [<report> <status> ...]
+const USAGE =
+  'usage: test-summary.mjs <jest-report.json> <jest exit status> [<report> <status> ...]';
 const args = process.argv.slice(2);
 if (args.length === 0 || args.length % 2 !== 0) {
-  console.error(
-    'usage: test-summary.mjs <jest-report.json> <jest exit status> [<report> <status> ...]',
-  );
+  console.error(USAGE);
   process.exit(2);
 }
 
-let passed = 0;
-let failed = 0;
-let skipped = 0;
+let [passed, failed, skipped] = [0, 0, 0];
 const lines = [];
 
 for (let i = 0; i < args.length; i += 2) {
-  const file = args[i];
-  const jestStatus = args[i + 1];
+  const [file, jestStatus] = args.slice(i, i + 2);
   let report;
   try {
     report = JSON.parse(readFileSync(file, 'utf8'));

@@ -17,7 +17,11 @@ import {
 } from '@taco/protocol';
 import { isError, isHistory, isLive, isPresence, type RawClient } from '@taco/harness';
 import { type RedisCluster, startRedisCluster } from '@taco/harness';
+import { Cluster } from 'ioredis';
+import { roomKeys } from '../src/bus/redis/redis-keys';
 import { RedisServer } from './support/redis-server';
+import { until } from './support/until';
+import { say } from './support/chat-socket';
 import { startTestApp, TEST_SECRET, type TestApp } from './support/test-app';
 
 /**
@@ -30,6 +34,8 @@ import { startTestApp, TEST_SECRET, type TestApp } from './support/test-app';
 interface Setup {
   one: TestApp;
   two: TestApp;
+  /** How many messages storage holds for a room (a shared driver's list itself), if it can tell. */
+  stored?(room: string): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -53,13 +59,16 @@ const setups: [string, () => Promise<Setup>][] = [
     'two replicas sharing Redis',
     async () => {
       const redis = await RedisServer.start();
+      const plain = redis.client();
       const [one, two] = await replicas({ redisUrl: redis.url });
       return {
         one,
         two,
+        stored: (room) => plain.llen(roomKeys(room).log),
         stop: async () => {
           await one.close();
           await two.close();
+          plain.disconnect();
           await redis.dispose();
         },
       };
@@ -71,12 +80,15 @@ const setups: [string, () => Promise<Setup>][] = [
       const cluster: RedisCluster = await startRedisCluster();
       const redisClusterNodes = cluster.nodes.map(({ port }) => ({ host: '127.0.0.1', port }));
       const [one, two] = await replicas({ redisClusterNodes });
+      const plain = new Cluster(redisClusterNodes);
       return {
         one,
         two,
+        stored: (room) => plain.llen(roomKeys(room).log),
         stop: async () => {
           await one.close();
           await two.close();
+          plain.disconnect();
           await cluster.stop();
         },
       };
@@ -386,4 +398,57 @@ describe.each(setups)('Private rooms: %s', (_label, start) => {
       client_id: 'd',
     });
   });
+
+  /** Sets both replicas' clocks `offsetMs` from now: messages are stamped then. */
+  const stampAt = (offsetMs: number) => {
+    for (const app of [setup.one, setup.two]) {
+      app.clock.advance(Date.now() + offsetMs - app.clock.now());
+    }
+  };
+
+  async function historyOf(client: RawClient): Promise<string[]> {
+    client.send({ type: FrameType.History, count: 50 });
+    const page = (await client.next(isHistory)) as { messages: { body: string }[] };
+    return page.messages.map((message) => message.body);
+  }
+
+  /** Waits until storage itself holds `count` messages of the room (when the driver can tell). */
+  async function storedIs(count: number): Promise<void> {
+    const stored = setup.stored;
+    if (stored) await until(async () => (await stored(room)) === count, 5000);
+  }
+
+  it('deletes disappearing messages from history and storage once expired, and on a change', async () => {
+    const annToken = await createRoom('Ann', { disappear_after: 86_400 });
+    const [ann] = await enter(setup.one, 'Ann', annToken);
+    const [bob] = await member(setup.two, 'Bob');
+    try {
+      stampAt(-26 * 3600_000);
+      await say(ann, 'said yesterday', 'm-1');
+      stampAt(-2 * 3600_000);
+      await say(ann, 'said two hours ago', 'm-2');
+      stampAt(-30 * 60_000);
+      await say(bob, 'said half an hour ago', 'm-3');
+      stampAt(0);
+      expect(await historyOf(bob)).toEqual(['said two hours ago', 'said half an hour ago']);
+      await storedIs(2);
+      // Shortened to an hour: what is two hours old goes at once, from history and from storage.
+      control(ann, { action: 'disappear', after: 3600 });
+      expect(await bob.nextOfType(FrameType.Room)).toMatchObject({
+        disappear_after: 3600,
+        event: { action: 'disappear', by: 'Ann', after: 3600 },
+      });
+      await storedIs(1);
+      expect(await historyOf(ann)).toEqual(['said half an hour ago']);
+      // Off: nothing disappears any more.
+      control(ann, { action: 'disappear', after: 0 });
+      await bob.nextOfType(FrameType.Room);
+      stampAt(2 * 3600_000);
+      await say(ann, 'said later', 'm-4');
+      expect(await historyOf(bob)).toEqual(['said half an hour ago', 'said later']);
+      await storedIs(2);
+    } finally {
+      stampAt(0);
+    }
+  }, 30_000);
 });

@@ -42,7 +42,9 @@ function describeRoomDirectory(driver: string, start: () => Promise<TestApp[]>) 
         const response = await get(one, ApiPath.roomName);
         expect(response.status).toBe(200);
         expect(response.headers.get('cache-control')).toBe('no-store');
-        const { room_id } = (await response.json()) as RoomNameResponse;
+        const { room_id, disappear_choices } = (await response.json()) as RoomNameResponse;
+        // With it, what a new room's messages may disappear after (protocol/README.md §2.5).
+        expect(disappear_choices).toEqual([0, 3600, 86_400, 604_800]);
         const [colour, animal] = room_id.split('-');
         expect(COLOURS).toContain(colour);
         expect(ANIMALS).toContain(animal);

@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
-import { rawGet } from '@taco/harness';
+import { rawRequest } from '@taco/harness';
 import { acceptedEncodings } from '../src/web/serve-web';
 import { startTestApp, type TestApp } from './support/test-app';
 
@@ -86,8 +86,10 @@ describe('Serving the web client', () => {
   });
 
   it('sends brotli to a browser that offers it, with the type, length and Vary of the file', async () => {
-    const response = await rawGet(`${t.baseUrl}/assets/index-abcd.js`, {
-      'Accept-Encoding': 'gzip, deflate, br, zstd',
+    const response = await rawRequest(`${t.baseUrl}/assets/index-abcd.js`, {
+      headers: {
+        'Accept-Encoding': 'gzip, deflate, br, zstd',
+      },
     });
     expect(response.status).toBe(200);
     expect(response.headers['content-encoding']).toBe('br');
@@ -100,8 +102,10 @@ describe('Serving the web client', () => {
   });
 
   it('sends gzip to a client that offers only gzip', async () => {
-    const response = await rawGet(`${t.baseUrl}/assets/index-abcd.js`, {
-      'Accept-Encoding': 'gzip',
+    const response = await rawRequest(`${t.baseUrl}/assets/index-abcd.js`, {
+      headers: {
+        'Accept-Encoding': 'gzip',
+      },
     });
     expect(response.headers['content-encoding']).toBe('gzip');
     expect(response.headers.vary).toMatch(/Accept-Encoding/i);
@@ -113,7 +117,7 @@ describe('Serving the web client', () => {
     ['identity only', { 'Accept-Encoding': 'identity' }],
     ['both refused with q=0', { 'Accept-Encoding': 'br;q=0, gzip;q=0, deflate' }],
   ])('sends the file as it is with %s', async (_case, headers: Record<string, string>) => {
-    const response = await rawGet(`${t.baseUrl}/assets/index-abcd.js`, headers);
+    const response = await rawRequest(`${t.baseUrl}/assets/index-abcd.js`, { headers });
     expect(response.status).toBe(200);
     expect(response.headers['content-encoding']).toBeUndefined();
     expect(response.headers.vary).toMatch(/Accept-Encoding/i);
@@ -122,7 +126,9 @@ describe('Serving the web client', () => {
   });
 
   it('sends a page compressed when the build has a twin for it, still not cached', async () => {
-    const response = await rawGet(`${t.baseUrl}/r/teal-otter`, { 'Accept-Encoding': 'br, gzip' });
+    const response = await rawRequest(`${t.baseUrl}/r/teal-otter`, {
+      headers: { 'Accept-Encoding': 'br, gzip' },
+    });
     expect(response.headers['content-encoding']).toBe('gzip');
     expect(response.headers['content-type']).toContain('text/html');
     expect(response.headers['cache-control']).toBe('no-cache');
@@ -130,7 +136,7 @@ describe('Serving the web client', () => {
   });
 
   it('never serves a source map', async () => {
-    const response = await rawGet(`${t.baseUrl}/assets/index-abcd.js.map`);
+    const response = await rawRequest(`${t.baseUrl}/assets/index-abcd.js.map`);
     expect(response.status).toBe(404);
     expect(response.body.toString()).not.toContain('"version"');
   });

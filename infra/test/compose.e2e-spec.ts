@@ -30,6 +30,7 @@ const CONFIG_SETTINGS = [
   'LOG_LEVEL',
   'CREDENTIALS_PER_MINUTE',
   'CONNECTIONS_PER_IP',
+  'DISAPPEAR_SHORTEST',
 ];
 /** The per-connection limits the api reads too (protocol/README.md §7.2 and §9). */
 const LIMIT_SETTINGS = [
@@ -53,6 +54,7 @@ const PASSED_THROUGH: Record<string, string> = {
   MESSAGES_PER_SECOND: '3',
   TYPING_PER_SECOND: '4',
   HISTORY_REQUESTS_PER_10S: '6',
+  DISAPPEAR_SHORTEST: '30m',
 };
 
 /** `docker-compose [args]` on the repository's compose file (v1.29 as CI installs it). */

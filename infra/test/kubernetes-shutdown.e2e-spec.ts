@@ -154,14 +154,7 @@ describe('the Kubernetes shutdown order, replayed on the cluster runner', () => 
     }
 
     const onVictim = all.filter((client) => client.stats.closeCodes.includes(CloseCode.Restart));
-    const result = await verdict(
-      cluster,
-      'kubernetes shutdown',
-      room,
-      everyone,
-      new Set([victim]),
-      [],
-    );
+    const result = await verdict(cluster, 'kubernetes shutdown', room, everyone, [], 0, [victim]);
     // Nothing acknowledged is lost or shown twice, and nothing crashed.
     expect(result).toMatchObject({ crashes: 0, missingAcked: 0, duplicatesShown: 0 });
     expect(result.acked).toBeGreaterThan(everyone.length * preStopSeconds);

@@ -12,7 +12,7 @@ import {
   httpStatus,
   ManagedProcess,
   nginxUser,
-  rawGet,
+  rawRequest,
   waitFor,
 } from '@taco/harness';
 import { securityHeaders } from '@taco/protocol';
@@ -214,7 +214,9 @@ describe('nginx config', () => {
   ])('sends %s precompressed: brotli when offered, else gzip, else as is', async (name, type) => {
     const url = `http://${base}/assets/${name}`;
     const content = BUILT[name as keyof typeof BUILT];
-    const brotli = await rawGet(url, { 'Accept-Encoding': 'gzip, deflate, br, zstd' });
+    const brotli = await rawRequest(url, {
+      headers: { 'Accept-Encoding': 'gzip, deflate, br, zstd' },
+    });
     expect(brotli.status).toBe(200);
     expect(brotli.headers['content-encoding']).toBe('br');
     expect(brotli.headers['content-type']).toContain(type);
@@ -225,7 +227,7 @@ describe('nginx config', () => {
     expect(brotliDecompressSync(brotli.body).toString()).toBe(content);
 
     for (const offer of ['gzip', 'br;q=0, gzip']) {
-      const gzip = await rawGet(url, { 'Accept-Encoding': offer });
+      const gzip = await rawRequest(url, { headers: { 'Accept-Encoding': offer } });
       expect(gzip.headers['content-encoding']).toBe('gzip');
       expect(gzip.headers['content-type']).toContain(type);
       // The build's own file, not nginx compressing on the fly.
@@ -233,7 +235,7 @@ describe('nginx config', () => {
     }
 
     for (const headers of [{}, { 'Accept-Encoding': 'identity' }] as Record<string, string>[]) {
-      const plain = await rawGet(url, headers);
+      const plain = await rawRequest(url, { headers });
       expect(plain.headers['content-encoding']).toBeUndefined();
       expect(plain.body.toString()).toBe(content);
     }
@@ -241,8 +243,10 @@ describe('nginx config', () => {
 
   it('never serves a brotli twin by its own name', async () => {
     for (const offer of ['br', 'gzip', 'identity']) {
-      const response = await rawGet(`http://${base}/assets/index-abcd.js.br`, {
-        'Accept-Encoding': offer,
+      const response = await rawRequest(`http://${base}/assets/index-abcd.js.br`, {
+        headers: {
+          'Accept-Encoding': offer,
+        },
       });
       expect([offer, response.status]).toEqual([offer, 404]);
       expect(response.headers['content-encoding']).not.toBe('br');

@@ -5,88 +5,52 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClusterWorkload } from '../workloads/workloads';
-import { type Outcome, settle } from './outcome';
+import { settle } from './outcome';
+import { mapValues, sum } from './scenarios/common';
 import { openRateSession } from './run-workload';
 import { per10k, type RunSettings, type StepResult, withServer } from './session';
 import { type RunningServer, startServer } from './servers';
 
 /** One fixed-rate step of the comparison, with its CPU split per delivery. */
-export interface ClusterStep extends StepResult {
-  /** Every api process and Redis node, seconds per 10,000 deliveries. */
-  cpuSecondsPer10kDeliveries: number | null;
-  /** Redis CPU per delivered message, all nodes together and per node (µs). */
-  redisMicrosPerDelivery: number | null;
-  redisMicrosPerDeliveryByNode: Record<string, number>;
-  /** The api processes' and nginx's CPU per delivered message (µs; nginx 0 when not in the path). */
-  apiMicrosPerDelivery: number | null;
-  nginxMicrosPerDelivery: number | null;
-  /** Redis CPU per delivery less what the same nodes spend idle for as long (`IdleCost`). */
-  netRedisMicrosPerDelivery: number | null;
-  netRedisMicrosPerDeliveryByNode: Record<string, number>;
-}
-
+export type ClusterStep = ReturnType<typeof clusterStep>;
 /** What the connected but silent workload costs (presence refresh, pings, cluster bus). */
-export interface IdleCost {
-  connections: number;
-  /** CPU seconds per second (cores) of the api processes, nginx, and each Redis node. */
-  apiCores: number;
-  nginxCores: number;
-  redisCoresByNode: Record<string, number>;
-}
+type IdleCost = ReturnType<typeof idleCost>;
+export type ClusterRun = NonNullable<Awaited<ReturnType<typeof runOn>>['figures']>;
+export type ClusterFigures = Awaited<ReturnType<typeof runClusterComparison>>;
 
-export interface ClusterRun {
-  /** The Redis nodes by name (`redis` standalone, `:port master|replica` in the cluster). */
-  nodes: string[];
-  idle: IdleCost;
-  steps: ClusterStep[];
-}
-
-export interface ClusterFigures {
-  /** One Redis, clients straight to each replica's port. */
-  standalone: Outcome<ClusterRun>;
-  /** One Redis, every client through nginx (what one load balancer costs). */
-  viaNginx: Outcome<ClusterRun>;
-  /** The Redis Cluster, clients straight to each replica's port. */
-  cluster: Outcome<ClusterRun>;
-}
-
-function idleCost(step: StepResult, connections: number): IdleCost {
+/** CPU seconds per second (cores) of the api processes, nginx, and each Redis node. */
+function idleCost(step: StepResult, connections: number) {
   const cores = (seconds: number) => seconds / step.wallSeconds;
-  const redisCoresByNode: Record<string, number> = {};
-  for (const [name, seconds] of Object.entries(step.redisCpuByNode)) {
-    redisCoresByNode[name] = cores(seconds);
-  }
   return {
     connections,
     apiCores: cores(step.serverCpuSeconds - step.redisCpuSeconds - step.nginxCpuSeconds),
     nginxCores: cores(step.nginxCpuSeconds),
-    redisCoresByNode,
+    redisCoresByNode: mapValues(step.redisCpuByNode, cores),
   };
 }
 
-function clusterStep(step: StepResult, idle: IdleCost): ClusterStep {
+function clusterStep(step: StepResult, idle: IdleCost) {
   const micros = (seconds: number) => (seconds / step.received) * 1e6;
-  const byNode: Record<string, number> = {};
-  const netByNode: Record<string, number> = {};
-  if (step.received > 0) {
-    for (const [name, seconds] of Object.entries(step.redisCpuByNode)) {
-      byNode[name] = micros(seconds);
-      const idleSeconds = (idle.redisCoresByNode[name] ?? 0) * step.wallSeconds;
-      netByNode[name] = Math.max(0, micros(seconds - idleSeconds));
-    }
-  }
   const any = step.received > 0;
+  const idleSeconds = (name: string) => (idle.redisCoresByNode[name] ?? 0) * step.wallSeconds;
+  const byNode = any ? mapValues(step.redisCpuByNode, micros) : {};
+  const netByNode = any
+    ? mapValues(step.redisCpuByNode, (seconds, name) =>
+        Math.max(0, micros(seconds - idleSeconds(name))),
+      )
+    : {};
   const api = step.serverCpuSeconds - step.redisCpuSeconds - step.nginxCpuSeconds;
   return {
     ...step,
+    /** Every api process and Redis node, seconds per 10,000 deliveries. */
     cpuSecondsPer10kDeliveries: per10k(step),
+    /** CPU per delivered message (µs): Redis (all nodes and per node), the api processes, nginx. */
     redisMicrosPerDelivery: any ? micros(step.redisCpuSeconds) : null,
     redisMicrosPerDeliveryByNode: byNode,
     apiMicrosPerDelivery: any ? micros(api) : null,
     nginxMicrosPerDelivery: any ? micros(step.nginxCpuSeconds) : null,
-    netRedisMicrosPerDelivery: any
-      ? Object.values(netByNode).reduce((sum, value) => sum + value, 0)
-      : null,
+    /** Redis CPU per delivery less what the same nodes spend idle for as long (`IdleCost`). */
+    netRedisMicrosPerDelivery: any ? sum(Object.values(netByNode)) : null,
     netRedisMicrosPerDeliveryByNode: netByNode,
   };
 }
@@ -95,7 +59,7 @@ async function runOn(
   start: () => Promise<RunningServer>,
   workload: ClusterWorkload,
   settings: RunSettings,
-): Promise<Outcome<ClusterRun>> {
+) {
   return settle(
     () =>
       withServer(start, async (server) => {
@@ -106,7 +70,7 @@ async function runOn(
           settings.log('    idle (connected, nobody sending):');
           const connections = workload.rooms.rooms * workload.rooms.members;
           const idle = idleCost(await session.step(0, workload.stepSeconds), connections);
-          const steps: ClusterStep[] = [];
+          const steps = [];
           for (const rate of workload.roomRates) {
             await sleep(settings.settleMs);
             const step = clusterStep(await session.step(rate, workload.stepSeconds), idle);
@@ -134,7 +98,7 @@ export async function runClusterComparison(
   workload: ClusterWorkload,
   settings: RunSettings,
   profileDir?: string,
-): Promise<ClusterFigures> {
+) {
   const replicas = workload.rooms.replicas;
   const run = (title: string, start: () => Promise<RunningServer>) => {
     settings.log(`  Taco Chat, ${title}`);
@@ -148,5 +112,6 @@ export async function runClusterComparison(
     `Redis Cluster (${workload.masters} masters + ${workload.masters} replicas)`,
     () => startServer('taco', replicas, profileDir, { masters: workload.masters }),
   );
+  // One Redis, clients straight to each replica's port; then through nginx; then the cluster.
   return { standalone, viaNginx, cluster };
 }

@@ -4,6 +4,7 @@
  * timer is bounded by the step it serves; the process exits when the parent says so or goes away.
  */
 import {
+  type ChildLifecycle,
   credentials,
   emptyHistogram,
   nowMs,
@@ -15,21 +16,49 @@ import {
   socketUrl,
 } from '@taco/harness';
 import { FrameType } from '@taco/protocol';
-import { io, type Socket } from 'socket.io-client';
+import { io } from 'socket.io-client';
 import WebSocket from 'ws';
-import type { ClientKind, ClientMessage, ConnSpec, ParentMessage, SenderPlan } from './ipc';
+import type { ServerId } from './servers';
 
-const MESSAGE = FrameType.Message;
-const CONNECT_TIMEOUT_MS = 30_000;
-
-interface ChatFrame {
-  type?: unknown;
-  body?: unknown;
+/** One connection of a workload: `id` its index in the whole workload. */
+export interface ConnSpec {
+  id: number;
+  port: number;
+  /** Where to ask for credentials (Taco Chat), when not `port`. */
+  httpPort?: number | undefined;
+  room: string;
+  name: string;
 }
+
+/** What the parent (session.ts) asks; `senders` index the client's own connections. */
+export type ParentMessage =
+  | { type: 'connect'; kind: ServerId; conns: ConnSpec[]; concurrency: number }
+  | {
+      type: 'step';
+      step: number;
+      senders: number[];
+      perSecond: number;
+      durationMs: number;
+      bodyBytes: number;
+    }
+  | { type: 'peek' }
+  | { type: 'collect'; step: number }
+  | { type: 'close' };
+
+/** CPU and wall seconds are the client's own since the step started (while it was sending). */
+export type ClientMessage =
+  | ChildLifecycle
+  | { type: 'sent'; step: number; sent: number; cpuSeconds: number; wallSeconds: number }
+  | { type: 'count'; received: number }
+  | ({ type: 'stats'; step: number; histogram: number[] } & ReturnType<typeof counts>);
+
+type StepMessage = Extract<ParentMessage, { type: 'step' }>;
+
+const CONNECT_TIMEOUT_MS = 30_000;
 
 interface Conn {
   spec: ConnSpec;
-  send(frame: string | object): void;
+  send(frame: object): void;
   close(): void;
 }
 
@@ -43,30 +72,17 @@ const state = {
   wallAtStep: nowMs(),
   closing: false,
 };
+let conns: Conn[] = [];
 
-function reply(message: ClientMessage): void {
-  process.send?.(message);
-}
+const reply = (message: ClientMessage) => process.send?.(message);
 
-function onFrame(frame: ChatFrame): void {
-  if (frame.type === FrameType.Error) {
-    state.errors += 1;
-    return;
-  }
-  if (frame.type !== MESSAGE) return;
+function onFrame(frame: { type?: unknown; body?: unknown }): void {
+  if (frame.type === FrameType.Error) state.errors += 1;
+  if (frame.type !== FrameType.Message) return;
   const probe = readProbe(frame.body);
   if (probe === null || probe.s !== state.step) return;
   state.received += 1;
   record(state.histogram, nowMs() - probe.t);
-}
-
-function onText(data: WebSocket.RawData): void {
-  try {
-    // Text frames arrive as one Buffer (binaryType 'nodebuffer', the default).
-    onFrame(JSON.parse(Buffer.isBuffer(data) ? data.toString('utf8') : '') as ChatFrame);
-  } catch {
-    state.errors += 1;
-  }
 }
 
 function onClose(): void {
@@ -80,11 +96,18 @@ function openWs(url: string, spec: ConnSpec): Promise<Conn> {
       handshakeTimeout: CONNECT_TIMEOUT_MS,
     });
     ws.once('open', () => {
-      ws.on('message', onText);
+      ws.on('message', (data) => {
+        try {
+          // Text frames arrive as one Buffer (binaryType 'nodebuffer', the default).
+          onFrame(JSON.parse(Buffer.isBuffer(data) ? data.toString('utf8') : '') as object);
+        } catch {
+          state.errors += 1;
+        }
+      });
       ws.on('close', onClose);
       resolve({
         spec,
-        send: (frame) => ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame)),
+        send: (frame) => ws.send(JSON.stringify(frame)),
         close: () => ws.terminate(),
       });
     });
@@ -94,7 +117,7 @@ function openWs(url: string, spec: ConnSpec): Promise<Conn> {
 
 function openSocketIo(spec: ConnSpec): Promise<Conn> {
   return new Promise((resolve, reject) => {
-    const socket: Socket = io(`http://127.0.0.1:${spec.port}`, {
+    const socket = io(`http://127.0.0.1:${spec.port}`, {
       transports: ['websocket'],
       forceNew: true,
       reconnection: false,
@@ -102,12 +125,11 @@ function openSocketIo(spec: ConnSpec): Promise<Conn> {
       query: { room: spec.room, name: spec.name },
     });
     socket.once('connect', () => {
-      socket.on('message', (frame: ChatFrame) => onFrame(frame));
+      socket.on('message', onFrame);
       socket.on('disconnect', onClose);
       resolve({
         spec,
-        send: (frame) =>
-          socket.emit('message', typeof frame === 'string' ? JSON.parse(frame) : frame),
+        send: (frame) => socket.emit('message', frame),
         close: () => socket.disconnect(),
       });
     });
@@ -115,110 +137,68 @@ function openSocketIo(spec: ConnSpec): Promise<Conn> {
   });
 }
 
-async function connectOne(kind: ClientKind, spec: ConnSpec): Promise<Conn> {
-  const path = `/api/room/${encodeURIComponent(spec.room)}/ws`;
-  switch (kind) {
-    case 'taco': {
-      // The reference client's credential call (kept-alive node:http), then a plain socket: the
-      // hot path stays this file's own.
-      const token = await credentials(
-        `http://127.0.0.1:${spec.httpPort ?? spec.port}`,
-        spec.room,
-        spec.name,
-      );
-      return openWs(socketUrl(`http://127.0.0.1:${spec.port}`, spec.room, { token }), spec);
-    }
-    case 'raw':
-      return openWs(
-        `ws://127.0.0.1:${spec.port}${path}?name=${encodeURIComponent(spec.name)}`,
-        spec,
-      );
-    case 'socketio':
-      return openSocketIo(spec);
+async function connectOne(kind: ServerId, spec: ConnSpec): Promise<Conn> {
+  const { port, room, name } = spec;
+  if (kind === 'socketio') return openSocketIo(spec);
+  if (kind === 'raw') {
+    const path = `/api/room/${encodeURIComponent(room)}/ws?name=${encodeURIComponent(name)}`;
+    return openWs(`ws://127.0.0.1:${port}${path}`, spec);
   }
-}
-
-let conns: Conn[] = [];
-
-async function connectAll(kind: ClientKind, specs: ConnSpec[], concurrency: number): Promise<void> {
-  const { opened, tally } = await openAll(specs, concurrency, (spec) => connectOne(kind, spec));
-  conns = opened;
-  reply(tally);
+  // The reference client's credential call (kept-alive node:http), then a plain socket: the hot
+  // path stays this file's own.
+  const token = await credentials(`http://127.0.0.1:${spec.httpPort ?? port}`, room, name);
+  return openWs(socketUrl(`http://127.0.0.1:${port}`, room, { token }), spec);
 }
 
 /** Sends each sender's share of the step's messages on a 10 ms tick, then reports what it sent. */
-function runStep(step: number, senders: SenderPlan[], durationMs: number, bodyBytes: number): void {
-  state.step = step;
-  state.received = 0;
-  state.histogram = emptyHistogram();
-  state.errors = 0;
-  state.cpuAtStep = process.cpuUsage();
-  state.wallAtStep = nowMs();
-  const sent = new Array<number>(senders.length).fill(0);
+function runStep({ step, senders, perSecond, durationMs, bodyBytes }: StepMessage): void {
+  Object.assign(state, { step, received: 0, histogram: emptyHistogram(), errors: 0 });
+  Object.assign(state, { cpuAtStep: process.cpuUsage(), wallAtStep: nowMs() });
+  const sent = senders.map(() => 0);
   // Each sender starts at its own random phase, so senders never fire in lockstep bursts.
   const phase = senders.map(() => Math.random());
-  const sentByRoom: Record<string, number> = {};
-  const started = nowMs();
   let n = 0;
-  const tick = () => {
-    const elapsed = Math.min(nowMs() - started, durationMs);
-    for (let i = 0; i < senders.length; i += 1) {
-      const plan = senders[i];
-      const conn = plan ? conns[plan.conn] : undefined;
-      if (!plan || !conn) continue;
-      const due = Math.floor((plan.perSecond * elapsed) / 1000 + (phase[i] ?? 0)) - (sent[i] ?? 0);
-      for (let k = 0; k < due; k += 1) {
+  const timer = setInterval(() => {
+    const elapsed = Math.min(nowMs() - state.wallAtStep, durationMs);
+    senders.forEach((index, i) => {
+      const conn = conns[index];
+      const due = Math.floor((perSecond * elapsed) / 1000 + (phase[i] ?? 0)) - (sent[i] ?? 0);
+      for (let k = 0; conn && k < due; k += 1) {
         n += 1;
-        conn.send({
-          type: MESSAGE,
-          body: probeBody(step, n, bodyBytes),
-          client_id: `c${conn.spec.id}-${n}`,
-        });
-        sentByRoom[conn.spec.room] = (sentByRoom[conn.spec.room] ?? 0) + 1;
+        const body = probeBody(step, n, bodyBytes);
+        conn.send({ type: FrameType.Message, body, client_id: `c${conn.spec.id}-${n}` });
       }
       sent[i] = (sent[i] ?? 0) + Math.max(0, due);
-    }
-    if (elapsed >= durationMs) {
-      clearInterval(timer);
-      reply({ type: 'sent', step, sentByRoom, ...sinceStep() });
-    }
-  };
-  const timer = setInterval(tick, 10);
+    });
+    if (elapsed < durationMs) return;
+    clearInterval(timer);
+    const { cpuSeconds, wallSeconds } = counts();
+    reply({ type: 'sent', step, sent: n, cpuSeconds, wallSeconds });
+  }, 10);
 }
 
-/** This process's CPU seconds and the wall seconds since the step started. */
-function sinceStep() {
+/** What was received since the step started, and this process's CPU and wall seconds meanwhile. */
+function counts() {
   const cpu = process.cpuUsage(state.cpuAtStep);
-  return {
-    cpuSeconds: (cpu.user + cpu.system) / 1e6,
-    wallSeconds: (nowMs() - state.wallAtStep) / 1000,
-  };
-}
-
-function collect(step: number): void {
-  reply({
-    type: 'stats',
-    step,
-    received: state.received,
-    histogram: state.histogram,
-    ...sinceStep(),
-    errors: state.errors,
-    closed: state.closed,
-  });
-}
-
-function shutdown(): void {
-  state.closing = true;
-  for (const conn of conns) conn.close();
-  conns = [];
-  reply({ type: 'closed' });
-  setTimeout(() => process.exit(0), 200).unref();
+  const { received, errors, closed } = state;
+  const wallSeconds = (nowMs() - state.wallAtStep) / 1000;
+  return { received, cpuSeconds: (cpu.user + cpu.system) / 1e6, wallSeconds, errors, closed };
 }
 
 serveParent<ParentMessage>({
-  connect: (message) => void connectAll(message.kind, message.conns, message.concurrency),
-  step: (message) => runStep(message.step, message.senders, message.durationMs, message.bodyBytes),
+  connect: ({ kind, conns: specs, concurrency }) =>
+    void openAll(specs, concurrency, (spec) => connectOne(kind, spec)).then(({ opened, tally }) => {
+      conns = opened;
+      reply(tally);
+    }),
+  step: runStep,
   peek: () => reply({ type: 'count', received: state.received }),
-  collect: (message) => collect(message.step),
-  close: shutdown,
+  collect: ({ step }) => reply({ type: 'stats', step, histogram: state.histogram, ...counts() }),
+  close: () => {
+    state.closing = true;
+    for (const conn of conns) conn.close();
+    conns = [];
+    reply({ type: 'closed' });
+    setTimeout(() => process.exit(0), 200).unref();
+  },
 });

@@ -5,34 +5,31 @@
  * Options (`--smoke`, `--only`, `--servers`, `--rate`, `--profile`, `BENCH_SCALE`…) and what each
  * figure means: loadtest/README.md; `--only slowReader|storm|connectCost`: scenarios/.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchPlan, type RateWorkload } from '../workloads/workloads';
-import { type ClusterFigures, runClusterComparison } from './cluster-bench';
+import { runClusterComparison } from './cluster-bench';
 import { type Outcome, settle, skipped } from './outcome';
-import { type PubSubFigures, runPubSubBench } from './pubsub-bench';
+import { runPubSubBench } from './pubsub-bench';
 import { type RunSettings, stopRunning, withServer } from './session';
-import { type BenchReport, machine, ratios, render, SERVER_IDS } from './report';
+import { benchReport, render, SERVER_IDS } from './report';
+import { runIdleWorkload, runRateWorkload } from './run-workload';
 import {
-  type IdleFigures,
-  type RateFigures,
-  runIdleWorkload,
-  runRateWorkload,
-} from './run-workload';
-import { intOption, log } from './scenarios/common';
-import { runConnectCost } from './scenarios/connect-cost';
-import { runSlowReader } from './scenarios/slow-reader';
-import { runStorm } from './scenarios/storm';
+  intOption,
+  log,
+  runScenario,
+  type Scenario,
+  scenarioFlags,
+  type Values,
+  writeJson,
+} from './scenarios/common';
+import { connectCost } from './scenarios/connect-cost';
+import { slowReader } from './scenarios/slow-reader';
+import { storm } from './scenarios/storm';
 import { type RunningServer, SERVER_NAMES, type ServerId, startServer } from './servers';
 
 /** Default BENCH_SCALE: the whole run stays within about five minutes on two cores. */
 const DEFAULT_SCALE = 0.4;
-
-const TOPOLOGY =
-  'Topology: each server is 2 processes on 127.0.0.1 sharing one redis-server; load clients ' +
-  'address each process directly by port (no nginx in the path), members spread across both. ' +
-  'Server CPU = every server process + redis-server.';
 
 function parseScale(text: string | undefined): number {
   if (text === undefined) return DEFAULT_SCALE;
@@ -44,6 +41,7 @@ function parseScale(text: string | undefined): number {
 }
 
 const WORKLOAD_IDS = ['fanout', 'manyRooms', 'idle', 'cluster', 'pubsub'] as const;
+type WorkloadId = (typeof WORKLOAD_IDS)[number];
 
 function parseList<T extends string>(
   name: string,
@@ -71,121 +69,92 @@ function parseFixed(rate: string | undefined, seconds: string | undefined): RunS
   return { roomRate, seconds: intOption('seconds', seconds, 10, 1, 600) };
 }
 
-/** The scenarios: each a run of its own with options of its own (see each file). */
-const SCENARIOS: Record<string, (argv: string[]) => Promise<void>> = {
-  connectCost: runConnectCost,
-  slowReader: runSlowReader,
-  storm: runStorm,
-};
+/** The scenarios (scenarios/): each a run of its own, with options of its own. */
+const SCENARIOS: Record<string, Scenario<string, unknown>> = { connectCost, slowReader, storm };
+
+const BENCH_OPTIONS = ['smoke', 'out', 'clients', 'only', 'servers', 'profile', 'rate', 'seconds'];
 
 /**
- * Runs the scenarios `--only` names (one, or several separated by commas, one after another), if
- * it names only scenarios; false when it names none. `--smoke` runs each at tiny sizes.
+ * Every option of the bench and of the scenarios, each then checked against what the run takes:
+ * `--only` naming only scenarios (several: one after another) runs them, else the benchmark.
  */
-async function runScenarios(argv: string[]): Promise<boolean> {
-  const at = argv.findIndex((arg) => arg === '--only' || arg.startsWith('--only='));
-  const arg = argv[at];
-  const names = (arg?.includes('=') ? arg.slice(7) : (argv[at + 1] ?? '')).split(',');
-  const scenarios = names.map((name) => SCENARIOS[name]);
-  if (at < 0 || !scenarios.every((scenario) => scenario !== undefined)) return false;
-  for (const scenario of scenarios) await scenario?.(argv);
-  return true;
+function parseCommandLine() {
+  const names = [...BENCH_OPTIONS, ...Object.values(SCENARIOS).flatMap(scenarioFlags)];
+  const options = Object.fromEntries(names.map((name) => [name, { type: 'string' as const }]));
+  const { values } = parseArgs({ options: { ...options, smoke: { type: 'boolean' } } });
+  const { smoke = false, ...rest } = values as Values & { smoke?: boolean };
+  const only = rest.only?.split(',') ?? [];
+  const scenarios = only.flatMap((name) => SCENARIOS[name] ?? []);
+  const isScenarios = only.length > 0 && scenarios.length === only.length;
+  const takes = isScenarios ? scenarios.flatMap(scenarioFlags) : BENCH_OPTIONS;
+  const unknown = Object.keys(values).filter((name) => !takes.includes(name));
+  if (unknown.length > 0) throw new Error(`Unknown option --${unknown.join(', --')}`);
+  return { values: rest as Values, smoke, scenarios: isScenarios ? scenarios : [] };
 }
 
 async function main(): Promise<void> {
-  if (await runScenarios(process.argv.slice(2))) return;
-  const { values } = parseArgs({
-    options: {
-      smoke: { type: 'boolean', default: false },
-      out: { type: 'string' },
-      clients: { type: 'string' },
-      only: { type: 'string' },
-      servers: { type: 'string' },
-      profile: { type: 'string' },
-      rate: { type: 'string' },
-      seconds: { type: 'string' },
-    },
-  });
+  const { values, smoke, scenarios } = parseCommandLine();
+  for (const scenario of scenarios) await runScenario(scenario, values, smoke);
+  if (scenarios.length > 0) return;
   const workloads = parseList('only', values.only, WORKLOAD_IDS);
   const servers = parseList('servers', values.servers, SERVER_IDS);
   const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
   const started = Date.now();
-  const plan = benchPlan(parseScale(process.env.BENCH_SCALE), values.smoke);
+  const plan = benchPlan(parseScale(process.env.BENCH_SCALE), smoke);
   const settings: RunSettings = {
+    ...plan,
     clients: Number(values.clients ?? 2),
-    connectConcurrency: 64,
-    drainMs: plan.drainMs,
     settleMs: plan.smoke ? 300 : 1000,
-    bodyBytes: plan.bodyBytes,
-    clientSaturation: plan.clientSaturation,
-    p99LimitMs: plan.p99LimitMs,
-    loadFractions: plan.loadFractions,
     fixed: parseFixed(values.rate, values.seconds),
     log,
   };
-
-  const none = <T>(): Record<ServerId, Outcome<T>> => ({
-    taco: skipped(),
-    socketio: skipped(),
-    raw: skipped(),
-  });
-  /** One workload on each server of `--servers` in turn (the rest stay skipped). */
+  /** One workload on each server of `--servers` in turn (the rest stay skipped), if `--only` has it. */
   const perServer = async <T>(
+    id: WorkloadId,
     title: string,
     replicas: number,
     run: (server: RunningServer) => Promise<T>,
   ) => {
-    const outcomes = none<T>();
+    const outcomes: Record<ServerId, Outcome<T>> = {
+      taco: skipped(),
+      socketio: skipped(),
+      raw: skipped(),
+    };
+    if (!workloads.includes(id)) return outcomes;
     log(`\n== ${title}`);
-    for (const id of servers) {
-      log(`  ${SERVER_NAMES[id]}`);
-      const start = () => startServer(id, replicas, profileDir);
-      outcomes[id] = await settle(() => withServer(start, run), log);
+    for (const server of servers) {
+      log(`  ${SERVER_NAMES[server]}`);
+      const start = () => startServer(server, replicas, profileDir);
+      outcomes[server] = await settle(() => withServer(start, run), log);
     }
     return outcomes;
   };
   const rate = (workload: RateWorkload) =>
-    workloads.includes(workload.id)
-      ? perServer(workload.title, workload.replicas, (server) =>
-          runRateWorkload(workload, server, settings),
-        )
-      : none<RateFigures>();
+    perServer(workload.id, workload.title, workload.replicas, (server) =>
+      runRateWorkload(workload, server, settings),
+    );
   const results = {
     fanout: await rate(plan.fanout),
     manyRooms: await rate(plan.manyRooms),
     // Same topology as the other workloads (2 processes); every connection goes to the first.
-    idle: workloads.includes('idle')
-      ? await perServer(plan.idle.title, 2, (server) =>
-          runIdleWorkload(plan.idle, server, settings),
-        )
-      : none<IdleFigures>(),
+    idle: await perServer('idle', plan.idle.title, 2, (server) =>
+      runIdleWorkload(plan.idle, server, settings),
+    ),
   };
-
-  let cluster: Outcome<ClusterFigures> = skipped();
-  if (workloads.includes('cluster')) {
-    log(`\n== ${plan.cluster.title}`);
-    cluster = await settle(() => runClusterComparison(plan.cluster, settings, profileDir));
-  }
-  let pubsub: Outcome<PubSubFigures> = skipped();
-  if (workloads.includes('pubsub')) {
-    log(`\n== ${plan.pubsub.title}`);
-    pubsub = await settle(() => runPubSubBench(plan.pubsub, log), log);
-  }
-
-  const report: BenchReport = {
-    date: new Date().toISOString(),
-    machine: machine(),
-    plan,
-    topology: TOPOLOGY,
-    results: { ...results, cluster, pubsub },
-    ratios: ratios(results),
-    seconds: (Date.now() - started) / 1000,
+  /** A part that runs once, on servers of its own, if `--only` has it. */
+  const once = async <T>(id: WorkloadId, title: string, run: () => Promise<T>) => {
+    if (!workloads.includes(id)) return skipped();
+    log(`\n== ${title}`);
+    return settle(run, log);
   };
+  const cluster = await once('cluster', plan.cluster.title, () =>
+    runClusterComparison(plan.cluster, settings, profileDir),
+  );
+  const pubsub = await once('pubsub', plan.pubsub.title, () => runPubSubBench(plan.pubsub, log));
+
+  const report = benchReport(plan, { ...results, cluster, pubsub }, started);
   log(`\n${render(report)}`);
-  const out = resolve(values.out ?? resolve(__dirname, '..', 'results', 'bench-latest.json'));
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
-  log(`JSON: ${out}`);
+  log(`JSON: ${writeJson(values.out, 'bench-latest.json', report)}`);
 }
 
 const interrupt = () => {

@@ -7,14 +7,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  hitCount?: number;
-}
-
+/** What this reads of a V8 CPU profile. */
 interface CpuProfile {
-  nodes: ProfileNode[];
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
   startTime: number;
   endTime: number;
   samples: number[];
@@ -35,8 +30,7 @@ function where(url: string): string {
 function summarize(file: string, top: number): string {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const self = new Map<string, number>();
-  const byPackage = new Map<string, number>();
+  const [self, byPackage] = [new Map<string, number>(), new Map<string, number>()];
   for (const id of profile.samples) {
     const node = byId.get(id);
     if (!node) continue;
@@ -51,20 +45,19 @@ function summarize(file: string, top: number): string {
   const busy = Math.max(1, total - idle);
   const seconds = (profile.endTime - profile.startTime) / 1e6;
   const pct = (count: number) => `${((100 * count) / busy).toFixed(1).padStart(5)} %`;
+  /** The `most` entries of `counts` with the most samples, idle time left out. */
+  const ranked = (counts: Map<string, number>, most: number) =>
+    [...counts.entries()]
+      .filter(([name]) => !name.startsWith('(idle)'))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, most)
+      .map(([name, count]) => `    ${pct(count)}  ${name}`);
   const lines = [
     `\n${file}: ${seconds.toFixed(1)} s profiled, ${((100 * busy) / Math.max(1, total)).toFixed(0)} % busy; shares of busy time:`,
     '  by package:',
-    ...[...byPackage.entries()]
-      .filter(([name]) => name !== '(idle)')
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 12)
-      .map(([name, count]) => `    ${pct(count)}  ${name}`),
+    ...ranked(byPackage, 12),
     '  by function (self time):',
-    ...[...self.entries()]
-      .filter(([name]) => !name.startsWith('(idle)'))
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, top)
-      .map(([name, count]) => `    ${pct(count)}  ${name}`),
+    ...ranked(self, top),
   ];
   return lines.join('\n');
 }

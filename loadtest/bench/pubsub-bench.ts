@@ -6,52 +6,21 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { cpuWindow, type RedisCluster, startRedisCluster } from '@taco/harness';
 import type { PubSubWorkload } from '../workloads/workloads';
+import { mapValues, sum } from './scenarios/common';
 import { redisNodePid } from './servers';
 
-export type PubSubMode = 'PUBLISH' | 'SPUBLISH';
-
-export interface PubSubRun {
-  masters: number;
-  mode: PubSubMode;
-  /** Subscriber connections per channel (replicas with members in the room). */
-  subscribers: number;
-  published: number;
-  received: number;
-  seconds: number;
-  /** Redis CPU per published message summed over every node (µs). */
-  redisMicrosPerMessage: number | null;
-  /** The same per node, by `:port`. */
-  redisMicrosPerMessageByNode: Record<string, number>;
-  /**
-   * `redisMicrosPerMessage` less what the same nodes spent idle for as long (cron, cluster bus
-   * pings): the cost of the messages themselves.
-   */
-  netMicrosPerMessage: number | null;
-  /** Cores other processes (the benchmark's own parent and Redis aside) and the hypervisor took. */
-  outsideCores: number;
-  stealCores: number;
-}
-
-export interface PubSubFigures {
-  channels: number;
-  messagesPerSecond: number;
-  runs: PubSubRun[];
-}
+type PubSubMode = 'PUBLISH' | 'SPUBLISH';
+export type PubSubRun = Awaited<ReturnType<typeof runMode>>;
+export type PubSubFigures = Awaited<ReturnType<typeof runPubSubBench>>;
 
 /** How long to wait for the last published messages to reach their subscribers. */
 const PUBSUB_DRAIN_MS = 5000;
 const TICK_MS = 10;
 
-interface Node {
-  port: number;
-  pid: number;
-  /** `subscribersPerChannel` subscriber connections, each subscribed to the same channels. */
-  subs: Redis[];
-  pub: Redis;
-  received: number;
-}
+/** Each node of the cluster with `subscribers` subscriber connections and a publisher. */
+type Node = Awaited<ReturnType<typeof openNodes>>[number];
 
-async function openNodes(cluster: RedisCluster, subscribers: number): Promise<Node[]> {
+async function openNodes(cluster: RedisCluster, subscribers: number) {
   return Promise.all(
     cluster.nodes.map(async (node) => {
       const pid = await redisNodePid(cluster, node.port);
@@ -80,15 +49,6 @@ async function owners(cluster: RedisCluster, nodes: Node[], channels: string[]):
   });
 }
 
-/** CPU seconds per second every node of the cluster spends with nothing to do. */
-async function idleCpuRate(cluster: RedisCluster, seconds: number): Promise<number> {
-  const pids = await Promise.all(cluster.nodes.map((node) => redisNodePid(cluster, node.port)));
-  const window = cpuWindow({ redis: pids });
-  await sleep(seconds * 1000);
-  const { total, wallSeconds } = window();
-  return total / wallSeconds;
-}
-
 async function runMode(
   cluster: RedisCluster,
   masters: number,
@@ -97,7 +57,7 @@ async function runMode(
   workload: PubSubWorkload,
   idleRate: number,
   log: (line: string) => void,
-): Promise<PubSubRun> {
+) {
   const nodes = await openNodes(cluster, subscribers);
   try {
     const channels = Array.from({ length: workload.channels }, (_, i) => `chat:{bench-${i}}`);
@@ -139,12 +99,10 @@ async function runMode(
       }
       return sent;
     };
+    const received = () => sum(nodes.map((node) => node.received));
     const drain = async (expected: number) => {
       const deadline = Date.now() + PUBSUB_DRAIN_MS;
-      while (nodes.reduce((sum, node) => sum + node.received, 0) < expected) {
-        if (Date.now() >= deadline) break;
-        await sleep(20);
-      }
+      while (received() < expected && Date.now() < deadline) await sleep(20);
     };
     // Warm-up, not recorded.
     const warm = await publish(Math.ceil(workload.messagesPerSecond / 4), 0.25);
@@ -157,29 +115,30 @@ async function runMode(
     const published = await publish(total, workload.seconds);
     await drain(published * subscribers);
     const { cpu, wallSeconds, outsideCores, stealCores } = window();
-    const received = nodes.reduce((sum, node) => sum + node.received, 0);
-    const byNode: Record<string, number> = {};
-    for (const [node, seconds] of Object.entries(cpu)) byNode[node] = (seconds / published) * 1e6;
-    const sum = Object.values(byNode).reduce((all, value) => all + value, 0);
-    const run: PubSubRun = {
+    const byNode = mapValues(cpu, (seconds) => (seconds / published) * 1e6);
+    const all = sum(Object.values(byNode));
+    const run = {
       masters,
       mode,
+      /** Subscriber connections per channel (replicas with members in the room). */
       subscribers,
       published,
-      received,
+      received: received(),
       seconds: wallSeconds,
-      redisMicrosPerMessage: published > 0 ? sum : null,
+      /** Redis CPU per published message summed over every node (µs), and per node by `:port`. */
+      redisMicrosPerMessage: published > 0 ? all : null,
       redisMicrosPerMessageByNode: byNode,
+      /** Less what the same nodes spent idle for as long (cron, cluster bus): the messages' cost. */
       netMicrosPerMessage:
-        published > 0 ? Math.max(0, sum - ((idleRate * wallSeconds) / published) * 1e6) : null,
+        published > 0 ? Math.max(0, all - ((idleRate * wallSeconds) / published) * 1e6) : null,
       outsideCores,
       stealCores,
     };
     const perNode = Object.values(byNode).map((value) => value.toFixed(1));
     log(
       `    ${masters} masters, ${mode}, ${subscribers} subscriber(s) per channel: ` +
-        `${received}/${published * subscribers} delivered, Redis CPU ` +
-        `${sum.toFixed(2)} µs per message over all nodes, ${run.netMicrosPerMessage?.toFixed(2) ?? '–'} ` +
+        `${run.received}/${published * subscribers} delivered, Redis CPU ` +
+        `${all.toFixed(2)} µs per message over all nodes, ${run.netMicrosPerMessage?.toFixed(2) ?? '–'} ` +
         `net of idle (per node ${perNode.join(' / ')}), ` +
         `outside ${run.outsideCores.toFixed(2)} + steal ${run.stealCores.toFixed(2)} cores`,
     );
@@ -195,15 +154,17 @@ async function runMode(
  * For each cluster size, a fresh cluster of masters only (no replicas, so only pub/sub's own
  * cost shows), and each mode at the same rate over the same channels.
  */
-export async function runPubSubBench(
-  workload: PubSubWorkload,
-  log: (line: string) => void,
-): Promise<PubSubFigures> {
-  const runs: PubSubRun[] = [];
+export async function runPubSubBench(workload: PubSubWorkload, log: (line: string) => void) {
+  const runs = [];
   for (const masters of workload.masters) {
     const cluster = await startRedisCluster({ masters, replicasPerMaster: 0 });
     try {
-      const idleRate = await idleCpuRate(cluster, workload.seconds);
+      // CPU seconds per second every node of the cluster spends with nothing to do.
+      const pids = await Promise.all(cluster.nodes.map((node) => redisNodePid(cluster, node.port)));
+      const window = cpuWindow({ redis: pids });
+      await sleep(workload.seconds * 1000);
+      const { total, wallSeconds } = window();
+      const idleRate = total / wallSeconds;
       for (const subscribers of workload.subscribersPerChannel) {
         for (const mode of ['PUBLISH', 'SPUBLISH'] as const) {
           runs.push(await runMode(cluster, masters, mode, subscribers, workload, idleRate, log));

@@ -8,12 +8,18 @@
  *
  *   npx tsx loadtest/bench/redis-round-trip.ts [MESSAGES=20000] [ROUNDS=3]
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { RedisChatBus, RedisConnections } from '@taco/api/tools';
-import { freePorts, redisPing, waitFor } from '@taco/harness';
-import { defineCommands, HISTORY_MAX, keys, ROOM_TTL_SECONDS, storeMessage } from '../peers/store';
-import { median } from './scenarios/common';
+import {
+  defineCommands,
+  frameHead,
+  HISTORY_MAX,
+  keys,
+  ROOM_TTL_SECONDS,
+  storeMessage,
+} from '../peers/store';
+import { intOption, median } from './scenarios/common';
+import { startRedis as startServerRedis } from './servers';
 
 const ROOM = 'round-trip';
 const SENDER = 'member-1';
@@ -21,14 +27,6 @@ const SENDER = 'member-1';
 const WARM_UP = 500;
 /** How long one message may take to come back before the run fails. */
 const DELIVERY_TIMEOUT_MS = 5000;
-
-export interface RoundTripCost {
-  server: 'taco' | 'raw';
-  messages: number;
-  /** CPU of this process per message, in microseconds. */
-  userMicros: number;
-  systemMicros: number;
-}
 
 /** A server's side of the round trip: `send` stores and publishes one message. */
 interface Side {
@@ -68,13 +66,11 @@ async function rawSide(url: string, delivered: () => void): Promise<Side> {
   const subscriber = new Redis(url);
   subscriber.on('messageBuffer', delivered);
   await subscriber.subscribe(keys.channel(ROOM));
-  const roomJson = JSON.stringify(ROOM);
-  const senderJson = JSON.stringify(SENDER);
   return {
     send: (index) => {
       const text = body(index);
       const timestamp = Date.now() / 1000;
-      const head = `{"type":1,"room":${roomJson},"sender":${senderJson},"body":${JSON.stringify(text)},"timestamp":${timestamp},"client_id":${JSON.stringify(`c-${index}`)},"seq":`;
+      const head = frameHead(ROOM, SENDER, text, timestamp, `c-${index}`);
       return storeMessage(redis, ROOM, SENDER, text, timestamp, head);
     },
     close: () => {
@@ -86,11 +82,7 @@ async function rawSide(url: string, delivered: () => void): Promise<Side> {
 }
 
 /** Sends `messages` one at a time, each after the previous one came back, and times the CPU. */
-export async function measure(
-  server: RoundTripCost['server'],
-  url: string,
-  messages: number,
-): Promise<RoundTripCost> {
+export async function measure(server: 'taco' | 'raw', url: string, messages: number) {
   let arrived: (() => void) | null = null;
   const side = await (server === 'taco' ? tacoSide : rawSide)(url, () => {
     const resolve = arrived;
@@ -114,6 +106,7 @@ export async function measure(
     const before = process.cpuUsage();
     for (let index = 0; index < messages; index++) await one(WARM_UP + index);
     const used = process.cpuUsage(before);
+    // CPU of this process per message, in microseconds.
     return {
       server,
       messages,
@@ -126,37 +119,18 @@ export async function measure(
 }
 
 /** A throwaway `redis-server` on a free loopback port, without persistence. */
-export async function startRedis(): Promise<{ url: string; stop: () => void }> {
-  const [port = 0] = await freePorts(1);
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  const stop = () => {
-    child.kill('SIGTERM');
-  };
-  try {
-    await waitFor('redis-server', () => redisPing(port), { timeoutMs: 5000 });
-  } catch (error) {
-    stop();
-    throw error;
-  }
-  return { url: `redis://127.0.0.1:${port}`, stop };
-}
+export const startRedis = () =>
+  startServerRedis((port, dir) => [
+    ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
+    ...['--save', '', '--appendonly', 'no'],
+  ]);
 
 async function main(): Promise<void> {
-  const messages = Number(process.argv[2] ?? 20_000);
-  const rounds = Number(process.argv[3] ?? 3);
-  if (!Number.isInteger(messages) || messages < 1 || messages > 1_000_000) {
-    throw new Error('MESSAGES must be a whole number from 1 to 1,000,000');
-  }
-  if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) {
-    throw new Error('ROUNDS must be a whole number from 1 to 20');
-  }
+  const messages = intOption('MESSAGES', process.argv[2], 20_000, 1, 1_000_000);
+  const rounds = intOption('ROUNDS', process.argv[3], 3, 1, 20);
   const redis = await startRedis();
   try {
-    const costs: RoundTripCost[] = [];
+    const costs = [];
     for (let round = 1; round <= rounds; round++) {
       for (const server of ['taco', 'raw'] as const) {
         const cost = await measure(server, redis.url, messages);
@@ -173,7 +147,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    redis.stop();
+    await redis.stop();
   }
 }
 

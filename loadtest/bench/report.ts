@@ -1,41 +1,42 @@
 /** Turns the figures of a run into the printed tables, the ratios and the JSON report. */
-import { cpus, totalmem } from 'node:os';
 import Table from 'cli-table3';
 import type { BenchPlan } from '../workloads/workloads';
 import type { ClusterFigures, ClusterRun } from './cluster-bench';
 import type { Outcome } from './outcome';
 import type { PubSubFigures } from './pubsub-bench';
+import { machine, sum } from './scenarios/common';
 import { DISTURBED_CORES, per10k } from './session';
 import type { IdleFigures, RateFigures } from './run-workload';
 import { SERVER_NAMES, type ServerId } from './servers';
 
 export const SERVER_IDS: ServerId[] = ['taco', 'socketio', 'raw'];
 
-export interface BenchReport {
-  date: string;
-  machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
-  plan: BenchPlan;
-  topology: string;
-  results: {
-    fanout: Record<ServerId, Outcome<RateFigures>>;
-    manyRooms: Record<ServerId, Outcome<RateFigures>>;
-    idle: Record<ServerId, Outcome<IdleFigures>>;
-    cluster: Outcome<ClusterFigures>;
-    pubsub: Outcome<PubSubFigures>;
-  };
-  ratios: Record<string, { vsSocketIo: number | null; vsRaw: number | null }>;
-  seconds: number;
+const TOPOLOGY =
+  'Topology: each server is 2 processes on 127.0.0.1 sharing one redis-server; load clients ' +
+  'address each process directly by port (no nginx in the path), members spread across both. ' +
+  'Server CPU = every server process + redis-server.';
+
+/** What every server ran of each workload, by workload. */
+interface Results {
+  fanout: Record<ServerId, Outcome<RateFigures>>;
+  manyRooms: Record<ServerId, Outcome<RateFigures>>;
+  idle: Record<ServerId, Outcome<IdleFigures>>;
+  cluster: Outcome<ClusterFigures>;
+  pubsub: Outcome<PubSubFigures>;
 }
 
-export function machine(): BenchReport['machine'] {
-  return {
-    cpus: cpus().length,
-    cpuModel: cpus()[0]?.model ?? 'unknown',
-    memoryGiB: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
-    platform: `${process.platform} ${process.arch}`,
-  };
-}
+export type BenchReport = ReturnType<typeof benchReport>;
+
+/** The JSON report of a run that started at `started` (ms). */
+export const benchReport = (plan: BenchPlan, results: Results, started: number) => ({
+  date: new Date().toISOString(),
+  machine: machine(),
+  plan,
+  topology: TOPOLOGY,
+  results,
+  ratios: ratios(results),
+  seconds: (Date.now() - started) / 1000,
+});
 
 const num = (value: number | null | undefined, digits = 1) =>
   value === null || value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits);
@@ -128,10 +129,8 @@ function idleRows(results: Record<ServerId, Outcome<IdleFigures>>): string[][] {
 const ratio = (a: number | null | undefined, b: number | null | undefined) =>
   a === null || a === undefined || b === null || b === undefined || b === 0 ? null : a / b;
 
-export function ratios(
-  results: Pick<BenchReport['results'], 'fanout' | 'manyRooms' | 'idle'>,
-): BenchReport['ratios'] {
-  const out: BenchReport['ratios'] = {};
+function ratios(results: Results) {
+  const out: Record<string, { vsSocketIo: number | null; vsRaw: number | null }> = {};
   const pair = (name: string, pick: (id: ServerId) => number | null | undefined) => {
     out[name] = {
       vsSocketIo: ratio(pick('taco'), pick('socketio')),
@@ -174,7 +173,7 @@ function clusterLines(title: string, outcome: Outcome<ClusterFigures>): string[]
       continue;
     }
     const { idle, steps } = run.figures;
-    const idleRedis = Object.values(idle.redisCoresByNode).reduce((sum, value) => sum + value, 0);
+    const idleRedis = sum(Object.values(idle.redisCoresByNode));
     notes.push(
       `${name}, idle with ${idle.connections} connected: api ${num(idle.apiCores, 3)} cores, ` +
         `Redis ${num(idleRedis, 3)} cores${idle.nginxCores > 0 ? `, nginx ${num(idle.nginxCores, 3)} cores` : ''}`,

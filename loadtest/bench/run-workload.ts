@@ -2,10 +2,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { rssBytes } from '@taco/harness';
 import type { IdleWorkload, RateWorkload } from '../workloads/workloads';
-import type { ConnSpec } from './ipc';
 import {
   disturbance,
-  type Layout,
   openSession,
   per10k,
   type RunSettings,
@@ -14,41 +12,12 @@ import {
 } from './session';
 import { collectGarbage, type RunningServer } from './servers';
 
-/** A step at a fixed fraction of the capacity the search found. */
-export interface LoadStep extends StepResult {
-  /** Of the capacity (the best step's rate): 0.1, 0.25, 0.5, 1. */
-  fraction: number;
-  cpuSecondsPer10kDeliveries: number | null;
-}
-
-export interface RateFigures {
-  steps: StepResult[];
-  /** The highest valid passing step, or null when none passed. */
-  best: StepResult | null;
-  /** Why the search stopped. */
-  stoppedBy: 'limit' | 'client-saturated' | 'last-step';
-  deliveredPerSecond: number;
-  halfLoad: StepResult;
-  /** One step at each fraction of the capacity (empty with a fixed rate). */
-  loadSteps: LoadStep[];
-  p50MsAtHalf: number | null;
-  p99MsAtHalf: number | null;
-  cpuSecondsPer10kDeliveries: number | null;
-  clientCpuPeak: number;
-  /** The most cores any step lost to processes outside the benchmark, and to steal. */
-  outsideCoresPeak: number;
-  stealCoresPeak: number;
-}
-
-export interface IdleFigures {
-  connections: number;
-  failed: number;
-  connectSeconds: number;
-  rssBeforeBytes: number;
-  rssAfterBytes: number;
-  bytesPerConnection: number;
-  clientCpuPeak: number;
-}
+/** A step at a fixed fraction (0.1, 0.25, 0.5, 1) of the capacity (the best step's rate). */
+type LoadStep = StepResult & { fraction: number; cpuSecondsPer10kDeliveries: number | null };
+/** Why the search stopped. */
+type StopReason = 'limit' | 'client-saturated' | 'last-step';
+export type RateFigures = ReturnType<typeof rateFigures>;
+export type IdleFigures = Awaited<ReturnType<typeof runIdleWorkload>>;
 
 const BISECTION_STEPS = 2;
 
@@ -77,29 +46,20 @@ async function steadyStep(
   return runs[runs.length - 1] as StepResult;
 }
 
-/** Every member of every room, spread over the clients and the workload's replicas. */
-function layout(workload: RateWorkload, server: RunningServer, clients: number): Layout {
-  const tag = `${workload.id === 'fanout' ? 'fan' : 'rooms'}-${server.id}-${Date.now().toString(36)}`;
-  const perClient: ConnSpec[][] = Array.from({ length: clients }, () => []);
-  const senders: number[][] = Array.from({ length: clients }, () => []);
-  const replicas = Math.min(workload.replicas, server.ports.length);
-  for (let id = 0; id < workload.rooms * workload.members; id += 1) {
-    const list = perClient[id % clients] ?? [];
-    const member = id % workload.members;
-    if (member < workload.senders) senders[id % clients]?.push(list.length);
-    const room = `${tag}-${Math.floor(id / workload.members)}`;
-    list.push({ id, port: server.ports[id % replicas] ?? 0, room, name: `user-${member}` });
-  }
-  return { perClient, senders, membersPerRoom: workload.members, sendersPerRoom: workload.senders };
-}
-
 /** Starts the load clients, connects every member and runs an unrecorded warm-up step. */
 export async function openRateSession(
   workload: RateWorkload,
   server: RunningServer,
   settings: RunSettings,
 ): Promise<Session> {
-  const session = await openSession(server, layout(workload, server, settings.clients), settings);
+  const crowd = {
+    tag: `${workload.id === 'fanout' ? 'fan' : 'rooms'}-${server.id}-${Date.now().toString(36)}`,
+    connections: workload.rooms * workload.members,
+    members: workload.members,
+    senders: workload.senders,
+    ports: server.ports.slice(0, workload.replicas),
+  };
+  const session = await openSession(server, crowd, settings);
   try {
     const connected = await session.connect();
     if (connected.failed > 0) {
@@ -139,15 +99,11 @@ export async function runRateWorkload(
     if (settings.fixed) return await runFixedRate(session, settings.fixed, settings);
     const steps: StepResult[] = [];
     let best: StepResult | null = null;
-    let stoppedBy: RateFigures['stoppedBy'] = 'last-step';
+    let stoppedBy: StopReason = 'last-step';
     for (const rate of workload.roomRates) {
       const step = await steadyStep(session, workload, rate, steps);
-      if (!step.valid) {
-        stoppedBy = 'client-saturated';
-        break;
-      }
-      if (!step.pass) {
-        stoppedBy = 'limit';
+      if (!step.valid || !step.pass) {
+        stoppedBy = step.valid ? 'limit' : 'client-saturated';
         break;
       }
       best = step;
@@ -199,23 +155,26 @@ const HALF = 0.5;
 function rateFigures(
   steps: StepResult[],
   best: StepResult | null,
-  stoppedBy: RateFigures['stoppedBy'],
+  stoppedBy: StopReason,
   halfLoad: StepResult,
   loadSteps: LoadStep[],
   cpuStep: StepResult | null = best,
-): RateFigures {
+) {
   const all = [...steps, ...loadSteps, halfLoad];
   return {
     steps,
+    /** The highest valid passing step, or null when none passed. */
     best,
     stoppedBy,
     deliveredPerSecond: best?.deliveredPerSecond ?? 0,
     halfLoad,
+    /** One step at each fraction of the capacity (empty with a fixed rate). */
     loadSteps,
     p50MsAtHalf: halfLoad.p50Ms,
     p99MsAtHalf: halfLoad.p99Ms,
     cpuSecondsPer10kDeliveries: cpuStep ? per10k(cpuStep) : null,
     clientCpuPeak: Math.max(...all.map((step) => step.clientCpu)),
+    /** The most cores any step lost to processes outside the benchmark, and to steal. */
     outsideCoresPeak: Math.max(...all.map((step) => step.outsideCores)),
     stealCoresPeak: Math.max(...all.map((step) => step.stealCores)),
   };
@@ -240,24 +199,20 @@ export async function runIdleWorkload(
   workload: IdleWorkload,
   server: RunningServer,
   settings: RunSettings,
-): Promise<IdleFigures> {
+) {
   const pid = server.processPids()[0];
   const port = server.ports[0];
   if (pid === undefined || port === undefined) throw new Error('server has no first process');
-  const tag = `idle-${server.id}-${Date.now().toString(36)}`;
-  const perClient: ConnSpec[][] = Array.from({ length: settings.clients }, () => []);
-  for (let id = 0; id < workload.connections; id += 1) {
-    perClient[id % settings.clients]?.push({
-      id,
-      port,
-      // Credentials from the other process, so the measured one only holds sockets.
-      httpPort: server.ports[1] ?? port,
-      room: `${tag}-${Math.floor(id / workload.members)}`,
-      name: `user-${id % workload.members}`,
-    });
-  }
-  const layout = { perClient, senders: [], membersPerRoom: workload.members, sendersPerRoom: 1 };
-  const session = await openSession(server, layout, settings);
+  const crowd = {
+    tag: `idle-${server.id}-${Date.now().toString(36)}`,
+    connections: workload.connections,
+    members: workload.members,
+    senders: 0,
+    ports: [port],
+    // Credentials from the other process, so the measured one only holds sockets.
+    httpPort: server.ports[1] ?? port,
+  };
+  const session = await openSession(server, crowd, settings);
   try {
     collectGarbage([pid]);
     await sleep(settings.settleMs);

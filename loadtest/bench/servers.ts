@@ -26,7 +26,6 @@ import {
   startCluster,
   waitFor,
 } from '@taco/harness';
-import type { ClientKind } from './ipc';
 
 export type ServerId = 'taco' | 'socketio' | 'raw';
 
@@ -38,7 +37,6 @@ export const SERVER_NAMES: Record<ServerId, string> = {
 
 export interface RunningServer {
   id: ServerId;
-  kind: ClientKind;
   /** One port per process, in order. */
   ports: number[];
   /** The server processes (one per port), in the same order. */
@@ -52,7 +50,7 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export interface RedisNode {
+interface RedisNode {
   name: string;
   pid: number;
 }
@@ -60,13 +58,8 @@ export interface RedisNode {
 const START_TIMEOUT_MS = 30_000;
 const PEERS_DIR = resolve(__dirname, '..', 'peers');
 
-function pids(list: readonly (number | undefined)[]): number[] {
-  return list.filter((pid): pid is number => pid !== undefined);
-}
-
-function standaloneRedis(pid: number | undefined): RedisNode[] {
-  return pid === undefined ? [] : [{ name: 'redis', pid }];
-}
+const pids = (list: readonly (number | undefined)[]) => list.filter((pid) => pid !== undefined);
+const standaloneRedis = (pid: number | undefined) => (pid ? [{ name: 'redis', pid }] : []);
 
 const HOOKS = resolve(__dirname, 'server-hooks.cjs');
 
@@ -126,20 +119,18 @@ async function startTaco(
     output: 'quiet',
     ...(masters === undefined ? {} : { redisCluster: { masters, replicasPerMaster: 1 } }),
   });
-  let nodes: RedisNode[] | undefined;
-  try {
-    nodes = cluster.redisCluster ? await clusterNodes(cluster.redisCluster) : undefined;
-  } catch (error) {
-    await cluster.stop();
-    throw error;
-  }
+  const nodes = cluster.redisCluster
+    ? await clusterNodes(cluster.redisCluster).catch(async (error: unknown) => {
+        await cluster.stop();
+        throw error;
+      })
+    : undefined;
   const nginxPids = () => {
     const master = cluster.nginx.pid;
     return viaNginx && master !== undefined ? [master, ...childPids(master)] : [];
   };
   return {
     id: 'taco',
-    kind: 'taco',
     // Through nginx: one address, nginx spreads the sockets over the replicas.
     ports: viaNginx ? [cluster.nginx.port] : cluster.replicas.map((replica) => replica.port),
     processPids: () => pids(cluster.replicas.map((replica) => replica.pid)),
@@ -151,73 +142,87 @@ async function startTaco(
 }
 
 /**
- * A peer (`peers/<id>-server.ts`) as one Node process per port beside its own redis-server, each
- * waited for until it answers; `stop` ends them, and so does the parent's exit if nobody did.
+ * A process of the benchmark's own, started and waited for until `ready` says so (each 100 ms, up
+ * to 30 s); killed if it exits first, or if the parent exits without stopping it.
  */
+async function startProcess(
+  name: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: () => Promise<boolean>,
+): Promise<ManagedProcess> {
+  const child = new ManagedProcess({ name, command, args, cwd: REPO_ROOT, env, output: 'quiet' });
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  child.start();
+  void child.exited.then(() => process.removeListener('exit', kill));
+  const exited = () =>
+    child.isRunning ? undefined : `exited:\n${child.lines.slice(-20).join('\n')}`;
+  try {
+    await waitFor(name, ready, { timeoutMs: START_TIMEOUT_MS, abort: exited });
+  } catch (error) {
+    await child.stop('SIGKILL', 5000);
+    throw error;
+  }
+  return child;
+}
+
+/**
+ * A redis-server on a free loopback port in a folder of its own, removed on `stop`; `args` after
+ * the port and folder (default: the repository's redis.conf and the cluster runner's flags).
+ */
+export async function startRedis(args = redisServerArgs) {
+  const [port = 0] = await freePorts(1);
+  const dir = mkdtempSync(join(tmpdir(), 'taco-bench-redis-'));
+  const stop = async (redis?: ManagedProcess) => {
+    await redis?.stop('SIGTERM', 5000);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const command = findExecutable('redis-server');
+  const env = baseEnvironment();
+  const ready = () => redisPing(port);
+  const redis = await startProcess('redis', command, args(port, dir), env, ready).catch(
+    async (error: unknown) => {
+      await stop();
+      throw error;
+    },
+  );
+  return { url: `redis://127.0.0.1:${port}`, pid: () => redis.pid, stop: () => stop(redis) };
+}
+
+/** A peer (`peers/<id>-server.ts`) as one Node process per port beside its own redis-server. */
 async function startPeer(
   id: 'socketio' | 'raw',
   replicas: number,
   profileDir: string | undefined,
 ): Promise<RunningServer> {
-  const [redisPort = 0, ...ports] = await freePorts(replicas + 1);
-  const workDir = mkdtempSync(join(tmpdir(), `taco-bench-${id}-`));
-  const redis = new ManagedProcess({
-    name: 'redis',
-    command: findExecutable('redis-server'),
-    args: redisServerArgs(redisPort, workDir),
-    cwd: workDir,
-    env: baseEnvironment(),
-    output: 'quiet',
-  });
-  const script = join(PEERS_DIR, id === 'raw' ? 'raw-server.ts' : 'socketio-server.ts');
-  const env = { REDIS_URL: `redis://127.0.0.1:${redisPort}`, ...hooksEnv(profileDir) };
-  const peers = ports.map(
-    (port, index) =>
-      new ManagedProcess({
-        name: `${id}-${index + 1}`,
-        command: process.execPath,
-        args: ['--import', 'tsx', script],
-        cwd: REPO_ROOT,
-        env: { ...baseEnvironment(), ...env, PORT: String(port), REPLICA_ID: `${id}-${index + 1}` },
-        output: 'quiet',
-      }),
-  );
-  const killAll = () => {
-    for (const child of [...peers, redis]) child.kill('SIGKILL');
-    rmSync(workDir, { recursive: true, force: true });
-  };
-  process.once('exit', killAll);
+  const redis = await startRedis();
+  const ports = await freePorts(replicas);
+  const script = join(PEERS_DIR, `${id}-server.ts`);
+  const env = { ...baseEnvironment(), REDIS_URL: redis.url, ...hooksEnv(profileDir) };
+  const peers: ManagedProcess[] = [];
   const stop = async () => {
     await Promise.all(peers.map((child) => child.stop('SIGTERM', 5000)));
-    await redis.stop('SIGTERM', 5000);
-    rmSync(workDir, { recursive: true, force: true });
-    process.removeListener('exit', killAll);
+    await redis.stop();
   };
-  const started = (child: ManagedProcess) => () =>
-    child.isRunning ? undefined : `exited:\n${child.lines.slice(-20).join('\n')}`;
   try {
-    redis.start();
-    await waitFor('redis', () => redisPing(redisPort), { timeoutMs: START_TIMEOUT_MS });
-    for (const child of peers) child.start();
-    await Promise.all(
-      ports.map((port, index) =>
-        waitFor(
-          `${id}-${index + 1} on port ${port}`,
-          async () => (await httpStatus(`http://127.0.0.1:${port}/health`)) === 200,
-          { timeoutMs: START_TIMEOUT_MS, abort: started(peers[index] as ManagedProcess) },
-        ),
-      ),
-    );
+    for (const [index, port] of ports.entries()) {
+      const name = `${id}-${index + 1}`;
+      const args = ['--import', 'tsx', script];
+      const health = async () => (await httpStatus(`http://127.0.0.1:${port}/health`)) === 200;
+      const replicaEnv = { ...env, PORT: String(port), REPLICA_ID: name };
+      peers.push(await startProcess(name, process.execPath, args, replicaEnv, health));
+    }
   } catch (error) {
     await stop();
     throw error;
   }
   return {
     id,
-    kind: id,
     ports,
     processPids: () => pids(peers.map((child) => child.pid)),
-    redisNodes: () => standaloneRedis(redis.pid),
+    redisNodes: () => standaloneRedis(redis.pid()),
     nginxPids: () => [],
     stop,
   };

@@ -5,61 +5,29 @@
  * the rest of the machine over the step.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cpuWindow, emptyHistogram, merge, quantile } from '@taco/harness';
-import { type ConnSpec, type LoadClients, loadClients, type SenderPlan } from './ipc';
+import { resolve } from 'node:path';
+import { cpuWindow, emptyHistogram, IpcPool, merge, quantile } from '@taco/harness';
+import type { ClientMessage, ConnSpec, ParentMessage } from './load-client';
+import type { BenchPlan } from '../workloads/workloads';
+import { mapValues, sum } from './scenarios/common';
 import type { RunningServer } from './servers';
 
-export interface RunSettings {
+/** How a run's sessions go: the plan's limits, and these. */
+export interface RunSettings extends Pick<
+  BenchPlan,
+  'drainMs' | 'bodyBytes' | 'clientSaturation' | 'p99LimitMs'
+> {
   clients: number;
-  connectConcurrency: number;
-  drainMs: number;
   /** Pause after connecting (joins, subscriptions and garbage settle). */
   settleMs: number;
-  bodyBytes: number;
-  clientSaturation: number;
-  p99LimitMs: number;
   /** Fractions of the capacity found to run one step at each, after the search. */
   loadFractions: readonly number[];
   /** Hold one rate instead of searching (for profiles and CPU comparisons at equal load). */
-  fixed?: { roomRate: number; seconds: number };
+  fixed?: { roomRate: number; seconds: number } | undefined;
   log: (line: string) => void;
 }
 
-export interface StepResult {
-  /** Offered messages per second per room. */
-  roomRate: number;
-  seconds: number;
-  /** Sending plus the drain: the window the CPU figures cover. */
-  wallSeconds: number;
-  sent: number;
-  expected: number;
-  received: number;
-  deliveredPerSecond: number;
-  p50Ms: number | null;
-  p99Ms: number | null;
-  serverCpuSeconds: number;
-  /** The part of `serverCpuSeconds` spent by redis-server (every node of a Redis Cluster). */
-  redisCpuSeconds: number;
-  /** `redisCpuSeconds` per Redis node, by the node's name (`redis`, or `:port` in a cluster). */
-  redisCpuByNode: Record<string, number>;
-  /** The part of `serverCpuSeconds` spent by nginx (0 unless the clients go through it). */
-  nginxCpuSeconds: number;
-  /** The busiest load client's CPU while sending, as a fraction of one core. */
-  clientCpu: number;
-  /**
-   * Cores used by processes outside the benchmark during the step (machine-wide busy time minus
-   * servers, Redis, load clients and the parent), and cores stolen by the hypervisor.
-   */
-  outsideCores: number;
-  stealCores: number;
-  errors: number;
-  /** Delivered everything with p99 within the limit and no error frames. */
-  pass: boolean;
-  /** False when a load client was saturated: the step measured the client, not the server. */
-  valid: boolean;
-  /** A second run of a step that failed while the machine was disturbed (see `DISTURBED_CORES`). */
-  repeat: boolean;
-}
+export type StepResult = Awaited<ReturnType<Session['step']>>;
 
 /**
  * Outside load or hypervisor steal (cores) during a step above which the machine counts as
@@ -69,12 +37,15 @@ export interface StepResult {
 export const DISTURBED_CORES = 0.25;
 
 /** Cores taken by outside processes or the hypervisor during a step, whichever is more. */
-export function disturbance(step: StepResult): number {
+export function disturbance(step: { outsideCores: number; stealCores: number }): number {
   return Math.max(step.outsideCores, step.stealCores);
 }
 
 /** Server CPU seconds (processes + Redis) per 10,000 deliveries of a step, or null. */
-export function per10k(step: StepResult, seconds = step.serverCpuSeconds): number | null {
+export function per10k(
+  step: { received: number; serverCpuSeconds: number },
+  seconds = step.serverCpuSeconds,
+): number | null {
   return step.received > 0 ? (seconds / step.received) * 10_000 : null;
 }
 
@@ -100,60 +71,59 @@ export async function stopRunning(): Promise<void> {
   await running?.stop();
 }
 
-/** Where a session's connections go, and who sends. */
-export interface Layout {
-  perClient: ConnSpec[][];
-  /** For each client, its senders as indices into its own connections (rate set per step). */
-  senders: number[][];
-  membersPerRoom: number;
-  sendersPerRoom: number;
+/**
+ * Who connects: `connections` members in rooms of `members` (`senders` of each send), the rooms
+ * named after `tag`, spread over `ports` (credentials from `httpPort` when given).
+ */
+export interface Crowd {
+  tag: string;
+  connections: number;
+  members: number;
+  senders: number;
+  ports: number[];
+  httpPort?: number;
 }
 
-/** Load clients on a server, ready to connect `layout` and then to run steps at any rate. */
-export interface Session {
-  readonly pool: LoadClients;
-  /** Opens every connection on its load client; counts what opened and failed. */
-  connect(): Promise<{ ok: number; failed: number; firstError: string | null }>;
-  /** One step of `seconds` at `roomRate` messages/s per room, its line written with `log`. */
-  step(
-    roomRate: number,
-    seconds: number,
-    repeat?: boolean,
-    log?: (line: string) => void,
-  ): Promise<StepResult>;
-  /**
-   * A step, run once more when the machine was disturbed during it and `again` says so. Returns
-   * every run, in order.
-   */
-  rerun(
-    roomRate: number,
-    seconds: number,
-    again: (step: StepResult) => boolean,
-  ): Promise<[StepResult] | [StepResult, StepResult]>;
-  close(): Promise<void>;
+/** Every member of `crowd` spread over the load clients, and each client's senders (indices). */
+function layout(crowd: Crowd, clients: number) {
+  const perClient: ConnSpec[][] = Array.from({ length: clients }, () => []);
+  const senders: number[][] = Array.from({ length: clients }, () => []);
+  for (let id = 0; id < crowd.connections; id += 1) {
+    const list = perClient[id % clients] ?? [];
+    const member = id % crowd.members;
+    if (member < crowd.senders) senders[id % clients]?.push(list.length);
+    const room = `${crowd.tag}-${Math.floor(id / crowd.members)}`;
+    const port = crowd.ports[id % crowd.ports.length] ?? 0;
+    list.push({ id, port, httpPort: crowd.httpPort, room, name: `user-${member}` });
+  }
+  return { perClient, senders };
 }
+
+/** Load clients on a server, ready to connect a crowd and then to run steps at any rate. */
+export type Session = Awaited<ReturnType<typeof openSession>>;
 
 let stepCounter = 0;
 
+/** Connections each load client opens at a time. */
+const CONNECT_CONCURRENCY = 64;
+
 const fmt = (value: number | null) => (value === null ? '–' : value.toFixed(1));
 
-/** Starts the load clients of a session on `server`; `close` ends them. */
-export async function openSession(
-  server: RunningServer,
-  layout: Layout,
-  settings: RunSettings,
-): Promise<Session> {
-  const pool = loadClients(settings.clients);
-  try {
-    await pool.ready();
-  } catch (error) {
+/**
+ * Starts the load clients (load-client.ts) of a session on `server`; `close` ends them. `connect`
+ * opens every connection of `crowd`, `step` runs `roomRate` messages/s per room for `seconds`.
+ */
+export async function openSession(server: RunningServer, crowd: Crowd, settings: RunSettings) {
+  const { perClient, senders } = layout(crowd, settings.clients);
+  const script = resolve(__dirname, 'load-client.ts');
+  const pool = new IpcPool<ParentMessage, ClientMessage>(script, 'load client', settings.clients);
+  await pool.ready().catch(async (error: unknown) => {
     await pool.close();
     throw error;
-  }
+  });
   const step = async (roomRate: number, seconds: number, repeat = false, log = settings.log) => {
     stepCounter += 1;
     const id = stepCounter;
-    const perSender = roomRate / layout.sendersPerRoom;
     const redisPids = Object.fromEntries(
       server.redisNodes().map((node) => [node.name, [node.pid]]),
     );
@@ -166,46 +136,34 @@ export async function openSession(
       (index) => ({
         type: 'step',
         step: id,
-        senders: (layout.senders[index] ?? []).map((conn): SenderPlan => ({
-          conn,
-          perSecond: perSender,
-        })),
+        senders: senders[index] ?? [],
+        perSecond: roomRate / crowd.senders,
         durationMs: seconds * 1000,
         bodyBytes: settings.bodyBytes,
       }),
       'sent',
     );
-    let sent = 0;
-    for (const answer of sentAnswers) {
-      for (const count of Object.values(answer.sentByRoom)) sent += count;
-    }
-    const expected = sent * layout.membersPerRoom;
+    const sent = sum(sentAnswers.map((answer) => answer.sent));
+    const expected = sent * crowd.members;
     const clientCpu = Math.max(
       ...sentAnswers.map((answer) => answer.cpuSeconds / answer.wallSeconds),
     );
     const deadline = Date.now() + settings.drainMs;
     for (;;) {
       const counts = await pool.all(() => ({ type: 'peek' }), 'count');
-      const received = counts.reduce((sum, answer) => sum + answer.received, 0);
-      if (received >= expected || Date.now() >= deadline) break;
+      if (sum(counts.map((answer) => answer.received)) >= expected || Date.now() >= deadline) break;
       await sleep(50);
     }
     const stats = await pool.all(() => ({ type: 'collect', step: id }), 'stats');
     const histogram = emptyHistogram();
-    let received = 0;
-    let errors = 0;
-    let clientsCpuSeconds = 0;
-    for (const answer of stats) {
-      merge(histogram, answer.histogram);
-      received += answer.received;
-      errors += answer.errors + answer.closed;
-      clientsCpuSeconds += answer.cpuSeconds;
-    }
+    for (const answer of stats) merge(histogram, answer.histogram);
+    const received = sum(stats.map((answer) => answer.received));
+    const errors = sum(stats.map((answer) => answer.errors + answer.closed));
+    const clientsCpuSeconds = sum(stats.map((answer) => answer.cpuSeconds));
     const { cpu, total, wallSeconds, outsideCores, stealCores } = window(clientsCpuSeconds);
-    const redisCpuByNode: Record<string, number> = {};
-    for (const name of Object.keys(redisPids)) redisCpuByNode[name] = cpu[name] ?? 0;
+    const redisCpuByNode = mapValues(redisPids, (_, name) => cpu[name] ?? 0);
     const nginxCpuSeconds = cpu.nginx ?? 0;
-    const redisCpuSeconds = Object.values(redisCpuByNode).reduce((sum, value) => sum + value, 0);
+    const redisCpuSeconds = sum(Object.values(redisCpuByNode));
     const p50Ms = quantile(histogram, 0.5);
     const p99Ms = quantile(histogram, 0.99);
     const pass =
@@ -213,9 +171,11 @@ export async function openSession(
       expected > 0 &&
       errors === 0 &&
       (p99Ms ?? Infinity) <= settings.p99LimitMs;
-    const result: StepResult = {
+    const result = {
+      /** Offered messages per second per room. */
       roomRate,
       seconds,
+      /** Sending plus the drain: the window the CPU figures cover. */
       wallSeconds,
       sent,
       expected,
@@ -223,16 +183,23 @@ export async function openSession(
       deliveredPerSecond: received / seconds,
       p50Ms,
       p99Ms,
+      /** Every server process, Redis node and nginx (when in the path). */
       serverCpuSeconds: total,
+      /** Of which redis-server (every node of a Redis Cluster), and per node (`redis`, `:port …`). */
       redisCpuSeconds,
       redisCpuByNode,
       nginxCpuSeconds,
+      /** The busiest load client's CPU while sending, as a fraction of one core. */
       clientCpu,
+      /** Cores used by processes outside the benchmark during the step, and stolen by the hypervisor. */
       outsideCores,
       stealCores,
       errors,
+      /** Delivered everything with p99 within the limit and no error frames. */
       pass,
+      /** False when a load client was saturated: the step measured the client, not the server. */
       valid: clientCpu <= settings.clientSaturation,
+      /** A second run of a step that failed while the machine was disturbed (`DISTURBED_CORES`). */
       repeat,
     };
     log(
@@ -243,26 +210,33 @@ export async function openSession(
     );
     return result;
   };
+  type Step = Awaited<ReturnType<typeof step>>;
   return {
     pool,
+    /** Opens every connection on its load client; counts what opened and failed. */
     connect: async () => {
       const answers = await pool.all(
         (index) => ({
           type: 'connect',
-          kind: server.kind,
-          conns: layout.perClient[index] ?? [],
-          concurrency: settings.connectConcurrency,
+          kind: server.id,
+          conns: perClient[index] ?? [],
+          concurrency: CONNECT_CONCURRENCY,
         }),
         'connected',
       );
       return {
-        ok: answers.reduce((sum, answer) => sum + answer.ok, 0),
-        failed: answers.reduce((sum, answer) => sum + answer.failed, 0),
+        ok: sum(answers.map((answer) => answer.ok)),
+        failed: sum(answers.map((answer) => answer.failed)),
         firstError: answers.find((answer) => answer.firstError)?.firstError ?? null,
       };
     },
     step,
-    rerun: async (roomRate, seconds, again) => {
+    /** A step, run once more when the machine was disturbed during it and `again` says so. */
+    rerun: async (
+      roomRate: number,
+      seconds: number,
+      again: (step: Step) => boolean,
+    ): Promise<[Step] | [Step, Step]> => {
       const first = await step(roomRate, seconds);
       if (disturbance(first) <= DISTURBED_CORES || !again(first)) return [first];
       settings.log('    (the machine was disturbed during that step: running it once more)');

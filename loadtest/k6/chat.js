@@ -1,11 +1,8 @@
-// Realistic chat. setup() plans rooms of `roomSize.min`–`roomSize.max` members (5–20 by default)
-// and seats the VUs in them round-robin. Each iteration of a VU is one session of one person (a
-// Member): join, a short wait for company, then `messagesPerSession` times: think, type (frame 2),
-// send; then it finishes (its accounting covers everyone's messages, not only its own echo) and
-// leaves. Ramping VUs; the ramp-down lets every session finish.
+// Realistic chat (loadtest/README.md, "What the scripts do"): VUs seated round-robin in rooms
+// planned by setup(); each iteration is one person's session (a Member), whose accounting covers
+// everyone's messages, not only its own echo. The ramp-down lets every session finish.
 //
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e PROFILE=smoke loadtest/k6/chat.js
-//   docker compose --profile loadtest run --rm k6 run /scripts/k6/chat.js
 /* global __ENV, __VU, __ITER */
 import {
   durationSeconds,
@@ -15,8 +12,8 @@ import {
   PROFILE_NAME,
   TIMING,
 } from './config.js';
-import { checkSession, COMMON_OPTIONS, commonThresholds } from './chat-metrics.js';
-import { between, newRunId, roomName, roomSizes, roundRobin, sleep } from './plan.js';
+import { checkSession, scriptOptions } from './chat-metrics.js';
+import { between, newPlan, roomSizes, roundRobin, sleep } from './plan.js';
 import { assertReady } from './http-calls.js';
 import { FINISH_MAX_MS, Member } from './member.js';
 
@@ -26,6 +23,7 @@ const ROOM_MIN = envNumber('ROOM_MIN', C.roomSize.min, { min: 1, integer: true }
 const ROOM_MAX = Math.max(ROOM_MIN, envNumber('ROOM_MAX', C.roomSize.max, { integer: true }));
 const MESSAGES = envNumber('MESSAGES', C.messagesPerSession, { min: 1, integer: true });
 const HOLD = __ENV.DURATION || C.hold;
+durationSeconds(HOLD); // a bad -e DURATION stops the run here, not halfway
 
 // A member sends one message per think time and one typing frame per message: far below the
 // api's per-connection limits (a burst of 10 messages, 2 per second; typing 2 per second).
@@ -38,52 +36,40 @@ const SENDING_MAX_MS = MESSAGES * (C.thinkTimeMs.max + C.typingBeforeSendMs);
 const SESSION_MAX_MS = TIMING.joinTimeoutMs + C.companyWaitMs + SENDING_MAX_MS + FINISH_MAX_MS;
 const GRACE = `${Math.ceil((SESSION_MAX_MS + C.pauseBetweenSessionsMs.max) / 1000) + 5}s`;
 
-export const options = {
-  ...COMMON_OPTIONS,
-  scenarios: {
-    chat: {
-      executor: 'ramping-vus',
-      startVUs: 0,
-      stages: [
-        { duration: C.rampUp, target: VUS },
-        { duration: HOLD, target: VUS },
-        { duration: C.rampDown, target: 0 },
-      ],
-      // Longer than one session: a VU asked to stop finishes its session first.
-      gracefulRampDown: GRACE,
-      gracefulStop: GRACE,
-    },
+export const options = scriptOptions(
+  'chat',
+  {
+    executor: 'ramping-vus',
+    startVUs: 0,
+    stages: [
+      { duration: C.rampUp, target: VUS },
+      { duration: HOLD, target: VUS },
+      { duration: C.rampDown, target: 0 },
+    ],
+    // Longer than one session: a VU asked to stop finishes its session first.
+    gracefulRampDown: GRACE,
+    gracefulStop: GRACE,
   },
-  thresholds: commonThresholds({
-    'chat_messages_received{from:others}': ['count>0'],
-  }),
-};
-
-durationSeconds(HOLD); // a bad -e DURATION stops the run here, not halfway
+  { 'chat_messages_received{from:others}': ['count>0'] },
+);
 
 export function setup() {
   assertReady();
-  const runId = newRunId();
   const sizes = roomSizes(VUS, ROOM_MIN, ROOM_MAX);
-  const plan = {
-    runId,
-    profile: PROFILE_NAME,
-    rooms: sizes.map((size, index) => ({ name: roomName(runId, 'chat', index), size })),
-    seats: roundRobin(sizes),
-  };
+  const plan = { ...newPlan('chat', sizes.length), sizes, seats: roundRobin(sizes) };
   console.log(
-    `chat ${PROFILE_NAME}: run ${runId}, ${VUS} VUs in ${sizes.length} rooms of ` +
+    `chat ${PROFILE_NAME}: run ${plan.runId}, ${VUS} VUs in ${sizes.length} rooms of ` +
       `${sizes.join(', ')}, ${MESSAGES} messages a session`,
   );
   return plan;
 }
 
 export default async function (plan) {
-  const room = plan.rooms[plan.seats[(__VU - 1) % plan.seats.length]];
-  const member = new Member(room.name, `vu${__VU}-${__ITER}`);
+  const room = plan.seats[(__VU - 1) % plan.seats.length];
+  const member = new Member(plan.rooms[room], `vu${__VU}-${__ITER}`);
   if (await member.join()) {
     // People drift in: wait (bounded) until the room's other members are here.
-    await member.waitUntil(() => member.roster.size >= room.size, C.companyWaitMs);
+    await member.waitUntil(() => member.roster.size >= plan.sizes[room], C.companyWaitMs);
     for (let i = 1; i <= MESSAGES && !member.gone; i += 1) {
       await sleep(between(C.thinkTimeMs.min, C.thinkTimeMs.max));
       member.typing(true);

@@ -1,17 +1,14 @@
-// Fan-out: one or a few big rooms. MEMBERS members join each of ROOMS rooms (one VU each), spread
-// over JOIN_SPREAD_MS. A barrier: nobody sends until the whole room is present (bounded by
-// `joinTimeoutMs` from the start of the run). Then the first SENDERS members of each room send
-// RATE messages per second in total for HOLD seconds, at random phases, the last one marked.
-// Everyone stays until every sender's last message arrived (bounded): received = sent × members
-// exactly. No sender sends faster than MAX_MEMBER_RATE: a higher RATE gets more senders.
+// Fan-out (loadtest/README.md, "What the scripts do"): ROOMS rooms of MEMBERS (one VU each), a
+// barrier until the whole room is present (bounded by `joinTimeoutMs` from the start of the run),
+// then SENDERS per room send RATE messages/s in all for HOLD s at random phases, the last one
+// marked. Everyone stays until every sender's last message arrived: received = sent × members.
 //
-//   k6 run -e BASE_URL=http://127.0.0.1:8080 -e PROFILE=smoke loadtest/k6/fanout.js
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e MEMBERS=500 -e RATE=80 loadtest/k6/fanout.js
 /* global __VU */
 import { Counter } from 'k6/metrics';
 import { envNumber, MAX_MEMBER_RATE, PROFILE, PROFILE_NAME, TIMING } from './config.js';
-import { checkSession, COMMON_OPTIONS, commonThresholds } from './chat-metrics.js';
-import { newRunId, roomName, sleep } from './plan.js';
+import { checkSession, oncePerVu, scriptOptions } from './chat-metrics.js';
+import { newPlan, sleep } from './plan.js';
 import { assertReady } from './http-calls.js';
 import { FINISH_MAX_MS, Member } from './member.js';
 
@@ -38,58 +35,40 @@ if (SENDERS > MEMBERS) {
 const PER_SENDER = Math.max(1, Math.round((HOLD_S * RATE) / SENDERS));
 const INTERVAL_MS = (1000 * SENDERS) / RATE;
 /** After the barrier: sending, then the wait for every sender's last message. */
-const SEND_MS = PER_SENDER * INTERVAL_MS;
-const END_WAIT_MS = SEND_MS + INTERVAL_MS + TIMING.drainMs + 5000;
+const END_WAIT_MS = PER_SENDER * INTERVAL_MS + INTERVAL_MS + TIMING.drainMs + 5000;
+const SENDER_NAMES = Array.from({ length: SENDERS }, (_, i) => `fan${i}`);
 
-const MAX_DURATION_S = Math.ceil((JOIN_TIMEOUT_MS + END_WAIT_MS + FINISH_MAX_MS + 3000) / 1000);
-
-export const options = {
-  ...COMMON_OPTIONS,
-  scenarios: {
-    fanout: {
-      executor: 'per-vu-iterations',
-      vus: ROOMS * MEMBERS,
-      iterations: 1,
-      maxDuration: `${MAX_DURATION_S}s`,
-      gracefulStop: '10s',
-    },
-  },
-  thresholds: commonThresholds({
-    'chat_messages_received{from:others}': ['count>0'],
-    chat_barrier_timeouts: ['count==0'],
-  }),
-};
+export const options = scriptOptions(
+  'fanout',
+  oncePerVu(ROOMS * MEMBERS, JOIN_TIMEOUT_MS + END_WAIT_MS + FINISH_MAX_MS + 3000),
+  { 'chat_messages_received{from:others}': ['count>0'], chat_barrier_timeouts: ['count==0'] },
+);
 
 /** Members that gave up waiting for the whole room before sending or for the senders to end. */
 const barrierTimeouts = new Counter('chat_barrier_timeouts');
 
 export function setup() {
   assertReady();
-  const runId = newRunId();
-  const rooms = Array.from({ length: ROOMS }, (_, index) => roomName(runId, 'fanout', index));
+  const plan = newPlan('fanout', ROOMS);
   console.log(
-    `fanout ${PROFILE_NAME}: run ${runId}, ${ROOMS} room(s) × ${MEMBERS} members, ` +
+    `fanout ${PROFILE_NAME}: run ${plan.runId}, ${ROOMS} room(s) × ${MEMBERS} members, ` +
       `${SENDERS} senders × ${PER_SENDER} messages (${RATE}/s per room for ${HOLD_S} s)`,
   );
-  return { runId, rooms, startedAt: Date.now() };
+  return plan;
 }
-
-const senderName = (index) => `fan${index}`;
 
 export default async function (plan) {
   const index = __VU - 1;
-  const room = plan.rooms[index % ROOMS];
   const memberNo = Math.floor(index / ROOMS);
   await sleep(plan.startedAt + (JOIN_SPREAD_MS * memberNo) / MEMBERS - Date.now());
-  const member = new Member(room, senderName(memberNo));
-  const joined = await member.join(plan.startedAt + JOIN_TIMEOUT_MS - Date.now());
-  if (joined) {
+  const member = new Member(plan.rooms[index % ROOMS], `fan${memberNo}`);
+  const joinDeadline = plan.startedAt + JOIN_TIMEOUT_MS;
+  if (await member.join(joinDeadline - Date.now())) {
     // The barrier: the whole room is here (bounded by the join deadline of the run).
-    const full = await member.waitUntil(
-      () => member.roster.size >= MEMBERS,
-      plan.startedAt + JOIN_TIMEOUT_MS - Date.now(),
-    );
-    if (!full) barrierTimeouts.add(1, { at: 'start' });
+    const full = () => member.roster.size >= MEMBERS;
+    if (!(await member.waitUntil(full, joinDeadline - Date.now()))) {
+      barrierTimeouts.add(1, { at: 'start' });
+    }
     const start = Date.now();
     if (memberNo < SENDERS) {
       // Random phase, then one message every INTERVAL_MS, timed from the start (no drift).
@@ -100,14 +79,12 @@ export default async function (plan) {
       }
     }
     // Everyone stays until the last message of every sender that was here has arrived.
-    const senders = Array.from({ length: SENDERS }, (_, i) => senderName(i)).filter((name) =>
-      member.roster.has(name),
-    );
-    const allDone = await member.waitUntil(
-      () => senders.every((name) => member.lastFrom.has(name) || !member.roster.has(name)),
-      start + END_WAIT_MS - Date.now(),
-    );
-    if (!allDone) barrierTimeouts.add(1, { at: 'end' });
+    const senders = SENDER_NAMES.filter((name) => member.roster.has(name));
+    const allDone = () =>
+      senders.every((name) => member.lastFrom.has(name) || !member.roster.has(name));
+    if (!(await member.waitUntil(allDone, start + END_WAIT_MS - Date.now()))) {
+      barrierTimeouts.add(1, { at: 'end' });
+    }
   }
   checkSession('fanout', await member.finish());
 }

@@ -13,7 +13,7 @@ import {
 import { BODY_BYTES, MIN_SEND_GAP_MS, TIMING, WS_URL } from './config.js';
 import { metrics } from './chat-metrics.js';
 import { credentials, socketPath } from './http-calls.js';
-import { jittered, parseProbe, probeBody, sleep, userName } from './plan.js';
+import { checkLength, jittered, parseProbe, probeBody, sleep } from './plan.js';
 
 const { RateLimited, Unavailable, EmptyMessage, TooLong, BadFrame } = ErrorCode;
 /** Error codes that answer a message frame. */
@@ -31,19 +31,14 @@ const lastSeq = (messages) => (messages.length > 0 ? messages[messages.length - 
 /**
  * One member of one room. `state`: connecting (credentials, ticket, socket) → loading (open: the
  * join read, its own presence) → joined → on a close it did not ask for, away (a reconnect timed
- * by decideReconnect) → connecting …; gone once it closed on purpose or gave up.
- *
- * Accounting (loadtest/README.md, "Loss, exactly"): its window is (base, end] in the room's epoch,
- * from the history read after its first join to the one when its session is over. Every seq in
- * it is expected; `lost` = seqs neither delivered live nor fetched by a resume, plus own messages
- * neither echoed, refused nor stored. Another epoch closes the window (its gaps are lost) and
- * opens one at 0.
+ * by decideReconnect) → connecting …; gone once it closed on purpose or gave up. Its accounting,
+ * the window (base, end] in the room's epoch: loadtest/README.md, "Loss, exactly".
  */
 export class Member {
   /** `deadline` (ms): no reconnect is started after it. */
   constructor(room, name, { deadline = Infinity } = {}) {
     this.room = room;
-    this.name = userName(name);
+    this.name = checkLength('User name', name);
     this.deadline = deadline;
     this.state = 'connecting';
     this.token = null;

@@ -1,35 +1,29 @@
-// The run plan (called from setup() only: run id, room and user names, room sizes and seating),
-// small timing helpers, and the latency probe carried in message bodies.
+// The run plan (called from setup() only: run id, rooms, room sizes and seating), small timing
+// helpers, and the latency probe carried in message bodies.
 /* global __ENV */
 import { setTimeout } from 'k6/timers';
 import { NAME_MIN_LENGTH, ROOM_NAME_MAX_LENGTH, USER_NAME_MAX_LENGTH } from './protocol.js';
 
-/** A run id: `-e RUN_ID=…`, or new. Call it in setup(), never in init code. */
-export function newRunId() {
+/**
+ * The run id (`-e RUN_ID=…`, or new), `rooms` room ids of this run (checked against the
+ * contract's length limit) and the run's start. Call it in setup(), never in init code.
+ */
+export function newPlan(kind, rooms) {
   const given = __ENV.RUN_ID;
-  if (given !== undefined && given !== '') {
-    if (!/^[A-Za-z0-9-]{1,20}$/.test(given)) {
-      throw new Error('-e RUN_ID must be 1–20 letters, digits or dashes');
-    }
-    return given;
+  if (given !== undefined && given !== '' && !/^[A-Za-z0-9-]{1,20}$/.test(given)) {
+    throw new Error('-e RUN_ID must be 1–20 letters, digits or dashes');
   }
   const random = Math.floor(Math.random() * 36 ** 3).toString(36);
-  return `k6${Date.now().toString(36)}${random}`;
+  const runId = given || `k6${Date.now().toString(36)}${random}`;
+  const names = Array.from({ length: rooms }, (_, index) => `${runId}-${kind}-${index}`);
+  for (const name of names) checkLength('Room id', name, ROOM_NAME_MAX_LENGTH);
+  return { runId, rooms: names, startedAt: Date.now() };
 }
 
-/** A room id of this run; checked against the contract's length limit. */
-export function roomName(runId, kind, index) {
-  const name = `${runId}-${kind}-${index}`;
-  if (name.length < NAME_MIN_LENGTH || name.length > ROOM_NAME_MAX_LENGTH) {
-    throw new Error(`Room id "${name}" is not 3–${ROOM_NAME_MAX_LENGTH} characters`);
-  }
-  return name;
-}
-
-/** A user name, checked against the contract's limits (3–32 characters). */
-export function userName(name) {
-  if (name.length < NAME_MIN_LENGTH || name.length > USER_NAME_MAX_LENGTH) {
-    throw new Error(`User name "${name}" is not ${NAME_MIN_LENGTH}–${USER_NAME_MAX_LENGTH} long`);
+/** `name`, or an error when it is not NAME_MIN_LENGTH–`max` characters long (the contract's). */
+export function checkLength(what, name, max = USER_NAME_MAX_LENGTH) {
+  if (name.length < NAME_MIN_LENGTH || name.length > max) {
+    throw new Error(`${what} "${name}" is not ${NAME_MIN_LENGTH}–${max} characters`);
   }
   return name;
 }
@@ -46,13 +40,10 @@ export function roomSizes(people, min, max, random = Math.random) {
     Math.max(Math.ceil(people / max), Math.round(people / ((min + max) / 2))),
   );
   const sizes = new Array(rooms).fill(min);
-  let left = people - rooms * min;
   // Every room can take up to max, since rooms × max ≥ people.
-  while (left > 0) {
+  for (let left = people - rooms * min; left > 0; left -= 1) {
     const open = sizes.map((size, index) => (size < max ? index : -1)).filter((i) => i >= 0);
-    const index = open[Math.floor(random() * open.length)];
-    sizes[index] += 1;
-    left -= 1;
+    sizes[open[Math.floor(random() * open.length)]] += 1;
   }
   return sizes;
 }
@@ -62,16 +53,9 @@ export function roomSizes(people, min, max, random = Math.random) {
  * free seat, so rooms fill side by side as VUs ramp up. Returns the room index of each person.
  */
 export function roundRobin(sizes) {
-  const free = sizes.slice();
   const seats = [];
-  const total = sizes.reduce((sum, size) => sum + size, 0);
-  let room = 0;
-  while (seats.length < total) {
-    if (free[room] > 0) {
-      seats.push(room);
-      free[room] -= 1;
-    }
-    room = (room + 1) % sizes.length;
+  for (let seat = 0; seat < Math.max(...sizes); seat += 1) {
+    seats.push(...sizes.flatMap((size, room) => (seat < size ? [room] : [])));
   }
   return seats;
 }
@@ -99,11 +83,9 @@ export function jittered(ms, jitter = 0.2) {
  * sender's last message, `l: 1`; padded to `bytes`. The bench carries the same `t`.
  */
 export function probeBody(clientId, bytes, last) {
-  const probe = { t: Date.now(), c: clientId };
-  if (last) probe.l = 1;
+  const probe = { t: Date.now(), c: clientId, ...(last ? { l: 1 } : {}) };
   const pad = Math.max(0, bytes - JSON.stringify({ ...probe, p: '' }).length);
-  probe.p = 'x'.repeat(pad);
-  return JSON.stringify(probe);
+  return JSON.stringify({ ...probe, p: 'x'.repeat(pad) });
 }
 
 /** The probe in a message body, or null for a body that is not one. */

@@ -13,6 +13,7 @@ export const FrameType = Object.freeze({
   Heartbeat: 6,
   Error: 7,
   Rename: 8,
+  Room: 9,
 });
 
 /** Error codes of frame type 7 (protocol/src/frame-types.ts). */
@@ -25,17 +26,20 @@ export const ErrorCode = Object.freeze({
   Unavailable: 'unavailable',
   Unauthorized: 'unauthorized',
   NameTaken: 'name_taken',
+  EncryptedRoom: 'encrypted_room',
+  PlainRoom: 'plain_room',
+  NotCreator: 'not_creator',
+  NotPresent: 'not_present',
 });
 
-/** Close codes (protocol/src/close-codes.ts). */
+/** The close codes decideReconnect names (protocol/src/close-codes.ts). */
 export const CloseCode = Object.freeze({
   Normal: 1000,
   Policy: 1008,
   Restart: 1012,
-  TryAgainLater: 1013,
   Unauthorized: 4401,
   NameTaken: 4409,
-  RateLimited: 4429,
+  Removed: 4403,
 });
 
 /** Limits (protocol/src/limits.ts). */
@@ -81,22 +85,14 @@ export function decideReconnect(code, attemptsSoFar, random) {
   if (code === CloseCode.Unauthorized || code === CloseCode.NameTaken) {
     return { action: 'reauthenticate' };
   }
+  if (code === CloseCode.Removed) return { action: 'stop', reason: 'removed' };
   if (code === CloseCode.Normal || code === CloseCode.Policy) {
     return { action: 'stop', reason: code === CloseCode.Normal ? 'closed' : 'policy' };
   }
   if (attemptsSoFar >= RECONNECT_ATTEMPTS) return { action: 'stop', reason: 'exhausted' };
-  const attempt = attemptsSoFar + 1;
-  if (code === CloseCode.Restart) {
-    return {
-      action: 'reconnect',
-      attempt,
-      delayMs: Math.round(random() * RECONNECT_NOW_MAX_DELAY_MS),
-    };
-  }
-  const spread = (random() * 2 - 1) * RECONNECT_JITTER;
-  return {
-    action: 'reconnect',
-    attempt,
-    delayMs: Math.round(RECONNECT_INTERVAL_MS * (1 + spread)),
-  };
+  const delayMs =
+    code === CloseCode.Restart
+      ? random() * RECONNECT_NOW_MAX_DELAY_MS
+      : RECONNECT_INTERVAL_MS * (1 + (random() * 2 - 1) * RECONNECT_JITTER);
+  return { action: 'reconnect', attempt: attemptsSoFar + 1, delayMs: Math.round(delayMs) };
 }

@@ -1,17 +1,14 @@
-// Connection soak: CONNECTIONS members, idle-ish, held a long time. setup() fixes the run's clock;
-// member k opens its socket at k / CONNECTIONS of RAMP into the run (rooms of ROOM_SIZE, seated
-// round-robin), sends a heartbeat (frame 6) every HEARTBEAT_MS and now and then a message, until
-// RAMP + HOLD; then it finishes (Member.finish) and leaves. A closed socket reconnects and resumes
-// as the web client does (Member), never in a tight loop. One VU holds CONNECTIONS_PER_VU members
-// (each its own socket), so thousands of connections do not need thousands of VUs.
+// Connection soak (loadtest/README.md, "What the scripts do"): CONNECTIONS members, idle-ish;
+// member k opens its socket at k / CONNECTIONS of RAMP into the run (setup() fixes the clock),
+// heartbeats and now and then sends until RAMP + HOLD, then finishes and leaves. One VU holds
+// CONNECTIONS_PER_VU members (each its own socket): thousands of sockets, not thousands of VUs.
 //
-//   k6 run -e BASE_URL=http://127.0.0.1:8080 -e PROFILE=smoke loadtest/k6/soak.js
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e CONNECTIONS=2000 -e HOLD=600 loadtest/k6/soak.js
 /* global __VU */
 import { clearInterval, setInterval } from 'k6/timers';
 import { envNumber, MAX_MEMBER_RATE, PROFILE, PROFILE_NAME, SLO, TIMING } from './config.js';
-import { checkSession, COMMON_OPTIONS, commonThresholds } from './chat-metrics.js';
-import { between, newRunId, roomName, sleep } from './plan.js';
+import { checkSession, oncePerVu, scriptOptions } from './chat-metrics.js';
+import { between, newPlan, sleep } from './plan.js';
 import { assertReady } from './http-calls.js';
 import { FINISH_MAX_MS, Member } from './member.js';
 
@@ -33,45 +30,32 @@ if (MESSAGE_EVERY.min < 1000 / MAX_MEMBER_RATE) {
   throw new Error(`soak: messageEveryMs.min must be at least ${1000 / MAX_MEMBER_RATE} ms`);
 }
 
-const MAX_DURATION_S = Math.ceil(
-  (RAMP_MS + HOLD_MS + TIMING.joinTimeoutMs + FINISH_MAX_MS + 8000) / 1000,
-);
-
-export const options = {
-  ...COMMON_OPTIONS,
-  scenarios: {
-    soak: {
-      executor: 'per-vu-iterations',
-      vus: VUS,
-      iterations: 1,
-      maxDuration: `${MAX_DURATION_S}s`,
-      gracefulStop: '10s',
-    },
-  },
-  thresholds: commonThresholds({
+export const options = scriptOptions(
+  'soak',
+  oncePerVu(VUS, RAMP_MS + HOLD_MS + TIMING.joinTimeoutMs + FINISH_MAX_MS + 8000),
+  {
     chat_unexpected_closes: [`count<=${MAX_UNEXPECTED_CLOSES}`],
     chat_heartbeat_rtt: [`p(99)<${SLO.p99Ms}`],
     chat_heartbeats_missed: ['count==0'],
-  }),
-};
+  },
+);
 
 export function setup() {
   assertReady();
-  const runId = newRunId();
-  const rooms = Array.from({ length: ROOMS }, (_, index) => roomName(runId, 'soak', index));
+  const plan = newPlan('soak', ROOMS);
   console.log(
-    `soak ${PROFILE_NAME}: run ${runId}, ${CONNECTIONS} connections (${VUS} VUs × ${PER_VU}) in ` +
-      `${ROOMS} rooms of ≤ ${ROOM_SIZE}, ramp ${RAMP_MS / 1000} s, hold ${HOLD_MS / 1000} s`,
+    `soak ${PROFILE_NAME}: run ${plan.runId}, ${CONNECTIONS} connections (${VUS} VUs × ${PER_VU}) ` +
+      `in ${ROOMS} rooms of ≤ ${ROOM_SIZE}, ramp ${RAMP_MS / 1000} s, hold ${HOLD_MS / 1000} s`,
   );
-  return { runId, rooms, startedAt: Date.now() };
+  return plan;
 }
 
 /** One connection's whole life: stagger in, idle with heartbeats and a few messages, leave. */
 async function connection(plan, index) {
   const stopAt = plan.startedAt + RAMP_MS + HOLD_MS;
   await sleep(plan.startedAt + (RAMP_MS * index) / CONNECTIONS - Date.now());
-  const room = plan.rooms[index % ROOMS];
-  const member = new Member(room, `idle${Math.floor(index / ROOMS)}`, { deadline: stopAt });
+  const name = `idle${Math.floor(index / ROOMS)}`;
+  const member = new Member(plan.rooms[index % ROOMS], name, { deadline: stopAt });
   if (await member.join()) {
     const heartbeats = setInterval(() => member.heartbeat(), HEARTBEAT_MS);
     for (;;) {
@@ -88,9 +72,6 @@ async function connection(plan, index) {
 
 export default async function (plan) {
   const first = (__VU - 1) * PER_VU;
-  const mine = [];
-  for (let index = first; index < Math.min(first + PER_VU, CONNECTIONS); index += 1) {
-    mine.push(connection(plan, index));
-  }
-  await Promise.all(mine);
+  const count = Math.min(PER_VU, CONNECTIONS - first);
+  await Promise.all(Array.from({ length: count }, (_, i) => connection(plan, first + i)));
 }

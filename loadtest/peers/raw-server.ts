@@ -6,34 +6,35 @@
  *   PORT=4001 REDIS_URL=redis://127.0.0.1:6379 tsx loadtest/peers/raw-server.ts
  * Socket: ws://127.0.0.1:PORT/api/room/:room/ws?name=NAME (the name stands in for the token).
  */
-import { createServer } from 'node:http';
 import {
   CloseCode,
   encodeFrame,
-  ErrorCode,
-  errorFrame,
   FRAME_MAX_BYTES,
-  FrameErrorMessage,
   FrameType,
   parseSocketPath,
   SEND_BUFFER_MAX_BYTES,
 } from '@taco/protocol';
 import Redis from 'ioredis';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { defineCommands, keys, peerEnvironment, storeMessage, validMessage } from './store';
+import { frameHead, keys, peer, peerErrors, storeMessage, validMessage } from './store';
 
-const { port, redisUrl } = peerEnvironment();
-const redis = defineCommands(new Redis(redisUrl));
+const wss = new WebSocketServer({
+  noServer: true,
+  perMessageDeflate: false,
+  maxPayload: FRAME_MAX_BYTES,
+});
+const { redisUrl, redis, httpServer, listen } = peer(() => {
+  for (const client of wss.clients) client.terminate();
+  httpServer.close();
+  sub.disconnect();
+});
 const sub = new Redis(redisUrl);
 const rooms = new Map<string, Set<WebSocket>>();
 const channelPrefix = keys.channel('').slice(0, -1);
 
-const UNSUPPORTED = encodeFrame(
-  errorFrame({ code: ErrorCode.BadFrame, message: 'This peer takes message and heartbeat frames' }),
-);
-const UNAVAILABLE = encodeFrame(
-  errorFrame({ code: ErrorCode.Unavailable, message: FrameErrorMessage.unavailable }),
-);
+const errors = peerErrors('This peer takes message and heartbeat frames');
+const UNSUPPORTED = encodeFrame(errors.unsupported);
+const UNAVAILABLE = encodeFrame(errors.unavailable);
 const HEARTBEAT = encodeFrame({ type: FrameType.Heartbeat });
 
 sub.on('messageBuffer', (channel: Buffer, frame: Buffer) => {
@@ -60,8 +61,6 @@ async function join(ws: WebSocket, room: string, name: string): Promise<void> {
   }
   members.add(ws);
   presence(room, name, true);
-  const roomJson = JSON.stringify(room);
-  const senderJson = JSON.stringify(name);
   ws.on('message', (data, isBinary) => {
     let frame: unknown;
     try {
@@ -72,9 +71,7 @@ async function join(ws: WebSocket, room: string, name: string): Promise<void> {
     const message = validMessage(frame);
     if (message) {
       const timestamp = Date.now() / 1000;
-      const clientId =
-        message.clientId === undefined ? '' : `,"client_id":${JSON.stringify(message.clientId)}`;
-      const head = `{"type":${FrameType.Message},"room":${roomJson},"sender":${senderJson},"body":${JSON.stringify(message.body)},"timestamp":${timestamp}${clientId},"seq":`;
+      const head = frameHead(room, name, message.body, timestamp, message.clientId);
       storeMessage(redis, room, name, message.body, timestamp, head).catch(() =>
         ws.send(UNAVAILABLE),
       );
@@ -94,15 +91,7 @@ async function join(ws: WebSocket, room: string, name: string): Promise<void> {
   });
 }
 
-const wss = new WebSocketServer({
-  noServer: true,
-  perMessageDeflate: false,
-  maxPayload: FRAME_MAX_BYTES,
-});
-const server = createServer((req, res) => {
-  res.writeHead(req.url === '/health' ? 200 : 404).end();
-});
-server.on('upgrade', (req, socket, head) => {
+httpServer.on('upgrade', (req, socket, head) => {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const room = parseSocketPath(url.pathname);
   const name = url.searchParams.get('name');
@@ -112,14 +101,4 @@ server.on('upgrade', (req, socket, head) => {
   }
   wss.handleUpgrade(req, socket, head, (ws) => void join(ws, room, name));
 });
-server.listen(port, '127.0.0.1');
-
-const stop = () => {
-  for (const client of wss.clients) client.terminate();
-  server.close();
-  redis.disconnect();
-  sub.disconnect();
-  setTimeout(() => process.exit(0), 100).unref();
-};
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
+listen();

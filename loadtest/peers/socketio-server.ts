@@ -7,30 +7,21 @@
  * Client: io('http://127.0.0.1:PORT', { transports: ['websocket'], query: { room, name } });
  * events 'message' both ways carry Taco Chat's frames as objects.
  */
-import { createServer } from 'node:http';
 import { createAdapter } from '@socket.io/redis-adapter';
 import Redis from 'ioredis';
 import { Server } from 'socket.io';
-import { ErrorCode, errorFrame, FrameErrorMessage, FrameType } from '@taco/protocol';
-import { defineCommands, peerEnvironment, storeMessage, validMessage } from './store';
+import { FrameType } from '@taco/protocol';
+import { peer, peerErrors, storeMessage, validMessage } from './store';
 
-const { port, redisUrl } = peerEnvironment();
-const UNSUPPORTED = errorFrame({
-  code: ErrorCode.BadFrame,
-  message: 'This peer takes message frames',
+const { redisUrl, redis, httpServer, listen } = peer(() => {
+  void io.close();
+  pub.disconnect();
+  sub.disconnect();
 });
-const UNAVAILABLE = errorFrame({
-  code: ErrorCode.Unavailable,
-  message: FrameErrorMessage.unavailable,
-});
-const redis = defineCommands(new Redis(redisUrl));
+const { unsupported, unavailable } = peerErrors('This peer takes message frames');
 const pub = new Redis(redisUrl);
 const sub = new Redis(redisUrl);
-
-const httpServer = createServer((req, res) => {
-  // Socket.IO answers its own path; everything else lands here.
-  res.writeHead(req.url === '/health' ? 200 : 404).end();
-});
+// Socket.IO answers its own path; `/health` and everything else land on the peer's handler.
 const io = new Server(httpServer, {
   transports: ['websocket'],
   perMessageDeflate: false,
@@ -44,12 +35,14 @@ io.on('connection', (socket) => {
     socket.disconnect(true);
     return;
   }
+  const presence = (connecting: boolean) =>
+    io.to(room).emit('presence', { type: FrameType.Presence, room, sender: name, connecting });
   void socket.join(room);
-  io.to(room).emit('presence', { type: FrameType.Presence, room, sender: name, connecting: true });
+  presence(true);
   socket.on('message', (frame: unknown) => {
     const message = validMessage(frame);
     if (!message) {
-      socket.emit('message', UNSUPPORTED);
+      socket.emit('message', unsupported);
       return;
     }
     const timestamp = Date.now() / 1000;
@@ -65,26 +58,9 @@ io.on('connection', (socket) => {
           ...(message.clientId === undefined ? {} : { client_id: message.clientId }),
         });
       })
-      .catch(() => socket.emit('message', UNAVAILABLE));
+      .catch(() => socket.emit('message', unavailable));
   });
-  socket.on('disconnect', () => {
-    io.to(room).emit('presence', {
-      type: FrameType.Presence,
-      room,
-      sender: name,
-      connecting: false,
-    });
-  });
+  socket.on('disconnect', () => presence(false));
 });
 
-httpServer.listen(port, '127.0.0.1');
-
-const stop = () => {
-  void io.close();
-  redis.disconnect();
-  pub.disconnect();
-  sub.disconnect();
-  setTimeout(() => process.exit(0), 100).unref();
-};
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
+listen();

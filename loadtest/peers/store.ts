@@ -2,15 +2,20 @@
  * What both comparison peers store per message, with Taco Chat's semantics: a per-room seq and a
  * history list trimmed to HISTORY_MAX, refreshed to ROOM_TTL, in one Lua script (one round trip).
  */
+import { createServer } from 'node:http';
 import {
   CLIENT_ID_MAX_LENGTH,
+  ErrorCode,
+  errorFrame,
+  FrameErrorMessage,
   FrameType,
   HISTORY_MAX_DEFAULT,
   MESSAGE_MAX_LENGTH,
 } from '@taco/protocol';
-import type Redis from 'ioredis';
+import Redis from 'ioredis';
 
 export const ROOM_TTL_SECONDS = 7 * 24 * 3600;
+export const HISTORY_MAX = HISTORY_MAX_DEFAULT;
 
 export const keys = {
   seq: (room: string) => `peer:{${room}}:seq`,
@@ -55,18 +60,14 @@ export function storeMessage(
 ): Promise<number> {
   const keyList = [keys.seq(room), keys.log(room)];
   if (frameHead !== undefined) keyList.push(keys.channel(room));
-  const history = historyPrefix(sender, body, timestamp);
+  // The stored history entry up to its seq: `{"sender":…,"body":…,"timestamp":…,"seq":`.
+  const history = `{"sender":${JSON.stringify(sender)},"body":${JSON.stringify(body)},"timestamp":${timestamp},"seq":`;
   const args = [history, frameHead ?? '', HISTORY_MAX, ROOM_TTL_SECONDS];
   return redis.appendMessage(keyList.length, ...keyList, ...args);
 }
 
-export interface ValidMessage {
-  body: string;
-  clientId: string | undefined;
-}
-
 /** The same acceptance rules as Taco Chat for a message frame (codec.ts), or null. */
-export function validMessage(frame: unknown): ValidMessage | null {
+export function validMessage(frame: unknown): { body: string; clientId?: string } | null {
   if (typeof frame !== 'object' || frame === null) return null;
   const { type, body, client_id: clientId } = frame as Record<string, unknown>;
   if (type !== FrameType.Message || typeof body !== 'string') return null;
@@ -81,19 +82,45 @@ export function validMessage(frame: unknown): ValidMessage | null {
   return { body: trimmed, clientId };
 }
 
-export const HISTORY_MAX = HISTORY_MAX_DEFAULT;
-
-/** The stored history entry up to its seq: `{"sender":…,"body":…,"timestamp":…,"seq":`. */
-export function historyPrefix(sender: string, body: string, timestamp: number): string {
-  return `{"sender":${JSON.stringify(sender)},"body":${JSON.stringify(body)},"timestamp":${timestamp},"seq":`;
+/** The message frame's text up to its seq (the script appends `<seq>}`), as Taco Chat sends it. */
+export function frameHead(
+  room: string,
+  sender: string,
+  body: string,
+  timestamp: number,
+  clientId: string | undefined,
+): string {
+  const id = clientId === undefined ? '' : `,"client_id":${JSON.stringify(clientId)}`;
+  return `{"type":${FrameType.Message},"room":${JSON.stringify(room)},"sender":${JSON.stringify(sender)},"body":${JSON.stringify(body)},"timestamp":${timestamp}${id},"seq":`;
 }
 
-/** The room's port from the environment, and Redis's URL. */
-export function peerEnvironment(): { port: number; redisUrl: string } {
+/**
+ * A peer process: its port and Redis (`PORT`, `REDIS_URL`), the store's connection, and an HTTP
+ * server answering `/health`, listening once `listen` is called; on SIGTERM or SIGINT `close`
+ * runs, Redis disconnects and the process exits.
+ */
+export function peer(close: () => void) {
   const port = Number(process.env.PORT);
   const redisUrl = process.env.REDIS_URL;
   if (!Number.isInteger(port) || port <= 0 || !redisUrl) {
     throw new Error('PORT and REDIS_URL must be set');
   }
-  return { port, redisUrl };
+  const redis = defineCommands(new Redis(redisUrl));
+  const httpServer = createServer((req, res) => {
+    res.writeHead(req.url === '/health' ? 200 : 404).end();
+  });
+  const stop = () => {
+    close();
+    redis.disconnect();
+    setTimeout(() => process.exit(0), 100).unref();
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  return { redisUrl, redis, httpServer, listen: () => httpServer.listen(port, '127.0.0.1') };
 }
+
+/** The error frames a peer answers with: a frame it does not take, and Redis unavailable. */
+export const peerErrors = (unsupported: string) => ({
+  unsupported: errorFrame({ code: ErrorCode.BadFrame, message: unsupported }),
+  unavailable: errorFrame({ code: ErrorCode.Unavailable, message: FrameErrorMessage.unavailable }),
+});

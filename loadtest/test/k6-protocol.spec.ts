@@ -119,9 +119,12 @@ describe('the k6 mirror of the wire contract (loadtest/k6/protocol.js)', () => {
       1012,
       1013,
       4401,
+      4403,
       4409,
       4429,
       4000,
+      // Every code the contract names, so a code added there and not here fails.
+      ...Object.values(ProtocolCloseCode),
     ];
     for (const code of codes) {
       for (const attempts of [0, 1, 5, 9, 10, 11]) {

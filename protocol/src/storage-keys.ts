@@ -40,6 +40,8 @@ export const SHARED_KEYS = {
   ticket: (ticket: string) => `taco:ticket:${ticket}`,
   /** Per-IP call budgets (rate-limiter-flexible adds the IP after the prefix). */
   rateLimitPrefix: (budget: string) => `taco:limit:${budget}`,
+  /** Rooms whose messages disappear, scored by when they are next due for a sweep (§6.13). */
+  disappearing: 'taco:disappearing',
   /** Open sockets of one client IP, counted per replica (§7.3). */
   connections: (ip: string) => `taco:connections:{${ip}}`,
 } as const;

@@ -1,6 +1,5 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Browser } from 'playwright-core';
-import { rawGet } from '@taco/harness';
+import { rawRequest } from '@taco/harness';
 
 /** 1 KB = 1000 bytes. The JS and CSS of a first load, as a browser that offers brotli gets them. */
 export const BROTLI_BUDGET = 125_000;
@@ -49,23 +48,19 @@ export async function firstLoadAssets(
   }
 }
 
-export interface Transfer {
-  status: number;
-  /** Content-Encoding of the answer ('' when none). */
-  encoding: string;
-  /** Body bytes as they travel (compressed when `encoding` is set). */
-  bytes: number;
-  headers: IncomingHttpHeaders;
-}
-
-/** A GET of `url` offering only `acceptEncoding`, counting the body bytes as sent. */
-export async function transfer(url: string, acceptEncoding: string): Promise<Transfer> {
-  const response = await rawGet(url, { 'Accept-Encoding': acceptEncoding });
+/**
+ * A GET of `url` offering only `acceptEncoding`: its Content-Encoding ('' when none) and the body
+ * bytes as they travel (compressed when `encoding` is set).
+ */
+export async function transfer(url: string, acceptEncoding: string) {
+  const { status, headers, body } = await rawRequest(url, {
+    headers: { 'Accept-Encoding': acceptEncoding },
+  });
   return {
-    status: response.status,
-    encoding: String(response.headers['content-encoding'] ?? ''),
-    bytes: response.body.length,
-    headers: response.headers,
+    status,
+    encoding: String(headers['content-encoding'] ?? ''),
+    bytes: body.length,
+    headers,
   };
 }
 
@@ -127,8 +122,7 @@ export async function throttledFcp(browser: Browser, url: string): Promise<numbe
 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+  const middle = sorted.length / 2;
+  // The middle value, or the mean of the two middle values of an even count.
+  return ((sorted[Math.ceil(middle) - 1] ?? 0) + (sorted[Math.floor(middle)] ?? 0)) / 2;
 }

@@ -54,6 +54,7 @@ function redisDriver(config: AppConfig, metrics: MetricsService, target: RedisTa
     credentialsPerMinute: config.credentialsPerMinute,
     lookupsPerMinute: config.credentialsPerMinute * LOOKUPS_PER_CREDENTIAL,
     ticketLog: new Logger('RedisTicketStore'),
+    sweepLog: new Logger('DisappearingMessages'),
   });
 }
 

@@ -103,8 +103,8 @@ describe('Room channels on a Redis Cluster', () => {
 describeRoomSettingsContract('redis cluster', async () => {
   const [redis, other] = await Promise.all([connections('settings'), connections('settings-peer')]);
   return {
-    store: new RedisRoomSettingsStore(redis, 60),
-    peer: new RedisRoomSettingsStore(other, 60),
+    store: new RedisRoomSettingsStore(redis, 60, () => Promise.resolve()),
+    peer: new RedisRoomSettingsStore(other, 60, () => Promise.resolve()),
     presence: new RedisPresenceStore(redis, 20_000),
     bus: new RedisChatBus(redis, { historyMax: HISTORY_MAX, roomTtlSeconds: 60 }),
     // Redis keeps its own time: removals lapse as it passes.

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { type Cluster, startCluster } from './cluster';
+import { pickEnvironment } from './environment';
 
 const USAGE = `Usage: npm run cluster -- [--replicas N] [--port PORT] [--web-dist DIR] [--redis-cluster]
 
@@ -53,11 +54,6 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const env: Record<string, string> = {};
-  for (const key of PASSED_THROUGH) {
-    const value = process.env[key];
-    if (value !== undefined) env[key] = value;
-  }
 
   // Set once started; a signal before that has no handles to stop.
   const started: { cluster?: Cluster } = {};
@@ -78,7 +74,7 @@ async function main(): Promise<void> {
     port: wholeNumber('port', values.port, 1, 65535),
     webDist: values['web-dist'],
     redisCluster: values['redis-cluster'] === true,
-    env,
+    env: pickEnvironment(PASSED_THROUGH),
     output: 'stream',
   });
   started.cluster = cluster;

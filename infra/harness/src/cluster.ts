@@ -4,7 +4,6 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -12,46 +11,102 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { renderNginxConfig } from '../../nginx/render-nginx-config';
-import { baseEnvironment, REPO_ROOT, redisServerArgs } from './environment';
-import { type RedisCluster, startRedisCluster } from './redis-cluster';
-import type { Cluster, ClusterOptions, RedisHandle, ReplicaHandle } from './cluster-handles';
-import { findExecutable, followFile, ManagedProcess } from './managed-process';
-import { freePorts, httpStatus, redisPing, waitFor } from './wait';
+import { baseEnvironment, REPO_ROOT } from './environment';
+import {
+  type RedisCluster,
+  type RedisClusterOptions,
+  redisService,
+  startRedisCluster,
+} from './redis-cluster';
+import {
+  findExecutable,
+  followFile,
+  ManagedProcess,
+  requireExecutables,
+  type OutputMode,
+  Service,
+} from './managed-process';
+import { childPids } from './proc-stats';
+import { freePorts, httpStatus } from './wait';
 
 export const API_ENTRY = join(REPO_ROOT, 'api', 'dist', 'main.js');
 export const DEFAULT_WEB_DIST = join(REPO_ROOT, 'web', 'dist');
 
 export { baseEnvironment, REDIS_CONF, REPO_ROOT, redisServerArgs } from './environment';
-export type * from './cluster-handles';
 
-const STOP_GRACE_MS = 5000;
+export interface ClusterOptions {
+  /** api replicas behind nginx (default 3). */
+  replicas?: number;
+  /** nginx's port on 127.0.0.1 (default: a free one). */
+  port?: number;
+  /** The built web client nginx serves (default web/dist). */
+  webDist?: string;
+  /** Extra environment for every replica (rate limits, LOG_LEVEL…). */
+  env?: Record<string, string>;
+  /**
+   * Run Redis and point the replicas at it (default). `false` runs one embedded replica with
+   * in-memory state behind nginx, which only makes sense with `replicas: 1`.
+   */
+  redis?: boolean;
+  /**
+   * Run a Redis Cluster instead of one Redis: 3 masters and 3 replicas of `redis-server` on
+   * loopback (or as many as the options say), created with `redis-cli --cluster create`; the
+   * replicas get `REDIS_CLUSTER_NODES`.
+   */
+  redisCluster?: boolean | Pick<RedisClusterOptions, 'masters' | 'replicasPerMaster'>;
+  /** `stream` prints every child's output as `[name] line`; `quiet` (default) only keeps it. */
+  output?: OutputMode;
+  /** Bound on each start-up wait (default 30 s). */
+  startTimeoutMs?: number;
+}
+
+/**
+ * A replica: `url` is http://127.0.0.1:port, the replica itself (bypassing nginx); `restart()`
+ * stops it if it runs, starts it again on the same port, and waits until ready.
+ */
+export type ReplicaHandle = Service;
+
+/**
+ * The one Redis: `stop(signal)` (SIGTERM: Redis flushes the AOF and exits) waits for the exit;
+ * `start()` runs it again on the same port and folder, so the AOF is replayed.
+ */
+export type RedisHandle = Service;
+
+export interface NginxHandle {
+  readonly port: number;
+  readonly pid: number | undefined;
+  readonly configPath: string;
+  readonly accessLog: string;
+  readonly errorLog: string;
+  readonly lines: readonly string[];
+  /** The replicas in nginx's upstream now (every replica until `route` says otherwise). */
+  readonly routed: readonly ReplicaHandle[];
+  /**
+   * Renders the upstream with only these replicas and reloads nginx (SIGHUP), as nginx in front
+   * of a Kubernetes Service does once the endpoints drop a pod; resolves once nginx's new workers
+   * run (the old ones keep only the connections they hold). Requests from then on go to these.
+   */
+  route(replicas: readonly ReplicaHandle[]): Promise<void>;
+}
+
+export interface Cluster {
+  /** http://127.0.0.1:port through nginx. */
+  readonly url: string;
+  readonly workDir: string;
+  readonly replicas: readonly ReplicaHandle[];
+  readonly redis: RedisHandle | null;
+  /** The Redis Cluster, with `redisCluster` (then `redis` is null). */
+  readonly redisCluster: RedisCluster | null;
+  readonly nginx: NginxHandle;
+  /** Ends everything (SIGTERM, SIGKILL after a bounded wait) and removes the working folder. */
+  stop(): Promise<void>;
+}
 
 /** nginx started by root drops its workers to `nobody`; they must be able to read what it serves. */
 export function nginxUser(): string | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const groups = existsSync('/etc/group') ? readFileSync('/etc/group', 'utf8') : '';
   return /^nogroup:/m.test(groups) ? 'nobody nogroup' : 'nobody';
-}
-
-/** The process ids whose parent is `pid` (nginx's workers, of its master). */
-function childrenOf(pid: number): number[] {
-  const children: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // pid (comm) state ppid …: the command name may hold spaces and parentheses.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) children.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return children;
-}
-
-function tail(lines: readonly string[], count = 20): string {
-  return lines.slice(-count).join('\n');
 }
 
 /**
@@ -70,11 +125,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   if (!useRedis && options.redisCluster) {
     throw new Error('A Redis Cluster is Redis: redisCluster needs redis');
   }
-  for (const command of useRedis ? ['nginx', 'redis-server'] : ['nginx']) {
-    if (findExecutable(command) === command) {
-      throw new Error(`${command} is not installed (Debian: apt-get install ${command})`);
-    }
-  }
+  requireExecutables(useRedis ? ['nginx', 'redis-server'] : ['nginx']);
   if (!existsSync(API_ENTRY)) throw new Error(`${API_ENTRY} is missing: run npm run build first`);
   const webDist = resolve(options.webDist ?? DEFAULT_WEB_DIST);
   if (!existsSync(join(webDist, 'index.html'))) {
@@ -105,95 +156,59 @@ async function launch(
 
   // Everything nginx's workers touch must be readable by them (they run as nobody under root).
   chmodSync(workDir, 0o755);
-  const redisDir = join(workDir, 'redis');
   const nginxDir = join(workDir, 'nginx');
   const wwwDir = join(workDir, 'www');
-  mkdirSync(redisDir);
   mkdirSync(join(nginxDir, 'temp'), { recursive: true });
   cpSync(webDist, wwwDir, { recursive: true });
 
-  const processes: ManagedProcess[] = [];
-  const killAll = () => {
-    for (const child of processes) child.kill('SIGKILL');
-    for (const node of started.redisCluster?.nodes ?? []) node.kill('SIGKILL');
-    rmSync(workDir, { recursive: true, force: true });
-  };
   // Redis, with the repository's redis.conf and loopback overrides: one, or a cluster of six.
-  const started: { redisCluster?: RedisCluster } = {};
   const useCluster =
     useRedis && options.redisCluster !== undefined && options.redisCluster !== false;
   const redis =
     useRedis && !useCluster
-      ? new ManagedProcess({
-          name: 'redis',
-          command: findExecutable('redis-server'),
-          args: redisServerArgs(redisPort, redisDir),
-          cwd: redisDir,
-          env: baseEnvironment(),
-          output,
-        })
-      : undefined;
-  if (redis) processes.push(redis);
-  if (useCluster) {
-    // First: the replicas' REDIS_CLUSTER_NODES names its nodes (free ports of their own).
-    started.redisCluster = await startRedisCluster({
-      ...(typeof options.redisCluster === 'object' ? options.redisCluster : {}),
-      dir: join(workDir, 'redis-cluster'),
-      output,
-      startTimeoutMs,
-    });
-  }
-  const startRedis = async () => {
-    if (!redis) return;
-    redis.start();
-    await waitFor(`redis on port ${redisPort}`, () => redisPing(redisPort), {
-      timeoutMs: startTimeoutMs,
-      abort: () => (redis.isRunning ? undefined : `exited:\n${tail(redis.lines)}`),
-    });
-  };
+      ? redisService('redis', redisPort, join(workDir, 'redis'), { output, startTimeoutMs })
+      : null;
+  // First: the replicas' REDIS_CLUSTER_NODES names its nodes (free ports of their own).
+  const redisCluster = useCluster
+    ? await startRedisCluster({
+        ...(typeof options.redisCluster === 'object' ? options.redisCluster : {}),
+        dir: join(workDir, 'redis-cluster'),
+        output,
+        startTimeoutMs,
+      })
+    : null;
 
   const replicas = replicaPorts.map((replicaPort, index) => {
-    const id = `api-${index + 1}`;
-    const env: NodeJS.ProcessEnv = {
-      ...baseEnvironment(),
-      PORT: String(replicaPort),
-      HOST: '127.0.0.1',
-      REPLICA_ID: id,
-      WEB_DIST: 'off',
-      TRUST_PROXY: '127.0.0.1',
-      ...(redis ? { REDIS_URL: `redis://127.0.0.1:${redisPort}` } : {}),
-      ...(started.redisCluster ? { REDIS_CLUSTER_NODES: started.redisCluster.seeds } : {}),
-      ...options.env,
-    };
-    const child = new ManagedProcess({
-      name: id,
+    const url = `http://127.0.0.1:${replicaPort}`;
+    return new Service({
+      name: `api-${index + 1}`,
       command: process.execPath,
       args: [API_ENTRY],
       cwd: REPO_ROOT,
-      env,
-      output,
-    });
-    processes.push(child);
-    return { id, port: replicaPort, process: child };
-  });
-  const startReplica = async (replica: (typeof replicas)[number]) => {
-    replica.process.start();
-    await waitFor(
-      `${replica.id} ready on port ${replica.port}`,
-      async () => (await httpStatus(`http://127.0.0.1:${replica.port}/api/health/ready`)) === 200,
-      {
-        timeoutMs: startTimeoutMs,
-        abort: () =>
-          replica.process.isRunning ? undefined : `exited:\n${tail(replica.process.lines)}`,
+      env: {
+        ...baseEnvironment(),
+        PORT: String(replicaPort),
+        HOST: '127.0.0.1',
+        REPLICA_ID: `api-${index + 1}`,
+        WEB_DIST: 'off',
+        TRUST_PROXY: '127.0.0.1',
+        ...(redis ? { REDIS_URL: redis.url } : {}),
+        ...(redisCluster ? { REDIS_CLUSTER_NODES: redisCluster.seeds } : {}),
+        ...options.env,
       },
-    );
-  };
+      output,
+      port: replicaPort,
+      url,
+      ready: async () => (await httpStatus(`${url}/api/health/ready`)) === 200,
+      startTimeoutMs,
+    });
+  });
 
   const configPath = join(nginxDir, 'nginx.conf');
   const accessLog = join(nginxDir, 'access.log');
   const errorLog = join(nginxDir, 'error.log');
   /** The replicas nginx's upstream lists (`route` changes it). */
-  let routed = replicas;
+  let routed: readonly ReplicaHandle[] = replicas;
   // A port picked seconds earlier may be taken meanwhile (a free port is also what the kernel
   // hands out for outgoing connections, and the replicas make many while they boot).
   const writeNginxConfig = async () => {
@@ -222,17 +237,22 @@ async function launch(
     env: baseEnvironment(),
     output,
   });
-  processes.push(nginx);
   // nginx writes its errors to a file, not to its output: show them as its lines all the same.
   const errorTail = followFile(errorLog, (line) => nginx.record(line));
 
+  const killAll = () => {
+    const nodes = [...(redis ? [redis] : []), ...(redisCluster?.nodes ?? [])];
+    for (const child of [nginx, ...replicas, ...nodes]) child.kill('SIGKILL');
+    rmSync(workDir, { recursive: true, force: true });
+  };
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
-      await nginx.stop('SIGTERM', STOP_GRACE_MS);
-      await Promise.all(replicas.map((replica) => replica.process.stop('SIGTERM', STOP_GRACE_MS)));
-      await redis?.stop('SIGTERM', STOP_GRACE_MS);
-      await started.redisCluster?.stop();
+      // SIGTERM, then SIGKILL after 5 s: nginx first, Redis last.
+      await nginx.stop();
+      await Promise.all(replicas.map((replica) => replica.stop()));
+      await redis?.stop();
+      await redisCluster?.stop();
       errorTail.stop();
       process.removeListener('exit', killAll);
       rmSync(workDir, { recursive: true, force: true });
@@ -243,47 +263,23 @@ async function launch(
   // If the test runner or CLI exits without calling stop(), do not leave children behind.
   process.once('exit', killAll);
   try {
-    await startRedis();
-    await Promise.all(replicas.map(startReplica));
+    await redis?.start();
+    await Promise.all(replicas.map((replica) => replica.start()));
     await writeNginxConfig();
     nginx.start();
-    await waitFor(
+    await nginx.waitUntil(
       `nginx on port ${port}`,
       async () => (await httpStatus(`http://127.0.0.1:${port}/api/health/live`)) === 200,
-      {
-        timeoutMs: startTimeoutMs,
-        abort: () => (nginx.isRunning ? undefined : `exited:\n${tail(nginx.lines)}`),
-      },
+      { timeoutMs: startTimeoutMs },
     );
   } catch (error) {
     await stop();
     throw error;
   }
 
-  const replicaHandles: ReplicaHandle[] = replicas.map((replica) => ({
-    id: replica.id,
-    port: replica.port,
-    url: `http://127.0.0.1:${replica.port}`,
-    get pid() {
-      return replica.process.pid;
-    },
-    get isRunning() {
-      return replica.process.isRunning;
-    },
-    get exited() {
-      return replica.process.exited;
-    },
-    lines: replica.process.lines,
-    kill: (signal?: NodeJS.Signals) => replica.process.kill(signal),
-    restart: async () => {
-      await replica.process.stop('SIGTERM', STOP_GRACE_MS);
-      await startReplica(replica);
-    },
-  }));
-
   const route = async (chosen: readonly ReplicaHandle[]) => {
+    const next = replicas.filter((replica) => chosen.some((handle) => handle.id === replica.id));
     const ids = new Set(chosen.map((handle) => handle.id));
-    const next = replicas.filter((replica) => ids.has(replica.id));
     if (next.length === 0 || next.length !== ids.size) {
       throw new Error(`route: ${[...ids].join(', ')} are not replicas of this cluster (or none)`);
     }
@@ -291,46 +287,22 @@ async function launch(
     if (master === undefined) throw new Error('route: nginx is not running');
     routed = next;
     await writeNginxConfig();
-    const before = new Set(childrenOf(master));
+    const before = new Set(childPids(master));
     nginx.kill('SIGHUP');
     // nginx starts new workers only once the new config loaded; a bad one keeps the old workers.
-    await waitFor(
+    await nginx.waitUntil(
       'nginx reloaded with the new upstream',
-      () => childrenOf(master).some((pid) => !before.has(pid)),
-      {
-        timeoutMs: 10_000,
-        intervalMs: 20,
-        abort: () => (nginx.isRunning ? undefined : `exited:\n${tail(nginx.lines)}`),
-      },
+      () => childPids(master).some((pid) => !before.has(pid)),
+      { timeoutMs: 10_000, intervalMs: 20 },
     );
   };
-
-  const redisHandle: RedisHandle | null = redis
-    ? {
-        port: redisPort,
-        url: `redis://127.0.0.1:${redisPort}`,
-        dir: redisDir,
-        get pid() {
-          return redis.pid;
-        },
-        get isRunning() {
-          return redis.isRunning;
-        },
-        get exited() {
-          return redis.exited;
-        },
-        lines: redis.lines,
-        stop: (signal: NodeJS.Signals = 'SIGTERM') => redis.stop(signal, STOP_GRACE_MS),
-        start: startRedis,
-      }
-    : null;
 
   return {
     url: `http://127.0.0.1:${port}`,
     workDir,
-    replicas: replicaHandles,
-    redis: redisHandle,
-    redisCluster: started.redisCluster ?? null,
+    replicas,
+    redis,
+    redisCluster,
     nginx: {
       port,
       get pid() {
@@ -341,7 +313,7 @@ async function launch(
       errorLog,
       lines: nginx.lines,
       get routed() {
-        return replicaHandles.filter((handle) => routed.some((r) => r.id === handle.id));
+        return routed;
       },
       route,
     },

@@ -4,33 +4,30 @@ import { join, resolve } from 'node:path';
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
 export const REDIS_CONF = join(REPO_ROOT, 'infra', 'redis', 'redis.conf');
 
-/** `redis-server` with the repository's redis.conf, overridden for one loopback port and folder. */
-export function redisServerArgs(port: number, dir: string): string[] {
-  return [
-    REDIS_CONF,
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--protected-mode',
-    'yes',
-    '--dir',
+/**
+ * `redis-server` with the repository's redis.conf, overridden for one loopback port and folder
+ * (AOF on, no RDB snapshots, 256 MB at most), and by `extra` (`--name value` each).
+ */
+export function redisServerArgs(port: number, dir: string, extra: Record<string, string> = {}) {
+  const settings = {
+    port: String(port),
+    bind: '127.0.0.1',
+    'protected-mode': 'yes',
     dir,
-    '--appendonly',
-    'yes',
-    '--save',
-    '',
-    '--maxmemory',
-    '256mb',
-  ];
+    appendonly: 'yes',
+    save: '',
+    maxmemory: '256mb',
+    ...extra,
+  };
+  return [REDIS_CONF, ...Object.entries(settings).flatMap(([name, value]) => [`--${name}`, value])];
+}
+
+/** The variables of this process's environment among `keys` that are set. */
+export function pickEnvironment(keys: readonly string[]): Record<string, string> {
+  const set = keys.filter((key) => process.env[key] !== undefined);
+  return Object.fromEntries(set.map((key) => [key, process.env[key] as string]));
 }
 
 /** The little of this process's environment a child needs; everything else is set on purpose. */
-export function baseEnvironment(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const key of ['PATH', 'HOME', 'LANG', 'TZ', 'SYSTEMROOT']) {
-    const value = process.env[key];
-    if (value !== undefined) env[key] = value;
-  }
-  return env;
-}
+export const baseEnvironment = (): NodeJS.ProcessEnv =>
+  pickEnvironment(['PATH', 'HOME', 'LANG', 'TZ', 'SYSTEMROOT']);

@@ -1,5 +1,6 @@
 /** A child process running a TypeScript script (through tsx), typed request/response over IPC. */
 import { type ChildProcess, fork } from 'node:child_process';
+import { EventEmitter, once } from 'node:events';
 import { setPriority } from 'node:os';
 
 interface Typed {
@@ -12,20 +13,14 @@ export type ChildLifecycle =
   | { type: 'connected'; ok: number; failed: number; firstError: string | null }
   | { type: 'closed' };
 
-interface Waiter<In> {
-  type: string;
-  resolve: (message: In) => void;
-  reject: (error: Error) => void;
-  timer: NodeJS.Timeout;
-}
-
 /**
  * The child answers each request with a message of a named type; it says `{type:'ready'}` once
  * it listens and answers `{type:'close'}` with `{type:'closed'}`.
  */
 export class IpcProcess<Out extends Typed, In extends Typed> {
   private readonly child: ChildProcess;
-  private readonly waiters: Waiter<In>[] = [];
+  /** Emits each message from the child under its type, and `error` once the child exited. */
+  private readonly messages = new EventEmitter();
   private exited = false;
   /** Settles when the process has loaded and listens. */
   readonly ready: Promise<unknown>;
@@ -42,37 +37,24 @@ export class IpcProcess<Out extends Typed, In extends Typed> {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     this.ready = this.wait('ready', 30_000);
-    this.child.on('message', (message: In) => {
-      const at = this.waiters.findIndex((waiter) => waiter.type === message.type);
-      const waiter = this.waiters[at];
-      if (!waiter) return;
-      this.waiters.splice(at, 1);
-      clearTimeout(waiter.timer);
-      waiter.resolve(message);
-    });
+    this.child.on('message', (message: In) => this.messages.emit(message.type, message));
     this.child.once('exit', (code) => {
       this.exited = true;
-      for (const waiter of this.waiters.splice(0)) {
-        clearTimeout(waiter.timer);
-        waiter.reject(new Error(`${label} exited (code ${code})`));
+      if (this.messages.listenerCount('error') > 0) {
+        this.messages.emit('error', new Error(`${label} exited (code ${code})`));
       }
     });
   }
 
-  private wait<T extends In['type']>(type: T, timeoutMs = this.replyTimeoutMs) {
-    return new Promise<Extract<In, { type: T }>>((resolve, reject) => {
-      if (this.exited) return reject(new Error(`${this.label} is not running`));
-      const waiter: Waiter<In> = {
-        type,
-        resolve: (message) => resolve(message as Extract<In, { type: T }>),
-        reject,
-        timer: setTimeout(() => {
-          this.waiters.splice(this.waiters.indexOf(waiter), 1);
-          reject(new Error(`${this.label}: no ${type} within ${timeoutMs} ms`));
-        }, timeoutMs),
-      };
-      this.waiters.push(waiter);
+  /** The child's next message of `type`. */
+  private async wait<T extends In['type']>(type: T, timeoutMs = this.replyTimeoutMs) {
+    if (this.exited) throw new Error(`${this.label} is not running`);
+    const signal = AbortSignal.timeout(timeoutMs);
+    const answer = once(this.messages, type, { signal }) as Promise<[Extract<In, { type: T }>]>;
+    const [message] = await answer.catch((error: Error) => {
+      throw signal.aborted ? new Error(`${this.label}: no ${type} within ${timeoutMs} ms`) : error;
     });
+    return message;
   }
 
   tell(message: Out): void {
@@ -100,11 +82,10 @@ export class IpcProcess<Out extends Typed, In extends Typed> {
   /** Asks the child to close, and kills it if it has not exited 3 s later. */
   async close(): Promise<void> {
     if (this.exited) return;
-    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    const exited = once(this.child, 'exit');
     await this.request({ type: 'close' } as Out, 'closed').catch(() => undefined);
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 3000);
-    await exited;
-    clearTimeout(timer);
+    await exited.finally(() => clearTimeout(timer));
   }
 }
 

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { waitFor, type WaitOptions } from './wait';
 
 /** How a process ended. */
 export interface Exit {
@@ -26,15 +27,15 @@ const MAX_LINES = 5000;
 
 /**
  * One child process of the cluster: started from a spec, restartable with the same spec, its
- * output kept as lines (and printed as `[name] …` in stream mode).
+ * output kept as lines (and printed as `[name] …` in stream mode). `start` is the subclasses'.
  */
-export class ManagedProcess {
+abstract class Supervised {
   readonly lines: string[] = [];
   private child: ChildProcess | undefined;
   private exitPromise: Promise<Exit> = Promise.resolve({ code: null, signal: null });
   private running = false;
 
-  constructor(private readonly spec: ProcessSpec) {}
+  constructor(protected readonly spec: ProcessSpec) {}
 
   get name(): string {
     return this.spec.name;
@@ -53,7 +54,7 @@ export class ManagedProcess {
     return this.exitPromise;
   }
 
-  start(): void {
+  protected spawn(): void {
     if (this.running) throw new Error(`${this.spec.name} is already running`);
     const child = spawn(this.spec.command, [...this.spec.args], {
       cwd: this.spec.cwd,
@@ -76,11 +77,8 @@ export class ManagedProcess {
         resolve({ code, signal });
       });
     });
-    for (const stream of [child.stdout, child.stderr]) {
-      if (!stream) continue;
-      createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) =>
-        this.record(line),
-      );
+    for (const input of [child.stdout, child.stderr]) {
+      if (input) createInterface({ input, crlfDelay: Infinity }).on('line', (l) => this.record(l));
     }
   }
 
@@ -100,21 +98,70 @@ export class ManagedProcess {
   async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 5000): Promise<Exit> {
     if (!this.running) return this.exitPromise;
     this.kill(signal);
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), graceMs);
-    });
-    const first = await Promise.race([this.exitPromise, timedOut]);
-    clearTimeout(timer);
-    if (first !== 'timeout') return first;
-    this.record(`still running ${graceMs} ms after ${signal}: SIGKILL`);
-    this.kill('SIGKILL');
-    return this.exitPromise;
+    const timer = setTimeout(() => {
+      this.record(`still running ${graceMs} ms after ${signal}: SIGKILL`);
+      this.kill('SIGKILL');
+    }, graceMs);
+    return this.exitPromise.finally(() => clearTimeout(timer));
   }
 
-  /** Whether some line so far matches. */
-  hasLine(pattern: RegExp): boolean {
-    return this.lines.some((line) => pattern.test(line));
+  /** `waitFor`, given up at once (with the last lines) if the process exits meanwhile. */
+  waitUntil(what: string, check: () => Promise<boolean> | boolean, options: WaitOptions = {}) {
+    const abort = () => (this.running ? undefined : `exited:\n${this.lines.slice(-20).join('\n')}`);
+    return waitFor(what, check, { ...options, abort });
+  }
+}
+
+/** A child process started by `start()`, which returns once it is spawned. */
+export class ManagedProcess extends Supervised {
+  start(): void {
+    this.spawn();
+  }
+}
+
+/** What a `Service` adds to its process: where it serves, and when it is ready. */
+export interface ServiceSpec extends ProcessSpec {
+  port: number;
+  url: string;
+  ready: () => Promise<boolean>;
+  startTimeoutMs: number;
+}
+
+/**
+ * A process serving on a loopback port (a replica, a Redis): `start` starts it (again, on the same
+ * port and folder) and resolves once it is ready.
+ */
+export class Service extends Supervised {
+  readonly port: number;
+  readonly url: string;
+
+  constructor(protected override readonly spec: ServiceSpec) {
+    super(spec);
+    this.port = spec.port;
+    this.url = spec.url;
+  }
+
+  /** The replica's id (`api-2`), the name its lines are prefixed with. */
+  get id(): string {
+    return this.spec.name;
+  }
+
+  /** Its working folder (a Redis keeps its AOF or nodes.conf there). */
+  get dir(): string {
+    return this.spec.cwd;
+  }
+
+  async start(): Promise<void> {
+    this.spawn();
+    await this.waitUntil(`${this.name} ready on port ${this.port}`, this.spec.ready, {
+      timeoutMs: this.spec.startTimeoutMs,
+    });
+  }
+
+  /** Stops it if it runs, starts it again, and waits until it is ready. */
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
   }
 }
 
@@ -124,16 +171,19 @@ export class ManagedProcess {
  * reports ENOENT naming the command.
  */
 export function findExecutable(name: string): string {
-  const folders = [
-    ...(process.env.PATH ?? '').split(delimiter),
-    '/usr/local/sbin',
-    '/usr/sbin',
-    '/sbin',
-  ];
-  for (const folder of folders) {
-    if (folder.length > 0 && existsSync(join(folder, name))) return join(folder, name);
-  }
-  return name;
+  const sbin = ['/usr/local/sbin', '/usr/sbin', '/sbin'];
+  const folders = [...(process.env.PATH ?? '').split(delimiter), ...sbin];
+  const found = folders.find((dir) => dir !== '' && existsSync(join(dir, name)));
+  return found === undefined ? name : join(found, name);
+}
+
+/** Throws unless every command is installed, naming the Debian package (default: its own name). */
+export function requireExecutables(names: readonly string[], debianPackage?: string): void {
+  const missing = names.find((name) => findExecutable(name) === name);
+  if (missing === undefined) return;
+  throw new Error(
+    `${missing} is not installed (Debian: apt-get install ${debianPackage ?? missing})`,
+  );
 }
 
 /**
@@ -149,18 +199,10 @@ export function followFile(
   let partial = '';
   const poll = () => {
     if (!existsSync(path)) return;
-    const size = statSync(path).size;
-    if (size < offset) offset = 0;
-    if (size === offset) return;
-    const buffer = Buffer.alloc(size - offset);
-    const fd = openSync(path, 'r');
-    try {
-      readSync(fd, buffer, 0, buffer.length, offset);
-    } finally {
-      closeSync(fd);
-    }
-    offset = size;
-    const lines = (partial + buffer.toString('utf8')).split('\n');
+    const data = readFileSync(path);
+    if (data.length < offset) offset = 0;
+    const lines = (partial + data.subarray(offset).toString('utf8')).split('\n');
+    offset = data.length;
     partial = lines.pop() ?? '';
     for (const line of lines) onLine(line);
   };

@@ -61,11 +61,8 @@ export function merge(into: number[], from: readonly number[]): void {
   for (let i = 0; i < BUCKETS; i += 1) into[i] = (into[i] ?? 0) + (from[i] ?? 0);
 }
 
-export function count(histogram: readonly number[]): number {
-  let total = 0;
-  for (const value of histogram) total += value;
-  return total;
-}
+export const count = (histogram: readonly number[]): number =>
+  histogram.reduce((total, value) => total + value, 0);
 
 /** The upper bound of the bucket holding quantile `q` (0–1), or null when empty. */
 export function quantile(histogram: readonly number[], q: number): number | null {

@@ -29,10 +29,6 @@ export function childPids(pid: number): number[] {
   }
 }
 
-export function totalCpuSeconds(pids: readonly number[]): number {
-  return pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
-}
-
 /** Resident set size in bytes (VmRSS), or 0 when the process is gone. */
 export function rssBytes(pid: number): number {
   try {
@@ -72,7 +68,8 @@ function machineCpu(): { busy: number; steal: number } {
  */
 export function cpuWindow<K extends string>(groups: Record<K, readonly number[]>) {
   const names = Object.keys(groups) as K[];
-  const read = () => names.map((name) => totalCpuSeconds(groups[name]));
+  const read = () =>
+    names.map((name) => groups[name].reduce((sum, pid) => sum + cpuSeconds(pid), 0));
   const before = read();
   const machineBefore = machineCpu();
   const self = process.cpuUsage();

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { baseEnvironment, redisServerArgs } from './environment';
-import { type Exit, findExecutable, ManagedProcess, type OutputMode } from './managed-process';
+import { findExecutable, type OutputMode, requireExecutables, Service } from './managed-process';
 import { freePorts, redisPing, waitFor } from './wait';
 
 const run = promisify(execFile);
@@ -29,19 +29,11 @@ export interface RedisClusterOptions {
   startTimeoutMs?: number;
 }
 
-export interface RedisClusterNode {
-  readonly port: number;
+/** A node of the cluster: `start()` runs it again on its port and folder, rejoining from its nodes.conf. */
+export type RedisClusterNode = Service & {
   /** `127.0.0.1:port`. */
   readonly address: string;
-  readonly dir: string;
-  readonly isRunning: boolean;
-  readonly exited: Promise<Exit>;
-  readonly lines: readonly string[];
-  kill(signal?: NodeJS.Signals): void;
-  stop(signal?: NodeJS.Signals): Promise<Exit>;
-  /** Starts the node again on its port and folder: it rejoins the cluster from its nodes.conf. */
-  start(): Promise<void>;
-}
+};
 
 export interface RedisCluster {
   readonly nodes: readonly RedisClusterNode[];
@@ -64,22 +56,58 @@ export interface RedisCluster {
   stop(): Promise<void>;
 }
 
-/** Parses `CLUSTER NODES`: the master that serves each slot range, by port. */
-function mastersBySlot(clusterNodes: string): { port: number; from: number; to: number }[] {
-  const ranges: { port: number; from: number; to: number }[] = [];
-  for (const line of clusterNodes.split('\n')) {
-    const [, address = '', flags = '', , , , , state = '', ...slots] = line.trim().split(' ');
-    if (!flags.split(',').includes('master') || flags.includes('fail') || state !== 'connected') {
-      continue;
-    }
+/** `CLUSTER NODES`, one node a line: its id, port, flags, master's id, link state, slots. */
+function parseNodes(clusterNodes: string) {
+  return clusterNodes.split('\n').map((line) => {
+    const [id = '', address = '', flags = '', master = '', , , , state = '', ...slots] = line
+      .trim()
+      .split(' ');
     const port = Number(address.split('@', 1)[0]?.split(':')[1]);
-    for (const slot of slots) {
-      if (slot.startsWith('[')) continue; // a slot being migrated
-      const [from = '', to = from] = slot.split('-');
-      ranges.push({ port, from: Number(from), to: Number(to) });
-    }
-  }
-  return ranges;
+    return { id, port, flags: flags.split(','), master, state, slots };
+  });
+}
+
+/** The master that serves each slot range, by port. */
+function mastersBySlot(clusterNodes: string): { port: number; from: number; to: number }[] {
+  return parseNodes(clusterNodes)
+    .filter((node) => node.flags.includes('master') && !node.flags.some((f) => f.includes('fail')))
+    .filter((node) => node.state === 'connected')
+    .flatMap(({ port, slots }) =>
+      // `[…]`: a slot being migrated.
+      slots
+        .filter((slot) => !slot.startsWith('['))
+        .map((slot) => slot.split('-'))
+        .map(([from = '', to = from]) => ({ port, from: Number(from), to: Number(to) })),
+    );
+}
+
+/** `redis-server` with the repository's redis.conf on a loopback port and folder of its own. */
+export function redisService(
+  name: string,
+  port: number,
+  dir: string,
+  { output = 'quiet', startTimeoutMs = 30_000, settings = {} }: RedisServiceOptions = {},
+): Service {
+  mkdirSync(dir, { recursive: true });
+  return new Service({
+    name,
+    command: findExecutable('redis-server'),
+    args: redisServerArgs(port, dir, settings),
+    cwd: dir,
+    env: baseEnvironment(),
+    output,
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    ready: () => redisPing(port),
+    startTimeoutMs,
+  });
+}
+
+interface RedisServiceOptions {
+  output?: OutputMode;
+  startTimeoutMs?: number;
+  /** Settings beyond redis.conf and `redisServerArgs`' (`--name value` each). */
+  settings?: Record<string, string>;
 }
 
 export async function startRedisCluster(options: RedisClusterOptions = {}): Promise<RedisCluster> {
@@ -88,41 +116,28 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   if (!Number.isInteger(masters) || masters < 3) {
     throw new Error(`A Redis Cluster needs at least 3 masters (got ${masters})`);
   }
-  const redisServer = findExecutable('redis-server');
+  requireExecutables(['redis-server', 'redis-cli'], 'redis');
   const redisCli = findExecutable('redis-cli');
-  for (const [name, path] of [
-    ['redis-server', redisServer],
-    ['redis-cli', redisCli],
-  ] as const) {
-    if (path === name) throw new Error(`${name} is not installed (Debian: apt-get install redis)`);
-  }
   const startTimeoutMs = options.startTimeoutMs ?? 30_000;
   const ownDir = options.dir === undefined;
   const root = options.dir ?? mkdtempSync(join(tmpdir(), 'taco-redis-cluster-'));
   const ports = await freePorts(masters * (1 + replicasPerMaster));
-  const processes = ports.map((port) => {
-    const dir = join(root, String(port));
-    mkdirSync(dir, { recursive: true });
-    return new ManagedProcess({
-      name: `redis-${port}`,
-      command: redisServer,
-      args: [
-        ...redisServerArgs(port, dir),
-        '--cluster-enabled',
-        'yes',
-        '--cluster-config-file',
-        'nodes.conf',
-        '--cluster-node-timeout',
-        String(options.nodeTimeoutMs ?? 2000),
-        // A replica that lost its master for a while may still take over (tests kill masters).
-        '--cluster-replica-validity-factor',
-        '0',
-      ],
-      cwd: dir,
-      env: baseEnvironment(),
-      output: options.output ?? 'quiet',
-    });
-  });
+  const nodes: RedisClusterNode[] = ports.map((port) =>
+    Object.assign(
+      redisService(`redis-${port}`, port, join(root, String(port)), {
+        output: options.output,
+        startTimeoutMs,
+        settings: {
+          'cluster-enabled': 'yes',
+          'cluster-config-file': 'nodes.conf',
+          'cluster-node-timeout': String(options.nodeTimeoutMs ?? 2000),
+          // A replica that lost its master for a while may still take over (tests kill masters).
+          'cluster-replica-validity-factor': '0',
+        },
+      }),
+      { address: `127.0.0.1:${port}` },
+    ),
+  );
 
   const cli = async (port: number, ...args: string[]) => {
     const { stdout } = await run(redisCli, ['-h', '127.0.0.1', '-p', String(port), ...args], {
@@ -130,33 +145,6 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     });
     return stdout.trim();
   };
-
-  const startNode = async (child: ManagedProcess, port: number) => {
-    child.start();
-    await waitFor(`redis cluster node on port ${port}`, () => redisPing(port), {
-      timeoutMs: startTimeoutMs,
-      abort: () => (child.isRunning ? undefined : `exited:\n${child.lines.slice(-20).join('\n')}`),
-    });
-  };
-
-  const nodes: RedisClusterNode[] = processes.map((child, index) => {
-    const port = ports[index] as number;
-    return {
-      port,
-      address: `127.0.0.1:${port}`,
-      dir: join(root, String(port)),
-      get isRunning() {
-        return child.isRunning;
-      },
-      get exited() {
-        return child.exited;
-      },
-      lines: child.lines,
-      kill: (signal: NodeJS.Signals = 'SIGKILL') => child.kill(signal),
-      stop: (signal: NodeJS.Signals = 'SIGTERM') => child.stop(signal),
-      start: () => startNode(child, port),
-    };
-  });
 
   const waitUntilHealthy = async (timeoutMs = startTimeoutMs) => {
     await waitFor(
@@ -189,24 +177,15 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   };
 
   const stop = async () => {
-    await Promise.allSettled(processes.map((child) => child.stop('SIGTERM', 3000)));
+    await Promise.allSettled(nodes.map((node) => node.stop('SIGTERM', 3000)));
     if (ownDir) rmSync(root, { recursive: true, force: true });
   };
 
   try {
-    await Promise.all(processes.map((child, index) => startNode(child, ports[index] as number)));
-    await run(
-      redisCli,
-      [
-        '--cluster',
-        'create',
-        ...nodes.map((node) => node.address),
-        '--cluster-replicas',
-        String(replicasPerMaster),
-        '--cluster-yes',
-      ],
-      { timeout: 60_000 },
-    );
+    await Promise.all(nodes.map((node) => node.start()));
+    const create = ['--cluster', 'create', ...nodes.map((node) => node.address)];
+    const replicas = ['--cluster-replicas', String(replicasPerMaster), '--cluster-yes'];
+    await run(redisCli, [...create, ...replicas], { timeout: 60_000 });
     await waitUntilHealthy();
   } catch (error) {
     await stop();
@@ -227,11 +206,9 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
 
   const replicasOf = async (master: RedisClusterNode) => {
     const id = await cli(master.port, 'cluster', 'myid');
-    const ports = (await cli(master.port, 'cluster', 'nodes'))
-      .split('\n')
-      .map((line) => line.trim().split(' '))
-      .filter(([, , flags = '', masterId]) => flags.split(',').includes('slave') && masterId === id)
-      .map(([, address = '']) => Number(address.split('@', 1)[0]?.split(':')[1]));
+    const ports = parseNodes(await cli(master.port, 'cluster', 'nodes'))
+      .filter((node) => node.flags.includes('slave') && node.master === id)
+      .map((node) => node.port);
     return nodes.filter((node) => ports.includes(node.port));
   };
 
@@ -251,24 +228,13 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         .split('\n')
         .filter((name) => name.length > 0);
       if (keys.length === 0) break;
-      const moved = await cli(
-        from.port,
-        'migrate',
-        '127.0.0.1',
-        String(to.port),
-        '',
-        '0',
-        '5000',
-        'keys',
-        ...keys,
-      );
+      // MIGRATE host port "" db timeout KEYS key…: a batch of keys at once.
+      const migrate = ['migrate', '127.0.0.1', String(to.port), '', '0', '5000', 'keys'];
+      const moved = await cli(from.port, ...migrate, ...keys);
       if (moved !== 'OK' && moved !== 'NOKEY') throw new Error(`MIGRATE said ${moved}`);
     }
-    for (const port of [
-      to.port,
-      from.port,
-      ...masters.filter((p) => p !== to.port && p !== from.port),
-    ]) {
+    const others = masters.filter((port) => port !== to.port && port !== from.port);
+    for (const port of [to.port, from.port, ...others]) {
       await cli(port, 'cluster', 'setslot', slot, 'node', toId as string);
     }
     return { from, to };

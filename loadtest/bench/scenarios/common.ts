@@ -1,26 +1,50 @@
-/** What the bench's scenarios (slow reader, reconnect storm, connect cost) share. */
+/** What the bench's scenarios (slow reader, reconnect storm, connect cost) share: one shape. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { quantile } from '@taco/harness';
 import type Redis from 'ioredis';
+import { cpus, totalmem } from 'node:os';
+
+/** The command line's string options, by name. */
+export type Values = Partial<Record<string, string>>;
+
+/** A whole-number option: its flag, default, default with `--smoke`, least and greatest value. */
+type IntOption = readonly [flag: string, fallback: number, smoke: number, min: number, max: number];
 
 /**
- * A scenario's command line: its own string options `names`, and `--only`, `--out` and `--smoke`
- * (tiny sizes) that every scenario takes.
+ * A scenario run by `--only <name>`: its whole-number options by setting name (`ints`), its other
+ * options (`flags`), and `measure`, which runs it and returns its figures, written as JSON to
+ * `--out` (default loadtest/results/<file>-latest.json); `verdict` may fail the run after that.
  */
-export function scenarioArgs<K extends string>(argv: string[], names: readonly K[]) {
-  const own = Object.fromEntries(names.map((name) => [name, { type: 'string' as const }]));
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      ...own,
-      only: { type: 'string' },
-      out: { type: 'string' },
-      smoke: { type: 'boolean' },
-    },
-  });
-  return values as Partial<Record<K | 'only' | 'out', string>> & { smoke?: boolean };
+export interface Scenario<K extends string, R> {
+  file: string;
+  ints: Record<K, IntOption>;
+  flags?: string[];
+  measure(settings: Record<K, number>, values: Values, smoke: boolean): Promise<R>;
+  verdict?(report: R): void;
+}
+
+/** The options a scenario takes: its own, and `--only`, `--out` and `--smoke` (tiny sizes). */
+export const scenarioFlags = (scenario: Scenario<string, unknown>): string[] => [
+  ...Object.values<IntOption>(scenario.ints).map(([flag]) => flag),
+  ...(scenario.flags ?? []),
+  ...['only', 'out', 'smoke'],
+];
+
+export async function runScenario<K extends string, R>(
+  scenario: Scenario<K, R>,
+  values: Values,
+  smoke: boolean,
+): Promise<void> {
+  const settings = Object.fromEntries(
+    Object.entries<IntOption>(scenario.ints).map(([key, [flag, fallback, tiny, min, max]]) => [
+      key,
+      intOption(flag, values[flag], smoke ? tiny : fallback, min, max),
+    ]),
+  ) as Record<K, number>;
+  const report = await scenario.measure(settings, values, smoke);
+  log(`JSON: ${writeJson(values.out, `${scenario.file}-latest.json`, report)}`);
+  scenario.verdict?.(report);
 }
 
 /** A whole number option between `min` and `max`, or its default. */
@@ -39,13 +63,41 @@ export function intOption(
   return value;
 }
 
-/** Writes a scenario's figures as JSON (default loadtest/results/<scenario>-latest.json). */
-export function writeReport(scenario: string, out: string | undefined, report: unknown): string {
-  const path = resolve(out ?? resolve(__dirname, '..', '..', 'results', `${scenario}-latest.json`));
+/** Writes a report as JSON to `out`, by default to loadtest/results/`name`; returns the path. */
+export function writeJson(out: string | undefined, name: string, report: unknown): string {
+  const path = resolve(out ?? resolve(__dirname, '..', '..', 'results', name));
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
   return path;
 }
+
+/** What every scenario's report starts with. */
+export const stamp = (scenario: string) => ({
+  scenario,
+  date: new Date().toISOString(),
+  machine: machine(),
+});
+
+/** The machine a run measured on. */
+export function machine() {
+  const cpu = cpus();
+  const memoryGiB = Math.round(totalmem() / 2 ** 30);
+  const platform = `${process.platform} ${process.arch}`;
+  return {
+    cpus: cpu.length,
+    cpuModel: cpu[0]?.model ?? 'unknown',
+    memoryGiB,
+    node: process.version,
+    platform,
+  };
+}
+
+export const sum = (values: readonly number[]): number =>
+  values.reduce((all, value) => all + value, 0);
+
+/** `record` with each value mapped by `map` (given the value and its key). */
+export const mapValues = <T, U>(record: Record<string, T>, map: (value: T, key: string) => U) =>
+  Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value, key)]));
 
 export const log = (line: string): void => {
   process.stdout.write(`${line}\n`);

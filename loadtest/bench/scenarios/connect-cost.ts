@@ -7,25 +7,13 @@
  * included, and background presence refreshes while the run lasts), the wall time of the whole
  * run, and first, from MONITOR, every Redis round trip of one connect. `--profile DIR`
  * writes the replica's V8 CPU profile there (summarize it with profile-summary.ts).
- *
- *   npm run bench -- --only connectCost [--sockets 4000] [--members 5] [--profile /tmp/prof]
- *                    [--smoke]
  */
 import { resolve } from 'node:path';
 import { cpuWindow, credentials, isPresence, openAll, RawClient, socketUrl } from '@taco/harness';
 import Redis from 'ioredis';
-import { machine } from '../report';
 import { startServer } from '../servers';
 import { withServer } from '../session';
-import {
-  commandStats,
-  commandsPer,
-  intOption,
-  log,
-  round,
-  scenarioArgs,
-  writeReport,
-} from './common';
+import { commandStats, commandsPer, log, round, type Scenario, stamp } from './common';
 
 const CONCURRENCY = 64;
 
@@ -77,15 +65,13 @@ async function connectOne(replicaUrl: string, room: string, name: string): Promi
   return client;
 }
 
-export async function runConnectCost(argv: string[]): Promise<void> {
-  const values = scenarioArgs(argv, ['sockets', 'members', 'profile'] as const);
-  const report = await connectCostScenario({
-    sockets: intOption('sockets', values.sockets, values.smoke ? 40 : 4000, 10, 50_000),
-    members: intOption('members', values.members, 5, 1, 1000),
-    profileDir: values.profile === undefined ? undefined : resolve(values.profile),
-  });
-  log(`JSON: ${writeReport('connect-cost', values.out, report)}`);
-}
+export const connectCost: Scenario<'sockets' | 'members', ConnectCostReport> = {
+  file: 'connect-cost',
+  ints: { sockets: ['sockets', 4000, 40, 10, 50_000], members: ['members', 5, 5, 1, 1000] },
+  flags: ['profile'],
+  measure: (settings, { profile }) =>
+    connectCostScenario({ ...settings, profileDir: profile && resolve(profile) }),
+};
 
 export interface ConnectCostSettings {
   sockets: number;
@@ -128,9 +114,7 @@ export async function connectCostScenario({ sockets, members, profileDir }: Conn
         const { total: cpuSeconds, wallSeconds: seconds } = window();
         const commands = commandsPer(await commandStats(redis), statsBefore, sockets, 0.01);
         const report = {
-          scenario: 'connectCost',
-          date: new Date().toISOString(),
-          machine: machine(),
+          ...stamp('connectCost'),
           sockets,
           members,
           failed,

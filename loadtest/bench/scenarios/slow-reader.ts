@@ -4,44 +4,32 @@
  * replica's RSS without and during the attack, the members' p50/p99 in both phases, the cuts and
  * the time from an attacker's open (and its cut) to the others seeing it gone. Bounded: idle
  * phase + attack + a short cool-down.
- *
- *   npm run bench -- --only slowReader [--seconds 60] [--idle-seconds 15] [--attackers 10]
- *                    [--members 10] [--rate 250] [--body 4000] [--out file.json] [--smoke]
  */
 import { type SlowReaderSettings, slowReaderAttack } from '@taco/harness';
-import { machine } from '../report';
 import { startServer } from '../servers';
 import { withServer } from '../session';
-import { intOption, log, median, MIB, ms as p, round, scenarioArgs, writeReport } from './common';
+import { log, median, MIB, ms as p, round, type Scenario, stamp } from './common';
 
 const ROOM = 'slow-reader-room';
 
-export async function runSlowReader(argv: string[]): Promise<void> {
-  const values = scenarioArgs(argv, [
-    'seconds',
-    'idle-seconds',
-    'attackers',
-    'members',
-    'rate',
-    'body',
-  ] as const);
-  const smoke = values.smoke === true;
-  const report = await slowReaderScenario({
-    attackSeconds: intOption('seconds', values.seconds, smoke ? 15 : 60, 5, 600),
-    idleSeconds: intOption('idle-seconds', values['idle-seconds'], smoke ? 3 : 15, 3, 600),
-    attackers: intOption('attackers', values.attackers, smoke ? 3 : 10, 1, 200),
-    members: intOption('members', values.members, smoke ? 4 : 10, 2, 200),
-    rate: intOption('rate', values.rate, 250, 1, 5000),
-    bodyBytes: intOption('body', values.body, 4000, 100, 4000),
-  });
-  log(`JSON: ${writeReport('slow-reader', values.out, report)}`);
-}
+export const slowReader: Scenario<keyof SlowReaderSettings, SlowReaderReport> = {
+  file: 'slow-reader',
+  ints: {
+    attackSeconds: ['seconds', 60, 15, 5, 600],
+    idleSeconds: ['idle-seconds', 15, 3, 3, 600],
+    attackers: ['attackers', 10, 3, 1, 200],
+    members: ['members', 10, 4, 2, 200],
+    rate: ['rate', 250, 250, 1, 5000],
+    bodyBytes: ['body', 4000, 4000, 100, 4000],
+  },
+  measure: slowReaderScenario,
+};
 
 export type SlowReaderReport = Awaited<ReturnType<typeof slowReaderScenario>>;
 
 /** Runs the attack with the bench's measurements and returns its figures. */
 export async function slowReaderScenario(settings: SlowReaderSettings) {
-  const { attackSeconds, idleSeconds, attackers, rate, bodyBytes } = settings;
+  const { attackSeconds, idleSeconds, attackers, rate } = settings;
   const started = Date.now();
   log(`== Slow readers: ${attackers} paused attackers, ${settings.members} members, ${rate} msg/s`);
   return withServer(
@@ -58,17 +46,8 @@ export async function slowReaderScenario(settings: SlowReaderSettings) {
       const spread = (values: number[]) =>
         values.length > 0 ? { median: median(values), max: Math.max(...values) } : null;
       const report = {
-        scenario: 'slowReader',
-        date: new Date().toISOString(),
-        machine: machine(),
-        settings: {
-          attackSeconds,
-          idleSeconds,
-          attackers,
-          members: settings.members,
-          rate,
-          bodyBytes,
-        },
+        ...stamp('slowReader'),
+        settings,
         rssIdleMiB: round(idleRss / MIB),
         rssAttackMaxMiB: round(attackRss / MIB),
         rssAttackMedianMiB: round(median(attack.rss) / MIB),

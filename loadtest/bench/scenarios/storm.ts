@@ -7,9 +7,6 @@
  * delays; messages lost and shown twice; credential and ticket calls per reconnect; Redis commands
  * per reconnect (INFO commandstats over the storm, less the same time's worth of the warm-up's
  * steady traffic). Exits non-zero when a message was lost or doubled, or a member never came back.
- *
- *   npm run bench -- --only storm [--clients 2000] [--rate 0.5] [--warmup 8] [--processes 2]
- *                    [--body 200] [--out file.json] [--smoke]
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -25,39 +22,34 @@ import {
   merge,
 } from '@taco/harness';
 import Redis from 'ioredis';
-import { machine } from '../report';
-import {
-  commandStats,
-  commandsPer,
-  intOption,
-  log,
-  ms as p,
-  round,
-  scenarioArgs,
-  writeReport,
-} from './common';
+import { commandStats, commandsPer, log, ms as p, round, type Scenario, stamp } from './common';
 
 const LAG_POLL_MS = 500;
 
-export async function runStorm(argv: string[]): Promise<void> {
-  const values = scenarioArgs(argv, ['clients', 'rate', 'warmup', 'processes', 'body'] as const);
-  const smoke = values.smoke === true;
-  const rate = Number(values.rate ?? (smoke ? 4 : 0.5));
-  if (!(rate > 0 && rate <= 50))
-    throw new Error(`--rate must be above 0 and at most 50 (got "${values.rate}")`);
-  const report = await stormScenario({
-    clients: intOption('clients', values.clients, smoke ? 100 : 2000, ROOM_MIN, 20_000),
-    rate,
-    warmupSeconds: intOption('warmup', values.warmup, smoke ? 3 : 8, 2, 300),
-    processes: intOption('processes', values.processes, smoke ? 1 : 2, 1, 8),
-    bodyBytes: intOption('body', values.body, 200, 50, 4000),
-  });
-  log(`JSON: ${writeReport('storm', values.out, report)}`);
-  if (report.everyoneBackSeconds === null) throw new Error('storm: not every client came back');
-  if (report.lost > 0 || report.shownTwice > 0) {
-    throw new Error('storm: messages were lost or shown twice');
-  }
-}
+type StormInts = Exclude<keyof StormSettings, 'rate' | 'env'>;
+
+export const storm: Scenario<StormInts, StormReport> = {
+  file: 'storm',
+  ints: {
+    clients: ['clients', 2000, 100, ROOM_MIN, 20_000],
+    warmupSeconds: ['warmup', 8, 3, 2, 300],
+    processes: ['processes', 2, 1, 1, 8],
+    bodyBytes: ['body', 200, 200, 50, 4000],
+  },
+  flags: ['rate'],
+  measure: (settings, values, smoke) => {
+    const rate = Number(values.rate ?? (smoke ? 4 : 0.5));
+    if (!(rate > 0 && rate <= 50))
+      throw new Error(`--rate must be above 0 and at most 50 (got "${values.rate}")`);
+    return stormScenario({ ...settings, rate });
+  },
+  verdict: (report) => {
+    if (report.everyoneBackSeconds === null) throw new Error('storm: not every client came back');
+    if (report.lost > 0 || report.shownTwice > 0) {
+      throw new Error('storm: messages were lost or shown twice');
+    }
+  },
+};
 
 /** Runs the storm with the bench's measurements and returns its figures. */
 export async function stormScenario(settings: StormSettings) {
@@ -132,9 +124,7 @@ export async function stormScenario(settings: StormSettings) {
   const eventLoop = (key: 'p99Ms' | 'maxMs') =>
     round(Math.max(...measured.map((each) => each.eventLoop.storm[key])), 0);
   const report = {
-    scenario: 'storm',
-    date: new Date().toISOString(),
-    machine: machine(),
+    ...stamp('storm'),
     settings: { clients, rooms: outcome.rooms, rate, warmupSeconds, processes, bodyBytes },
     ...outcome.figures,
     bystanderP50WarmMs: p(histograms.warm, 0.5),

@@ -26,6 +26,8 @@ export interface MemoryChatBusOptions {
   historyMax: number;
   roomTtlMs: number;
   now: () => number;
+  /** Seconds after which a room's messages disappear (0: never; protocol/README.md §6.13). */
+  disappearAfter?: (room: string) => number;
 }
 
 /** The embedded driver: history and fan-out inside this process. */
@@ -103,7 +105,19 @@ export class MemoryChatBus extends ChatBus {
     return Promise.resolve();
   }
 
+  /** Deletes the room's messages that have disappeared (§6.13); its `seq` goes on. */
+  dropExpired(room: string, now = this.options.now()): void {
+    const after = this.options.disappearAfter?.(room) ?? 0;
+    const messages = this.rooms.get(room)?.messages;
+    if (after <= 0 || !messages) return;
+    const cutoff = (now - after * 1000) / 1000;
+    let expired = 0;
+    while (expired < messages.length && (messages[expired]?.timestamp ?? 0) <= cutoff) expired++;
+    if (expired > 0) messages.splice(0, expired);
+  }
+
   history(room: string, query: HistoryQuery): Promise<HistoryPage> {
+    this.dropExpired(room);
     // Reading starts the room, so the epoch a first reader gets is the one its messages carry.
     const { epoch, messages, seq: lastSeq, clearedAt } = this.log(room);
     const last = (complete: boolean) =>

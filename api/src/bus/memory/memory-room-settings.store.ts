@@ -135,6 +135,18 @@ export class MemoryRoomSettingsStore extends RoomSettingsStore {
     return Promise.resolve({ ...kept.record });
   }
 
+  /** Every room whose messages disappear, with after how many seconds (§6.13). */
+  *disappearing(): IterableIterator<[string, number]> {
+    for (const [room, { record }] of this.records) {
+      if (record.disappearAfter > 0) yield [room, record.disappearAfter];
+    }
+  }
+
+  /** Seconds after which the room's messages disappear; 0 for never. */
+  disappearAfter(room: string): number {
+    return this.records.get(room)?.record.disappearAfter ?? 0;
+  }
+
   /** Forgets records idle past the room TTL with no one in their room, and lapsed removals. */
   sweep(): void {
     const now = this.now();

@@ -18,6 +18,8 @@ export interface MemoryStorageOptions {
 
 /** How often rooms idle past the room TTL are forgotten. */
 const SWEEP_INTERVAL_MS = 60_000;
+/** How often disappearing messages are deleted once expired (protocol/README.md §6.13). */
+const DISAPPEAR_SWEEP_MS = 1000;
 
 /** The embedded driver: rooms, history, presence, tickets and budgets live in this process. */
 export class MemoryStorageDriver extends StorageDriver {
@@ -30,6 +32,7 @@ export class MemoryStorageDriver extends StorageDriver {
   readonly lookupsBudget: MemoryIpRateLimiter;
   readonly tokenSecrets = new MemoryTokenSecretStore();
   private sweeper: NodeJS.Timeout | undefined;
+  private disappearSweeper: NodeJS.Timeout | undefined;
 
   constructor(options: MemoryStorageOptions) {
     super();
@@ -38,6 +41,7 @@ export class MemoryStorageDriver extends StorageDriver {
       historyMax: options.historyMax,
       roomTtlMs: options.roomTtlMs,
       now,
+      disappearAfter: (room) => this.rooms.disappearAfter(room),
     });
     this.presence = new MemoryPresenceStore(this.bus, (room, holder) =>
       this.rooms.removedNow(room, holder),
@@ -55,11 +59,15 @@ export class MemoryStorageDriver extends StorageDriver {
       this.bus.sweep();
       this.rooms.sweep();
     }, SWEEP_INTERVAL_MS).unref();
+    this.disappearSweeper = setInterval(() => {
+      for (const [room] of this.rooms.disappearing()) this.bus.dropExpired(room);
+    }, DISAPPEAR_SWEEP_MS).unref();
     return Promise.resolve();
   }
 
   stop(): Promise<void> {
     clearInterval(this.sweeper);
+    clearInterval(this.disappearSweeper);
     this.credentialsBudget.close();
     this.lookupsBudget.close();
     this.connections.close();

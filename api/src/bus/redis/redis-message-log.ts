@@ -172,7 +172,7 @@ export class RedisMessageLog {
     const started = performance.now();
     const [complete, entries, epoch] = (await history.run(
       this.redis.coalesced(),
-      [keys.seq, keys.log, keys.epoch, keys.cleared],
+      [keys.seq, keys.log, keys.epoch, keys.cleared, keys.settings],
       [
         query.count,
         query.after ?? '',

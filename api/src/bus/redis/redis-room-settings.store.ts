@@ -44,9 +44,14 @@ export function recordOf(fields: readonly string[]): RoomRecord | null {
 
 /** Rooms' settings records and removals in Redis (`chat:{room}:room`, `chat:{room}:removed`). */
 export class RedisRoomSettingsStore extends RoomSettingsStore {
+  /**
+   * `disappearing`: registers a room whose messages now disappear with the sweep
+   * (`RedisDisappearSweeper.register`).
+   */
   constructor(
     private readonly redis: RedisConnections,
     private readonly roomTtlSeconds: number,
+    private readonly disappearing: (room: string) => Promise<void>,
   ) {
     super();
   }
@@ -65,6 +70,7 @@ export class RedisRoomSettingsStore extends RoomSettingsStore {
         this.roomTtlSeconds,
       ],
     )) as [number, string[]];
+    if (created === 1 && settings.disappearAfter > 0) await this.disappearing(room);
     return { created: created === 1, record: recordOf(fields) };
   }
 
@@ -125,6 +131,9 @@ export class RedisRoomSettingsStore extends RoomSettingsStore {
     if (record === null) throw new Error('The room control script answered without a record');
     const outcome: ControlOutcome = { done: true, changed: changed === 1, record };
     if (targetHolder !== '') outcome.target = { name: targetName, holder: targetHolder };
+    if (outcome.changed && record.disappearAfter > 0 && command.action === 'disappear') {
+      await this.disappearing(room);
+    }
     return outcome;
   }
 

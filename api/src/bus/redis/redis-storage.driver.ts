@@ -5,6 +5,7 @@ import { RedisConnectionLimiter } from './redis-connection-limiter';
 import { RedisConnections } from './redis-connections';
 import { RedisIpRateLimiter } from './redis-ip-rate-limiter';
 import { RedisPresenceStore } from './redis-presence.store';
+import { RedisDisappearSweeper } from './redis-disappear-sweeper';
 import { RedisRoomSettingsStore } from './redis-room-settings.store';
 import { RedisTicketStore } from './redis-ticket.store';
 import { RedisTokenSecretStore } from './redis-token-secret.store';
@@ -17,6 +18,8 @@ export interface RedisStorageOptions {
   lookupsPerMinute: number;
   /** Where a ticket that could not be stored is logged. */
   ticketLog: WarnLogger;
+  /** Where a sweep of disappearing messages that failed is logged. */
+  sweepLog: WarnLogger;
 }
 
 /** How long the boot waits for Redis before it goes on, not ready until Redis answers. */
@@ -35,6 +38,7 @@ export class RedisStorageDriver extends StorageDriver {
   readonly credentialsBudget: RedisIpRateLimiter;
   readonly lookupsBudget: RedisIpRateLimiter;
   readonly tokenSecrets: RedisTokenSecretStore;
+  private readonly sweeper: RedisDisappearSweeper;
 
   /** `redis`: the connections every port uses; closed by `stop`. */
   constructor(
@@ -45,7 +49,12 @@ export class RedisStorageDriver extends StorageDriver {
     super();
     this.bus = new RedisChatBus(redis, options.bus);
     this.presence = new RedisPresenceStore(redis, options.presenceExpiryMs);
-    this.rooms = new RedisRoomSettingsStore(redis, options.bus.roomTtlSeconds);
+    this.sweeper = new RedisDisappearSweeper(redis, (error) =>
+      options.sweepLog.warn(`Sweeping disappearing messages failed: ${String(error)}`),
+    );
+    this.rooms = new RedisRoomSettingsStore(redis, options.bus.roomTtlSeconds, (room) =>
+      this.sweeper.register(room),
+    );
     this.tickets = new RedisTicketStore(redis, options.ticketLog);
     this.connections = new RedisConnectionLimiter(redis, replicaId, options.connectionsPerIp);
     this.credentialsBudget = new RedisIpRateLimiter(
@@ -61,12 +70,14 @@ export class RedisStorageDriver extends StorageDriver {
     if (!(await this.redis.waitUntilReady(REDIS_BOOT_WAIT_MS))) {
       log.warn('Redis is not reachable yet: not ready until it is');
     }
+    this.sweeper.start();
   }
 
   /** The connections close last, once the gateway has drained. */
   async stop(): Promise<void> {
     this.connections.close();
     this.bus.stop();
+    await this.sweeper.stop();
     await this.redis.close();
   }
 }

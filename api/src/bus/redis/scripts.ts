@@ -126,15 +126,40 @@ return 1
 `;
 
 /**
- * History. KEYS: seq, log, epoch, cleared. ARGV: count, after ('' for none), the asker's epoch
- * after a `=` ('' for none, so that an empty epoch is one given), epoch candidate, TTL seconds.
- * Returns {complete, entries, epoch}. A room with no seq starts one here (at 0), so the epoch a
- * first reader gets is the one its messages will carry.
+ * Deletes a room's expired messages from the head of its log (KEYS[2]) when its settings record
+ * (KEYS[5]) makes them disappear (protocol/README.md §6.13), by Redis's clock. Returns when the
+ * oldest message left expires (ms; a whole period from now when none is left), or -1 when the
+ * room's messages do not disappear.
+ */
+const DISAPPEAR_PRELUDE = `
+local function drop_expired()
+  local after = tonumber(redis.call('HGET', KEYS[5], 'disappear') or '0') or 0
+  if after <= 0 then return -1 end
+  local clock = redis.call('TIME')
+  local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+  local period = after * 1000
+  while true do
+    local oldest = redis.call('LINDEX', KEYS[2], 0)
+    if not oldest then return now + period end
+    local due = math.floor(tonumber(string.match(oldest, '"timestamp":([-%d.eE+]+)')) * 1000) + period
+    if due > now then return due end
+    redis.call('LPOP', KEYS[2])
+  end
+end
+`;
+
+/**
+ * History. KEYS: seq, log, epoch, cleared, the room's settings record. ARGV: count, after ('' for
+ * none), the asker's epoch after a `=` ('' for none, so that an empty epoch is one given), epoch
+ * candidate, TTL seconds. Returns {complete, entries, epoch}. A room with no seq starts one here
+ * (at 0), so the epoch a first reader gets is the one its messages will carry. Expired messages of
+ * a room whose messages disappear are deleted first (`DISAPPEAR_PRELUDE`), never answered.
  * The log always holds a contiguous run of seqs ending at the room's last seq. An `after` at or
  * before where the room was last cleared (in this epoch) is answered as incomplete: the asker
  * holds messages the clear removed.
  */
-export const HISTORY_SCRIPT = `${EPOCH_PRELUDE}
+export const HISTORY_SCRIPT = `${EPOCH_PRELUDE}${DISAPPEAR_PRELUDE}
+drop_expired()
 local count = tonumber(ARGV[1])
 local epoch, started = room_epoch(ARGV[4], ARGV[5])
 if started then redis.call('SET', KEYS[1], 0, 'EX', ARGV[5]) end
@@ -161,6 +186,31 @@ if start < 0 then
   complete = 0
 end
 return {complete, redis.call('LRANGE', KEYS[2], start, start + count - 1), epoch}
+`;
+
+/**
+ * Sweep of one room whose messages disappear. KEYS: seq (unused), log, epoch (unused), cleared
+ * (unused), the room's settings record: the keys `DISAPPEAR_PRELUDE` reads, in its places.
+ * Returns what `drop_expired` does: when to sweep again (ms), or -1 to stop.
+ */
+export const DISAPPEAR_SWEEP_SCRIPT = `${DISAPPEAR_PRELUDE}
+return drop_expired()
+`;
+
+/**
+ * The sweep registry's update (KEYS: `taco:disappearing`). ARGV: room, the score the sweep read,
+ * the next score ('' to leave the registry). Applied only while the room's score is the one the
+ * sweep read: a control that registered the room meanwhile keeps its own.
+ */
+export const DISAPPEAR_SETTLE_SCRIPT = `
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+else
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+end
+return 1
 `;
 
 /**

@@ -20,14 +20,13 @@ import {
   type ServerFrame,
   type ServerMessageFrame,
 } from '@taco/protocol';
+import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { credentials, socketUrl, ticket } from './http';
 
 export interface MemberOptions {
   /** How to back off (default: the web client's, 5 s ± 20 %). */
   policy?: ReconnectPolicy;
-  /** History page size (default the web client's 100). */
-  pageSize?: number;
   /** Read the room's whole history on the first open (after seq 0), not only the last page. */
   fromStart?: boolean;
   /** Called with every live message frame, after the member's own bookkeeping. */
@@ -101,8 +100,7 @@ export class ChatMember {
     private readonly options: MemberOptions = {},
   ) {
     this.policy = options.policy ?? DEFAULT_RECONNECT_POLICY;
-    this.pageSize =
-      options.pageSize ?? (options.fromStart ? HISTORY_COUNT_MAX : HISTORY_REQUEST_COUNT);
+    this.pageSize = options.fromStart ? HISTORY_COUNT_MAX : HISTORY_REQUEST_COUNT;
     this.lastSeq = options.fromStart ? 0 : null;
     this.ready = new Promise((resolve, reject) => (this.firstReady = { resolve, reject }));
     this.ready.catch(() => undefined);
@@ -130,14 +128,10 @@ export class ChatMember {
   /** Starts connecting; resolves once live, rejects when it gave up or `timeoutMs` passed. */
   connect(timeoutMs = 30_000): Promise<void> {
     void this.attempt();
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`${this.name} in ${this.room}: not live within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
+    const late = sleep(timeoutMs, null, { ref: false }).then(() => {
+      throw new Error(`${this.name} in ${this.room}: not live within ${timeoutMs} ms`);
     });
-    return Promise.race([this.ready, late]).finally(() => clearTimeout(timer));
+    return Promise.race([this.ready, late]);
   }
 
   private async attempt(): Promise<void> {

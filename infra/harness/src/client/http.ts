@@ -4,46 +4,79 @@
  * fetch spends several times the CPU of the request the server answers (loadtest/README.md,
  * "Connect cost"), on the same cores as the servers under test.
  */
-import { Agent, request } from 'node:http';
+import { Agent, type IncomingHttpHeaders, request } from 'node:http';
 import { ApiPath, type RoomCredentialsResponse, type RoomTicketResponse } from '@taco/protocol';
 
-const HTTP_TIMEOUT_MS = 30_000;
 const agent = new Agent({ keepAlive: true });
 
-/** A POST with a JSON body (or none): the status and the answer's text. */
-export function httpPost(
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The body as it came over the wire: still compressed when Content-Encoding says so. */
+  body: Buffer;
+}
+
+/** What `rawRequest` sends besides the URL. */
+export interface RawRequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  /** Sent as it is, with no header added for it (give `Content-Length` to send one). */
+  body?: Buffer | string;
+  timeoutMs?: number;
+  /** Kept-alive connections (the client's calls); by default a connection of its own. */
+  keepAlive?: boolean;
+}
+
+/**
+ * A request sent as given and an answer kept as received: no header the caller did not write
+ * but `Host` and `Connection` (a body without `Content-Length` goes chunked), the bytes as
+ * sent (fetch would ask for and undo compression itself).
+ */
+export function rawRequest(
   url: string,
-  body: object | undefined,
-  headers: Record<string, string> = {},
-  timeoutMs = HTTP_TIMEOUT_MS,
-): Promise<{ status: number; text: string }> {
-  const payload = body === undefined ? '' : JSON.stringify(body);
-  const typed = body === undefined ? {} : { 'content-type': 'application/json' };
+  { method = 'GET', headers = {}, body, timeoutMs = 10_000, keepAlive }: RawRequestOptions = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const call = request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        timeout: timeoutMs,
-        headers: { ...typed, 'content-length': Buffer.byteLength(payload), ...headers },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.once('error', reject);
-        response.once('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-      },
-    );
-    call.once('timeout', () => call.destroy(new Error(`${url}: no answer in ${timeoutMs} ms`)));
+    // Without keepAlive a connection of its own: a kept-alive one may lead to a server since gone.
+    const call = request(url, { method, headers, agent: keepAlive ? agent : false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.once('error', reject);
+      response.once('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks),
+        }),
+      );
+    });
     call.once('error', reject);
-    call.end(payload);
+    call.setTimeout(timeoutMs, () =>
+      call.destroy(new Error(`${url}: no answer in ${timeoutMs} ms`)),
+    );
+    call.end(body);
   });
+}
+
+/** A POST with a JSON body (or none), on a kept-alive connection: the status and the answer's text. */
+export async function httpPost(
+  url: string,
+  json: object | undefined,
+  headers: Record<string, string> = {},
+  timeoutMs = 30_000,
+): Promise<{ status: number; text: string }> {
+  const body = json === undefined ? '' : JSON.stringify(json);
+  const typed: Record<string, string> =
+    json === undefined ? {} : { 'content-type': 'application/json' };
+  const length = String(Buffer.byteLength(body));
+  const answer = await rawRequest(url, {
+    method: 'POST',
+    headers: { ...typed, 'content-length': length, ...headers },
+    body,
+    timeoutMs,
+    keepAlive: true,
+  });
+  return { status: answer.status, text: answer.body.toString('utf8') };
 }
 
 /** `POST /api/room/:room_id` through `baseUrl`: a token for `name` in `room`. */

@@ -1,4 +1,6 @@
 import { FrameType, type ServerFrame, type ServerMessageFrame } from '@taco/protocol';
+import { EventEmitter, once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket, { type ClientOptions } from 'ws';
 
 const DEFAULT_TIMEOUT_MS = 2000;
@@ -15,7 +17,8 @@ export interface Closed {
  */
 export class RawClient {
   private readonly frames: ServerFrame[] = [];
-  private waiter: (() => void) | undefined;
+  /** Emits `frame` as each one is queued. */
+  private readonly arrivals = new EventEmitter();
   readonly closed: Promise<Closed>;
   readonly opened: Promise<void>;
 
@@ -32,7 +35,7 @@ export class RawClient {
       const frame = JSON.parse(data.toString('utf8')) as ServerFrame;
       if (onFrame) return onFrame(frame);
       this.frames.push(frame);
-      this.waiter?.();
+      this.arrivals.emit('frame');
     });
     this.closed = new Promise((resolve) =>
       socket.on('close', (code, reason) => resolve({ code, reason: reason.toString('utf8') })),
@@ -59,24 +62,14 @@ export class RawClient {
     match: (frame: ServerFrame) => boolean = () => true,
     timeoutMs = DEFAULT_TIMEOUT_MS,
   ): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
+    const signal = AbortSignal.timeout(timeoutMs);
     for (;;) {
       const index = this.frames.findIndex(match);
       if (index !== -1) return this.frames.splice(index, 1)[0] as T;
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        throw new Error(
-          `${this.label}: no matching frame within ${timeoutMs} ms; had ${JSON.stringify(this.frames)}`,
-        );
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiter = () => {
-          clearTimeout(timer);
-          resolve();
-        };
+      await once(this.arrivals, 'frame', { signal }).catch(() => {
+        const had = JSON.stringify(this.frames);
+        throw new Error(`${this.label}: no matching frame within ${timeoutMs} ms; had ${had}`);
       });
-      this.waiter = undefined;
     }
   }
 
@@ -87,7 +80,7 @@ export class RawClient {
 
   /** Waits a little and returns the frames that arrived, taking them. */
   async drain(settleMs = 100): Promise<ServerFrame[]> {
-    await new Promise((resolve) => setTimeout(resolve, settleMs));
+    await sleep(settleMs);
     return this.frames.splice(0);
   }
 

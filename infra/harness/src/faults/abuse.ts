@@ -45,8 +45,7 @@ export async function fuzzScenario(
   const notes = [
     `${inputs.length} inputs, ${expectedErrors} invalid, ${errors()} typed errors back, ${leaked} frames leaked to others`,
   ];
-  const result = await verdict(cluster, 'fuzz', room, [observer, ...fuzzers], new Set(), notes);
-  return { ...result, crashes: result.crashes + leaked };
+  return verdict(cluster, 'fuzz', room, [observer, ...fuzzers], notes, leaked);
 }
 
 /** One member floods: it is refused and then closed with 4429; the others chat untouched. */
@@ -65,8 +64,6 @@ export async function floodScenario(
   const closedForAbuse = flooder.stats.closeCodes.includes(CloseCode.RateLimited);
   flooder.close();
   const calmRefused = calm.reduce((sum, member) => sum + member.stats.refused.length, 0);
-  const result = await verdict(cluster, 'client flood', room, calm, new Set(), [
-    `flooder: ${limited} rate_limited errors, closed with 4429: ${closedForAbuse}; calm clients refused: ${calmRefused}`,
-  ]);
-  return { ...result, crashes: result.crashes + (closedForAbuse ? 0 : 1) };
+  const note = `flooder: ${limited} rate_limited errors, closed with 4429: ${closedForAbuse}; calm clients refused: ${calmRefused}`;
+  return verdict(cluster, 'client flood', room, calm, [note], closedForAbuse ? 0 : 1);
 }

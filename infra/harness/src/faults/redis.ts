@@ -49,7 +49,7 @@ export async function redisScenario(
       intervalMs: 50,
     },
   );
-  return verdict(cluster, label, room, all, new Set(), [`Redis down for ${downMs} ms`]);
+  return verdict(cluster, label, room, all, [`Redis down for ${downMs} ms`]);
 }
 
 /**
@@ -75,7 +75,7 @@ export async function redisPauseScenario(
     },
   );
   await sleep(1000);
-  return verdict(cluster, 'Redis paused', room, all, new Set(), [`Redis paused for ${pauseMs} ms`]);
+  return verdict(cluster, 'Redis paused', room, all, [`Redis paused for ${pauseMs} ms`]);
 }
 
 function redisClusterOf(cluster: Cluster): RedisCluster {
@@ -136,11 +136,10 @@ export async function redisMasterKillScenario(
   await redis.waitUntilHealthy(30_000);
   const unconfirmedBefore = await counterSum(cluster, 'taco_unconfirmed_messages_total');
   const notes: string[] = [];
-  const size = options.short ? 4 : 10;
   const { room, all } = await underFault(
     cluster,
     'master',
-    size,
+    options.short ? 4 : 10,
     options.short ? 8000 : 15_000,
     async (all, room) => {
       const owner = await redis.ownerOf(roomKeys(room).log);
@@ -171,12 +170,10 @@ export async function redisMasterKillScenario(
   const unconfirmed =
     (await counterSum(cluster, 'taco_unconfirmed_messages_total')) - unconfirmedBefore;
   notes.push(`${unconfirmed} acknowledgement(s) given without a Redis replica confirming`);
-  const result = await verdict(cluster, 'Redis master SIGKILL', room, all, new Set(), notes);
+  const late = notes.some((note) => note.includes('within 20 s')) ? 1 : 0;
+  const result = await verdict(cluster, 'Redis master SIGKILL', room, all, notes, late);
   await redis.waitUntilHealthy(30_000);
-  return {
-    ...result,
-    crashes: result.crashes + (notes.some((note) => note.includes('within 20 s')) ? 1 : 0),
-  };
+  return result;
 }
 
 /** The slot of a busy room moved to another master (`SETSLOT`, `MIGRATE`) while everyone chats. */
@@ -186,11 +183,10 @@ export async function slotMoveScenario(
 ): Promise<ScenarioResult> {
   const redis = redisClusterOf(cluster);
   const notes: string[] = [];
-  const size = options.short ? 4 : 10;
   const { room, all } = await underFault(
     cluster,
     'slot',
-    size,
+    options.short ? 4 : 10,
     options.short ? 3000 : 8000,
     async (_, room) => {
       const { from, to } = await redis.moveSlot(roomKeys(room).log);
@@ -200,6 +196,5 @@ export async function slotMoveScenario(
   const resumed = await deliveredAgain(all, 'after the slot moved', 10_000);
   const stalled = resumed.others === null || resumed.acknowledged === null;
   if (stalled) notes.push('delivery did not resume within 10 s');
-  const result = await verdict(cluster, 'Redis slot move', room, all, new Set(), notes);
-  return { ...result, crashes: result.crashes + (stalled ? 1 : 0) };
+  return verdict(cluster, 'Redis slot move', room, all, notes, stalled ? 1 : 0);
 }

@@ -1,13 +1,7 @@
 /** A replica killed (SIGKILL) or drained (SIGTERM, close 1012) while its members chat. */
 import { CloseCode } from '@taco/protocol';
-import { type Cluster, type ReplicaHandle } from '../cluster';
+import { type Cluster } from '../cluster';
 import { type ChaosOptions, type ScenarioResult, underFault, verdict } from './verdict';
-
-/** Stops `victim` with `signal` and resolves once it has exited. */
-export async function stopReplica(victim: ReplicaHandle, signal: NodeJS.Signals): Promise<void> {
-  victim.kill(signal);
-  await victim.exited;
-}
 
 async function replicaScenario(
   cluster: Cluster,
@@ -21,14 +15,17 @@ async function replicaScenario(
     signal,
     options.short ? 6 : 18,
     options.short ? 3000 : 8000,
-    () => stopReplica(victim, signal),
+    async () => {
+      victim.kill(signal);
+      await victim.exited;
+    },
   );
   const drained = all.filter((m) => m.stats.closeCodes.includes(CloseCode.Restart)).length;
   const [scenario, note] =
     signal === 'SIGKILL'
       ? ['replica SIGKILL', `killed ${victim.id}`]
       : ['replica SIGTERM drain', `${drained} clients closed with 1012 by ${victim.id}`];
-  const result = await verdict(cluster, scenario, room, all, new Set([victim]), [note]);
+  const result = await verdict(cluster, scenario, room, all, [note], 0, [victim]);
   await victim.restart();
   return result;
 }

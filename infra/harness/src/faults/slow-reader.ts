@@ -68,12 +68,11 @@ export async function slowReaderAttack(
   const phases = { idle: samples(), attack: samples(), after: samples() };
   let phase = phases.idle;
   const tokens = new Map<string, Promise<string>>();
-  const token = (name: string) => {
-    if (!tokens.has(name)) tokens.set(name, credentials(replica.url, room, name));
-    return tokens.get(name) as Promise<string>;
-  };
   const open = async (name: string, onFrame: (frame: ServerFrame) => void) => {
-    const url = socketUrl(replica.url, room, { token: await token(name) });
+    if (!tokens.has(name)) tokens.set(name, credentials(replica.url, room, name));
+    const url = socketUrl(replica.url, room, {
+      token: await (tokens.get(name) as Promise<string>),
+    });
     const client = new RawClient(new WebSocket(url, { perMessageDeflate: false }), name, onFrame);
     await client.opened;
     return client;

@@ -74,9 +74,6 @@ export type StormChildMessage =
       eventLoop: Record<StormPhase, { p99Ms: number; maxMs: number }>;
     };
 
-type MemberProcess = IpcProcess<StormParentMessage, StormChildMessage>;
-type Report = Extract<StormChildMessage, { type: 'report' }>;
-
 export interface StormSettings {
   clients: number;
   /** Messages per second each room's sender sends. */
@@ -148,7 +145,6 @@ export async function reconnectStorm(settings: StormSettings, hooks: StormHooks 
   const cluster = await startCluster({
     replicas: 2,
     env: settings.env ?? SCENARIO_ENV,
-    output: 'quiet',
   });
   const pool = new IpcPool<StormParentMessage, StormChildMessage>(
     MEMBER_SCRIPT,
@@ -157,7 +153,7 @@ export async function reconnectStorm(settings: StormSettings, hooks: StormHooks 
     process.env,
     REPLY_TIMEOUT_MS,
   );
-  const probe: MemberProcess = new IpcProcess(
+  const probe = new IpcProcess<StormParentMessage, StormChildMessage>(
     MEMBER_SCRIPT,
     'storm probe',
     process.env,
@@ -230,7 +226,7 @@ export async function reconnectStorm(settings: StormSettings, hooks: StormHooks 
     await sleep(2000);
     await Promise.all(everyProcess.map((child) => child.request({ type: 'quiet' }, 'quiet')));
     await sleep(DRAIN_MS);
-    const reports: Report[] = await pool.all(() => ({ type: 'report' }), 'report');
+    const reports = await pool.all(() => ({ type: 'report' }), 'report');
     const probeReport = await probe.request({ type: 'report' }, 'report');
     const loadMembers = reports.flatMap((answer) => answer.members);
     const members = [...loadMembers, ...probeReport.members];

@@ -55,11 +55,11 @@ export const percentile = (values: number[], p: number): number | null => {
 };
 
 /** Replicas (and Redis) that are not running although nobody stopped them. */
-function crashed(cluster: Cluster, stopped: ReadonlySet<ReplicaHandle>): number {
-  const replicas = cluster.replicas.filter(
-    (replica) => !replica.isRunning && !stopped.has(replica),
-  ).length;
-  return replicas + (cluster.redis && !cluster.redis.isRunning ? 1 : 0);
+function crashed(cluster: Cluster, stopped: readonly ReplicaHandle[]): number {
+  const down = [...cluster.replicas, ...(cluster.redis ? [cluster.redis] : [])].filter(
+    (child) => !child.isRunning && !stopped.includes(child),
+  );
+  return down.length;
 }
 
 /** `count` members of `room` through `baseUrl`, connected and caught up. */
@@ -143,7 +143,6 @@ export async function tally(baseUrl: string, room: string, all: ChatMember[]) {
   }
   const isStored = (body: string) => copies.has(body);
   return {
-    stats,
     acked: acked.length,
     missingFromHistory,
     /** Acknowledged messages missing from history or from some member's list. */
@@ -162,20 +161,24 @@ export async function tally(baseUrl: string, room: string, all: ChatMember[]) {
   };
 }
 
-/** What the members saw against what the room's history holds; closes the members. */
+/**
+ * What the members saw against what the room's history holds; closes the members. `failed`:
+ * expectations the scenario saw missed, counted as crashes; `stopped`: replicas stopped on purpose.
+ */
 export async function verdict(
   cluster: Cluster,
   scenario: string,
   room: string,
   all: ChatMember[],
-  stopped: ReadonlySet<ReplicaHandle>,
   notes: string[],
+  failed = 0,
+  stopped: readonly ReplicaHandle[] = [],
 ): Promise<ScenarioResult> {
   const seen = await tally(cluster.url, room, all);
   for (const member of all) member.close();
   return {
     scenario,
-    crashes: crashed(cluster, stopped),
+    crashes: crashed(cluster, stopped) + failed,
     missingAcked: seen.missingFromHistory,
     refusedStored: seen.refusedStored,
     duplicatesShown: seen.conflicts,
