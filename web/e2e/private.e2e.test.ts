@@ -197,6 +197,7 @@ describe("The creator's controls", () => {
       .getByRole('button', { name: 'Remove' })
       .click();
     await ana.getByRole('heading', { name: REMOVED }).waitFor();
+    await expectAccessible(ana, 'removed');
     await feedLine(bob, 'Bob removed Ana');
     await snap(ana, 'private-06-removed');
     await snap(bob, 'private-07-creator-lines');

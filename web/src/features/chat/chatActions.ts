@@ -275,3 +275,6 @@ export type RoomControl =
 export const roomControlSent = createAction<{ room: string; control: RoomControl }>(
   'chat/roomControlSent',
 );
+
+/** The user, removed from the room, asks to join again under another name (§6.11). */
+export const rejoinAsked = createAction<{ room: string }>('chat/rejoinAsked');

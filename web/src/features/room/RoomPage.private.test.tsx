@@ -243,6 +243,16 @@ describe('Room page: removed from the room (close 4403)', () => {
     expect(fake.sockets).toHaveLength(1);
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   });
+
+  it('lets the user join again under another name', async () => {
+    const { socket, store, user } = openRoom();
+    act(() => socket.serverClose(CloseCode.Removed));
+    await user.click(await screen.findByRole('button', { name: 'Join with another name' }));
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByText('Please choose a username')).toBeInTheDocument();
+    expect(within(dialog).getByLabelText('Username')).toHaveValue('');
+    expect(selectRoomAuth(store.getState(), ROOM)?.removed).toBeUndefined();
+  });
 });
 
 describe('Room page: disappearing messages', () => {

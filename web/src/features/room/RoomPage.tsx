@@ -3,9 +3,16 @@ import { Suspense, useEffect, useLayoutEffect, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { useRequestCredentialsMutation, useRoomInfoQuery } from '../../api/roomsApi';
 import { useAppDispatch, useAppSelector, useAppStore } from '../../app/hooks';
-import { Alert, Spinner } from '../../components/ui';
+import { Alert, Button, Spinner } from '../../components/ui';
 import { ChatRoom, preloadChatRoom } from './chatRoomChunk';
-import { roomCreated, roomEntered, roomJoined, roomKeyFound, roomLeft } from '../chat/chatActions';
+import {
+  rejoinAsked,
+  roomCreated,
+  roomEntered,
+  roomJoined,
+  roomKeyFound,
+  roomLeft,
+} from '../chat/chatActions';
 import { roomCipherFor } from '../e2e/roomCiphers';
 import { selectMentionNames } from '../messages/mentionNames';
 import { selectMessages, selectRoomKnown } from '../messages/messagesSlice';
@@ -14,6 +21,7 @@ import { selectRemoved, selectRoomAuth, selectRoomKey } from '../roomAuth/roomAu
 import { selectRoomSettings, selectSettingsKnown } from '../roomSettings/roomSettingsSlice';
 import { UsernameModal } from './UsernameModal';
 import { useUnreadTitle } from './useUnreadTitle';
+import './roomGate.css';
 
 export { TOAST_DELAY_MS } from './share';
 
@@ -122,6 +130,7 @@ function Room({ room }: { room: string }) {
 
 /** Why the room does not open: removed by its creator, or encrypted and without its key. */
 function RoomGate(props: { room: string; title: string; removed?: boolean; wrongKey?: boolean }) {
+  const dispatch = useAppDispatch();
   const create = (
     <Link className="btn btn-primary" to={WebRoute.create}>
       Create a room
@@ -134,9 +143,18 @@ function RoomGate(props: { room: string; title: string; removed?: boolean; wrong
           <h1 className="alert-heading h5">{props.title}</h1>
           <p>
             The room&apos;s creator removed you from <strong>{props.room}</strong>. You cannot
-            rejoin it under this name.
+            rejoin it under this name for a while; unless the room is locked, you may under another
+            one.
           </p>
-          {create}
+          <div className="room-gate-actions">
+            {create}
+            <Button
+              variant="outline-danger"
+              onClick={() => dispatch(rejoinAsked({ room: props.room }))}
+            >
+              Join with another name
+            </Button>
+          </div>
         </Alert>
       </div>
     );

@@ -10,6 +10,7 @@ import {
   roomCreated,
   roomForgotten,
   roomJoined,
+  rejoinAsked,
   roomKeyFound,
 } from '../chat/chatActions';
 
@@ -121,6 +122,13 @@ export const roomAuthSlice = createSlice({
         record.token = '';
         record.authenticated = false;
         record.removed = true;
+      })
+      .addCase(rejoinAsked, (state, { payload: { room } }) => {
+        const record = state[keyOf(room)];
+        if (!record?.removed) return;
+        // The removed name stays barred for a while: the user picks another one (the key stays).
+        delete record.removed;
+        record.senderName = '';
       })
       .addCase(roomForgotten, (state, action) => {
         delete state[keyOf(action.payload.room)];
