@@ -18,7 +18,9 @@ import {
 import { isError, isHistory, isLive, isPresence, type RawClient } from '@taco/harness';
 import { type RedisCluster, startRedisCluster } from '@taco/harness';
 import { Cluster } from 'ioredis';
+import { nameForms } from '../src/bus/name-claim';
 import { roomKeys } from '../src/bus/redis/redis-keys';
+import { RoomSettingsStore } from '../src/bus/room-settings.port';
 import { RedisServer } from './support/redis-server';
 import { until } from './support/until';
 import { say } from './support/chat-socket';
@@ -40,10 +42,13 @@ interface Setup {
 }
 
 const KEY = 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8';
+/** Presence refreshes often here, so a replica that missed a room frame catches up quickly. */
+const REFRESH_MS = 300;
 
 async function replicas(shared: Parameters<typeof startTestApp>[0]): Promise<[TestApp, TestApp]> {
-  const one = await startTestApp({ ...shared, jwtSecret: TEST_SECRET, replicaId: 'one' });
-  const two = await startTestApp({ ...shared, jwtSecret: TEST_SECRET, replicaId: 'two' });
+  const common = { ...shared, jwtSecret: TEST_SECRET, presenceRefreshMs: REFRESH_MS };
+  const one = await startTestApp({ ...common, replicaId: 'one' });
+  const two = await startTestApp({ ...common, replicaId: 'two' });
   return [one, two];
 }
 
@@ -51,7 +56,7 @@ const setups: [string, () => Promise<Setup>][] = [
   [
     'embedded',
     async () => {
-      const app = await startTestApp();
+      const app = await startTestApp({ presenceRefreshMs: REFRESH_MS });
       return { one: app, two: app, stop: () => app.close() };
     },
   ],
@@ -451,4 +456,26 @@ describe.each(setups)('Private rooms: %s', (_label, start) => {
       stampAt(0);
     }
   }, 30_000);
+
+  it('closes a removed holder whose replica missed the room frame, at its next presence pass', async () => {
+    const annToken = await createRoom('Ann');
+    const [ann] = await enter(setup.one, 'Ann', annToken);
+    const [bob] = await member(setup.two, 'Bob');
+    // The removal stored, its room frame never published: as if replica two's subscription was
+    // down when it went out.
+    const creator = JSON.parse(
+      Buffer.from(annToken.split('.')[1] ?? '', 'base64url').toString(),
+    ) as { jti: string };
+    const removed = await setup.one.app
+      .get(RoomSettingsStore)
+      .control(
+        room,
+        creator.jti,
+        { action: 'remove', target: nameForms('Bob') },
+        { holderMs: 60_000, nameMs: 60_000 },
+      );
+    expect(removed).toMatchObject({ done: true, target: { name: 'Bob' } });
+    expect(await bob.closed).toEqual({ code: CloseCode.Removed, reason: CloseReason.Removed });
+    expect(await ann.next(isPresence('Bob', false), 5000)).toMatchObject({ room });
+  });
 });

@@ -31,6 +31,12 @@ export interface PresenceKept {
    * meanwhile: not brought back; the replica closes them (`CloseCode.NameTaken`).
    */
   taken: string[];
+  /**
+   * Connections of this replica whose holder was removed from the room (protocol/README.md
+   * §6.11) while the replica missed the room frame that said so (its subscription was down): not
+   * refreshed; the replica closes them (`CloseCode.Removed`).
+   */
+  removed: string[];
 }
 
 /** One local connection, as presence knows it. */

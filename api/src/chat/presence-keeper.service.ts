@@ -5,6 +5,7 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
+import { CloseCode, CloseReason } from '@taco/protocol';
 import { ChatBus } from '../bus/chat-bus.port';
 import { PresenceStore } from '../bus/presence.port';
 import { presenceEvent } from '../bus/room-events';
@@ -88,10 +89,16 @@ export class PresenceKeeper implements OnApplicationBootstrap, OnApplicationShut
       claim: member.claim,
       connectionId: member.id,
     }));
-    const { back, gone, taken } = await this.presence.keep(room, entries);
+    const { back, gone, taken, removed } = await this.presence.keep(room, entries);
     if (taken.length > 0) {
       const refused = new Set(taken);
       for (const member of members) if (refused.has(member.id)) member.refuseName();
+    }
+    if (removed.length > 0) {
+      const out = new Set(removed);
+      for (const member of members) {
+        if (out.has(member.id)) member.close(CloseCode.Removed, CloseReason.Removed);
+      }
     }
     await Promise.all([
       ...back.map((name) => this.announce(room, name, true)),

@@ -1,6 +1,7 @@
 import { type ChatBus, type RoomEvent } from '../chat-bus.port';
 import { type NameClaim, nameForms, namesClash } from '../name-claim';
 import {
+  type PresenceEntry,
   type PresenceJoin,
   type PresenceKept,
   type PresenceLeave,
@@ -101,9 +102,15 @@ export class MemoryPresenceStore extends PresenceStore {
     return Promise.resolve(connections ? namesOf(connections) : []);
   }
 
-  /** This process's own connections never go stale: they leave when they close. */
-  keep(): Promise<PresenceKept> {
-    return Promise.resolve({ back: [], gone: [], taken: [] });
+  /**
+   * This process's own connections never go stale: they leave when they close. Nor is a room frame
+   * ever lost here, so a removed holder's connections are closed already; any left are reported.
+   */
+  keep(room: string, entries: PresenceEntry[]): Promise<PresenceKept> {
+    const removed = entries
+      .filter(({ claim }) => this.isRemoved(room, claim.holder))
+      .map(({ connectionId }) => connectionId);
+    return Promise.resolve({ back: [], gone: [], taken: [], removed });
   }
 }
 

@@ -106,11 +106,12 @@ export class RedisPresenceStore extends PresenceStore {
       member(claim, connectionId),
       connectionId,
     ]);
-    const [back, gone, taken] = (await keep.run(
+    const keys = roomKeys(room);
+    const [back, gone, taken, removed] = (await keep.run(
       this.redis.coalesced(),
-      [roomKeys(room).presence],
+      [keys.presence, keys.removed],
       [this.expiryMs, ...args],
-    )) as [string[], string[], string[]];
-    return { back, gone, taken };
+    )) as [string[], string[], string[], string[]];
+    return { back, gone, taken, removed };
   }
 }

@@ -288,8 +288,10 @@ return 1
 `;
 
 /**
- * Keep: one replica's pass over a room (KEYS: presence). ARGV: expiry ms, then name, member,
- * connection triples of the replica's connections there. First refreshes those members, noting
+ * Keep: one replica's pass over a room (KEYS: presence, the room's removals). ARGV: expiry ms,
+ * then name, member, connection triples of the replica's connections there. A member whose holder
+ * was removed from the room is not refreshed, and its connection noted as removed: the replica
+ * closes it, and its leave tells the room (the removals are read only when the room has any). First refreshes those members, noting
  * the names that had been gone (reaped) and are back; a member that had lapsed (reaped, or expired
  * and not yet reaped) while someone else took its name, or one that clashes with it, is not
  * brought back but noted as taken (and reaped as expired). Then
@@ -302,12 +304,22 @@ local members = nil
 local names = nil
 local back = {}
 local taken = {}
+local removed = {}
 local seen = {}
+local removals = redis.call('EXISTS', KEYS[2]) == 1
 for i = 2, #ARGV, 3 do
   local name, member = ARGV[i], ARGV[i + 1]
   local keep = true
-  local score = redis.call('ZSCORE', KEYS[1], member)
-  if not score or tonumber(score) <= now then
+  if removals then
+    local holder = claim_of(member)
+    local until_ms = holder and redis.call('HGET', KEYS[2], 'h:' .. holder)
+    if until_ms and tonumber(until_ms) > now then
+      keep = false
+      table.insert(removed, ARGV[i + 2])
+    end
+  end
+  local score = keep and redis.call('ZSCORE', KEYS[1], member)
+  if keep and (not score or tonumber(score) <= now) then
     -- Lapsed: someone else may have taken the name meanwhile.
     members = members or live_members(KEYS[1])
     local holder, key, skeleton = claim_of(member)
@@ -338,7 +350,7 @@ if #expired > 0 then
     end
   end
 end
-return {back, gone, taken}
+return {back, gone, taken, removed}
 `;
 
 /** Live names. KEYS: presence. */

@@ -19,6 +19,7 @@ import {
   type ReconnectPolicy,
   type ServerFrame,
   type ServerMessageFrame,
+  type ServerRoomFrame,
 } from '@taco/protocol';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
@@ -89,6 +90,8 @@ export class ChatMember {
   readonly feed = new Map<number, HeldMessage>();
   /** Frames other than messages and presence (errors, clears…), for scenarios watching leaks. */
   readonly others: ServerFrame[] = [];
+  /** The room's settings as the last room frame told them (null before the first). */
+  settings: ServerRoomFrame | null = null;
   readonly stats: MemberReport;
   /** The socket is open and history has caught up. */
   live = false;
@@ -189,6 +192,9 @@ export class ChatMember {
     if (frame.type === FrameType.Message) {
       if ('messages' in frame) this.onHistory(frame.epoch, frame.messages, frame.complete);
       else this.onLive(frame);
+    } else if (frame.type === FrameType.Room) {
+      // The room's settings, after every join and change (protocol/README.md §6.9).
+      this.settings = frame;
     } else {
       if (frame.type !== FrameType.Presence) this.others.push(frame);
       if (frame.type === FrameType.Clear) this.feed.clear();
