@@ -42,7 +42,7 @@ async function everythingInRedis(): Promise<string> {
     if (type === 'list') parts.push(...(await redis.lrange(key, 0, -1)));
     if (type === 'hash') parts.push(...Object.values(await redis.hgetall(key)));
     if (type === 'set') parts.push(...(await redis.smembers(key)));
-    if (type === 'zset') parts.push(...(await redis.zrange(key, 0, -1)));
+    if (type === 'zset') parts.push(...(await redis.zrange(key, '0', '-1')));
     parts.push(key);
   }
   return parts.join('\n');
