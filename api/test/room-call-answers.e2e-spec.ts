@@ -11,7 +11,7 @@ import {
   TICKET_UNAUTHORIZED_MESSAGE,
   ValidationMessage,
 } from '@taco/protocol';
-import { PresenceStore } from '../src/bus/presence.port';
+import { RoomSettingsStore } from '../src/bus/room-settings.port';
 import { BODY_LIMIT_BYTES } from '../src/common/body-validation.pipe';
 import { RoomTokenService } from '../src/rooms/room-token.service';
 import { TicketStore } from '../src/bus/ticket-store.port';
@@ -268,9 +268,9 @@ describe('The credential and ticket calls', () => {
     );
   });
 
-  it('answer 503 when presence cannot be read', async () => {
+  it('answer 503 when the room and who is present cannot be read', async () => {
     jest
-      .spyOn(t.app.get(PresenceStore), 'isTaken')
+      .spyOn(t.app.get(RoomSettingsStore), 'checkCredentials')
       .mockRejectedValueOnce(new Error('storage away'));
     const answer = await send(t, named(asAnn));
     expect({ status: answer.status, body: bodyOf(answer) }).toEqual(

@@ -6,9 +6,11 @@ describe('npm run bench -- --only connectCost (small)', () => {
     expect(report.failed).toBe(0);
     expect(report.replicaCpuMsPerConnect).toBeGreaterThan(0);
     const joining = report.traced['joining others'];
-    // Credentials: the IP budget and the presence check; the socket: the connection count; the
-    // join: the presence script, which announces the newcomer itself.
-    expect(joining?.roundTrips).toEqual(['evalsha', 'evalsha', 'evalsha', 'evalsha']);
+    // Credentials: the IP budget, and the room's check (its settings, removals and the names
+    // present, one script); the socket: the connection count; the join: the presence script,
+    // which announces the newcomer itself, and the room's settings (protocol/README.md §6.9),
+    // sent in the same write.
+    expect(joining?.roundTrips).toEqual(['evalsha', 'evalsha', 'evalsha', 'evalsha', 'evalsha']);
     expect(report.traced['first in its room']?.roundTrips).toContain('subscribe');
   }, 120_000);
 });

@@ -63,3 +63,8 @@ export function nameForms(name: string): NameForms {
 export function namesClash(a: NameForms, b: NameForms): boolean {
   return a.key === b.key || a.skeleton === b.skeleton;
 }
+
+/** Whether any of the names `present` would pass for one with the forms `name`. */
+export function clashesWithAny(present: readonly string[], name: NameForms): boolean {
+  return present.some((other) => namesClash(nameForms(other), name));
+}

@@ -33,6 +33,8 @@ export interface CredentialsCheck {
   barred: boolean;
   /** The `Authorization` token's holder, when one was shown, and it was not removed. */
   member: boolean;
+  /** A name present in the room passes for this one (§3.4): the same key or skeleton. */
+  taken: boolean;
 }
 
 /** A creator's control (frame 9), the target already resolved to its name forms. */
@@ -67,8 +69,9 @@ export abstract class RoomSettingsStore {
   /** The room's record, or null; refreshes its lifetime (a connect keeps a used room alive). */
   abstract get(room: string): Promise<RoomRecord | null>;
   /**
-   * For a credential call: the record, whether `name` is barred, and whether `bearer` (the holder
-   * of a token the caller showed, if any) was not removed.
+   * For a credential call, in one step: the record, whether `name` is barred or taken by someone
+   * present, and whether `bearer` (the holder of a token the caller showed, if any) was not
+   * removed.
    */
   abstract checkCredentials(
     room: string,

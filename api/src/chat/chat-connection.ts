@@ -74,7 +74,10 @@ export class ChatConnection {
   readonly renames = new InTurn();
   /** History pages, one at a time, each once the one before has drained (see `drained`). */
   readonly pages = new InTurn();
-  /** Whether the room is end-to-end encrypted: its bodies are ciphertext (§6.12). */
+  /**
+   * Whether the room is end-to-end encrypted: its bodies are ciphertext (§6.12). Known once the
+   * join has read the room's settings; frames wait for it (`RoomWsAdapter`).
+   */
   encrypted = false;
   /**
    * Set once a room frame of a control reached this connection: the settings the join read may be

@@ -195,7 +195,6 @@ export class ChatGateway
       now,
       this.carried.take(admission.room, admission.name, now),
     );
-    connection.encrypted = admission.settings?.encrypted ?? false;
     this.metrics.connections.inc();
     this.log.opened(connection);
     connection.joined = this.join(connection);
@@ -232,6 +231,8 @@ export class ChatGateway
       this.rooms.get(room),
     ]);
     if (joined.taken) throw joined.removed ? new RemovedError(name) : new NameTakenError(name);
+    // Frames that came before the join are decoded now, by the room's kind (§6.12).
+    connection.encrypted = record?.encrypted ?? false;
     const frames: ServerFrame[] = joined.roster.map((sender) => ({
       type: FrameType.Presence,
       room,

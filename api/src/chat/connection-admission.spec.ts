@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import { type RoomSettingsStore } from '../bus/room-settings.port';
 import { type IncomingMessage } from 'node:http';
 import { CloseCode, CloseReason } from '@taco/protocol';
 import { ClientIpResolver } from '../common/client-ip';
@@ -37,7 +36,6 @@ function setup(overrides: Partial<AppConfig> = {}) {
     tickets,
     limiter,
     new ClientIpResolver([]),
-    { get: () => Promise.resolve(null) } as unknown as RoomSettingsStore,
   );
   return { admission, health, tickets, clock };
 }
@@ -51,7 +49,6 @@ describe('ConnectionAdmission', () => {
       name: 'Ann',
       holder: 'ann-credential',
       ip: '203.0.113.9',
-      settings: null,
     });
   });
 

@@ -7,7 +7,6 @@ import { HealthService } from '../health/health.service';
 import { RoomTokenService, type TokenHolder } from '../rooms/room-token.service';
 import { type TicketClaims, TicketStore } from '../bus/ticket-store.port';
 import { ConnectionLimiter } from '../bus/connection-limiter.port';
-import { type RoomRecord, RoomSettingsStore } from '../bus/room-settings.port';
 
 /**
  * A socket let in: its room, the user name its token carries and who holds it (`TokenHolder`),
@@ -17,8 +16,6 @@ export interface Admitted extends TokenHolder {
   admitted: true;
   room: string;
   ip: string;
-  /** The room's settings record when the socket was admitted (whether it is encrypted, §6.12). */
-  settings: RoomRecord | null;
 }
 
 /** A socket refused, with the close code and reason it gets. */
@@ -50,7 +47,6 @@ export class ConnectionAdmission {
     private readonly tickets: TicketStore,
     private readonly limiter: ConnectionLimiter,
     private readonly clientIp: ClientIpResolver,
-    private readonly rooms: RoomSettingsStore,
   ) {}
 
   /**
@@ -112,25 +108,10 @@ export class ConnectionAdmission {
     }
     if (holder === null) return refuse(CloseCode.Unauthorized, CloseReason.Unauthorized);
     const ip = this.clientIp.ofRequest(request);
-    const [acquired, settings] = await Promise.allSettled([
-      this.limiter.acquire(ip),
-      this.rooms.get(room),
-    ]);
-    if (acquired.status === 'fulfilled' && !acquired.value) {
+    if (!(await this.limiter.acquire(ip))) {
       return refuse(CloseCode.TryAgainLater, CloseReason.TooManyConnections);
     }
-    if (acquired.status === 'rejected' || settings.status === 'rejected') {
-      if (acquired.status === 'fulfilled') this.leave(ip);
-      return refuse(CloseCode.TryAgainLater, CloseReason.StorageUnavailable);
-    }
-    return {
-      admitted: true,
-      room,
-      name: holder.name,
-      holder: holder.holder,
-      ip,
-      settings: settings.value,
-    };
+    return { admitted: true, room, name: holder.name, holder: holder.holder, ip };
   }
 
   /** Gives back the place an admitted connection held. */

@@ -120,6 +120,20 @@ export class RoomWsAdapter extends WsAdapter {
     // A socket that was refused is closing: nothing it sends is read.
     const connection = ChatConnection.of(socket);
     if (!connection) return;
+    // How a frame is judged depends on the room (§5.2, §6.12), which the join reads: a frame that
+    // comes first waits for it, in order (its callbacks run in the order frames came); one whose
+    // join failed is dropped, as the connection is closing.
+    if (!connection.inRoom) {
+      connection.joined.then(
+        () => this.decoded(connection, data, isBinary),
+        () => undefined,
+      );
+      return;
+    }
+    this.decoded(connection, data, isBinary);
+  }
+
+  private decoded(connection: ChatConnection, data: RawData, isBinary: boolean): void {
     if (isBinary) {
       this.reply(connection, errorFrame(BINARY_FRAME_ERROR));
       return;

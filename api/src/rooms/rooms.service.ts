@@ -15,7 +15,6 @@ import {
   type RoomSettings,
 } from '@taco/protocol';
 import { nameClaim, nameForms } from '../bus/name-claim';
-import { PresenceStore } from '../bus/presence.port';
 import {
   type CredentialsCheck,
   type NewRoom,
@@ -32,11 +31,6 @@ export interface IssuedCredentials {
   token: string;
   /** The room's settings, with its creator's name, as the credential calls answer them. */
   settings: RoomSettings;
-}
-
-/** What a credential call needs to know before it answers (see `RoomsService.check`). */
-export interface CredentialsFindings extends CredentialsCheck {
-  taken: boolean;
 }
 
 /** The settings a room has when it has no record: made before records, or by §2.3 alone. */
@@ -60,7 +54,6 @@ export class RoomsService {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly presence: PresenceStore,
     private readonly rooms: RoomSettingsStore,
     private readonly tokens: RoomTokenService,
   ) {}
@@ -95,21 +88,17 @@ export class RoomsService {
    * barred, the room's record, and whether `bearer` (the holder of a token shown, if any) is a
    * member that was not removed; 503 when that cannot be told.
    */
-  check(room: string, name: string, bearer: string | null): Promise<CredentialsFindings> {
-    return orUnavailable(this.logger, 'Credentials check', async () => {
-      const [taken, check] = await Promise.all([
-        this.presence.isTaken(room, name),
-        this.rooms.checkCredentials(room, nameForms(name), bearer),
-      ]);
-      return { ...check, taken };
-    });
+  check(room: string, name: string, bearer: string | null): Promise<CredentialsCheck> {
+    return orUnavailable(this.logger, 'Credentials check', () =>
+      this.rooms.checkCredentials(room, nameForms(name), bearer),
+    );
   }
 
   /**
    * Credentials for a trimmed `name` in `room`, in the order of §2.1: 423 in a locked room (unless
    * the caller showed its own credential), 403 for a barred name, 409 for a taken one.
    */
-  credentials(room: string, name: string, found: CredentialsFindings): IssuedCredentials {
+  credentials(room: string, name: string, found: CredentialsCheck): IssuedCredentials {
     if (found.record?.locked && !found.member) {
       throw new HttpException(ROOM_LOCKED_MESSAGE, HttpStatus.LOCKED);
     }

@@ -1,5 +1,5 @@
 import { type ChatBus } from '../chat-bus.port';
-import { type NameClaim, type NameForms } from '../name-claim';
+import { type NameClaim, type NameForms, namesClash } from '../name-claim';
 import {
   type ControlOutcome,
   type CreatedRoom,
@@ -64,6 +64,7 @@ export class MemoryRoomSettingsStore extends RoomSettingsStore {
       record: this.record(room),
       barred: this.inForce(room, `k:${name.key}`) || this.inForce(room, `s:${name.skeleton}`),
       member: bearer !== null && !this.inForce(room, `h:${bearer}`),
+      taken: this.presence.claims(room).some((present) => namesClash(present, name)),
     });
   }
 

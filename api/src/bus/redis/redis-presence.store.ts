@@ -6,7 +6,7 @@ import {
   PresenceStore,
 } from '../presence.port';
 import { type RoomEvent } from '../chat-bus.port';
-import { type NameClaim, nameForms, namesClash } from '../name-claim';
+import { clashesWithAny, type NameClaim, nameForms } from '../name-claim';
 import { encodeEnvelope } from './envelope';
 import { LuaScript } from './lua-script';
 import { type RedisConnections } from './redis-connections';
@@ -92,8 +92,7 @@ export class RedisPresenceStore extends PresenceStore {
   }
 
   async isTaken(room: string, name: string): Promise<boolean> {
-    const forms = nameForms(name);
-    return (await this.names(room)).some((present) => namesClash(nameForms(present), forms));
+    return clashesWithAny(await this.names(room), nameForms(name));
   }
 
   async names(room: string): Promise<string[]> {

@@ -1,4 +1,4 @@
-import { type NameClaim, type NameForms } from '../name-claim';
+import { clashesWithAny, type NameClaim, type NameForms } from '../name-claim';
 import {
   type ControlOutcome,
   type CreatedRoom,
@@ -89,12 +89,17 @@ export class RedisRoomSettingsStore extends RoomSettingsStore {
     bearer: string | null,
   ): Promise<CredentialsCheck> {
     const keys = roomKeys(room);
-    const [fields, barred, member] = (await credentials.run(
+    const [fields, barred, member, names] = (await credentials.run(
       this.redis.coalesced(),
-      [keys.settings, keys.removed],
+      [keys.settings, keys.removed, keys.presence],
       [name.key, name.skeleton, bearer ?? ''],
-    )) as [string[], number, number];
-    return { record: recordOf(fields), barred: barred === 1, member: member === 1 };
+    )) as [string[], number, number, string[]];
+    return {
+      record: recordOf(fields),
+      barred: barred === 1,
+      member: member === 1,
+      taken: clashesWithAny(names, name),
+    };
   }
 
   async isRemoved(room: string, holder: string): Promise<boolean> {

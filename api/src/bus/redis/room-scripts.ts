@@ -48,13 +48,18 @@ return record
 `;
 
 /**
- * Credentials check. KEYS: record, removals. ARGV: name key, skeleton, the shown token's holder
- * ('' for none). Returns {record fields, barred (1/0), member (1/0)}.
+ * Credentials check, all a credential call needs in one script. KEYS: record, removals, presence.
+ * ARGV: name key, skeleton, the shown token's holder ('' for none). Returns {record fields, barred
+ * (1/0), member (1/0), the names present (one per live member)}.
  */
 export const ROOM_CREDENTIALS_SCRIPT = `${NOW}${IN_FORCE}
 local barred = in_force('k:' .. ARGV[1]) or in_force('s:' .. ARGV[2])
 local member = ARGV[3] ~= '' and not in_force('h:' .. ARGV[3])
-return {redis.call('HGETALL', KEYS[1]), barred and 1 or 0, member and 1 or 0}
+local names = {}
+for _, present in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. now, '+inf')) do
+  table.insert(names, string.match(present, '^(.-)\\n'))
+end
+return {redis.call('HGETALL', KEYS[1]), barred and 1 or 0, member and 1 or 0, names}
 `;
 
 /** Removed. KEYS: (unused), removals. ARGV: holder. 1 while that holder stays removed. */
