@@ -162,6 +162,7 @@ export function describeRoomSettingsContract(
         record: expect.objectContaining({ creator: 'holder-ann' }) as unknown,
         barred: false,
         member: false,
+        taken: false,
       });
       expect(await peer.checkCredentials(room, nameForms('Cleo'), 'holder-ann')).toMatchObject({
         member: true,
@@ -173,6 +174,21 @@ export function describeRoomSettingsContract(
       expect(await peer.isRemoved(room, 'holder-bob')).toBe(true);
       await subject.elapse(REMOVAL.holderMs - REMOVAL.nameMs);
       expect(await peer.isRemoved(room, 'holder-bob')).toBe(false);
+    });
+
+    it('tells a credential call whether a present name passes for the one asked', async () => {
+      await join(ann);
+      for (const [name, taken] of [
+        ['Ann', true],
+        [' ANN ', true],
+        ['Аnn', true],
+        ['Anna', false],
+      ] as const) {
+        expect(await peer.checkCredentials(room, nameForms(name.trim()), null)).toMatchObject({
+          record: null,
+          taken,
+        });
+      }
     });
 
     it('moves the creator right with its holder on a rename, and only then', async () => {
