@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { baseEnvironment, redisServerArgs } from './environment';
 import { findExecutable, type OutputMode, requireExecutables, Service } from './managed-process';
-import { freePorts, redisPing, waitFor } from './wait';
+import { freeClusterPorts, redisPing, waitFor } from './wait';
 
 const run = promisify(execFile);
 
@@ -121,7 +121,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   const startTimeoutMs = options.startTimeoutMs ?? 30_000;
   const ownDir = options.dir === undefined;
   const root = options.dir ?? mkdtempSync(join(tmpdir(), 'taco-redis-cluster-'));
-  const ports = await freePorts(masters * (1 + replicasPerMaster));
+  const ports = await freeClusterPorts(masters * (1 + replicasPerMaster));
   const nodes: RedisClusterNode[] = ports.map((port) =>
     Object.assign(
       redisService(`redis-${port}`, port, join(root, String(port)), {
