@@ -4,11 +4,9 @@ import { RedisChatBus } from '../../src/bus/redis/redis-chat-bus';
 import { RedisConnections } from '../../src/bus/redis/redis-connections';
 import { roomKeys } from '../../src/bus/redis/redis-keys';
 import { RedisPresenceStore } from '../../src/bus/redis/redis-presence.store';
-import { RedisRoomSettingsStore } from '../../src/bus/redis/redis-room-settings.store';
 import { until } from '../support/until';
 import { describeChatBusContract } from './chat-bus.contract';
 import { describePresenceContract } from './presence.contract';
-import { describeRoomSettingsContract } from './room-settings.contract';
 import { describeSharedPortContracts } from './redis-storage.contracts';
 
 /** The Redis driver's contract again, on a local Redis Cluster: 3 masters, a replica each. */
@@ -98,20 +96,4 @@ describe('Room channels on a Redis Cluster', () => {
       await redis.close();
     }
   });
-});
-
-describeRoomSettingsContract('redis cluster', async () => {
-  const [redis, other] = await Promise.all([connections('settings'), connections('settings-peer')]);
-  return {
-    store: new RedisRoomSettingsStore(redis, 60, () => Promise.resolve()),
-    peer: new RedisRoomSettingsStore(other, 60, () => Promise.resolve()),
-    presence: new RedisPresenceStore(redis, 20_000),
-    bus: new RedisChatBus(redis, { historyMax: HISTORY_MAX, roomTtlSeconds: 60 }),
-    // Redis keeps its own time: removals lapse as it passes.
-    elapse: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
-    dispose: async () => {
-      await redis.close();
-      await other.close();
-    },
-  };
 });

@@ -1,3 +1,7 @@
+import { RedisChatBus } from '../../src/bus/redis/redis-chat-bus';
+import { RedisPresenceStore } from '../../src/bus/redis/redis-presence.store';
+import { RedisRoomSettingsStore } from '../../src/bus/redis/redis-room-settings.store';
+import { describeRoomSettingsContract } from './room-settings.contract';
 import { type Cluster, type Redis } from 'ioredis';
 import { RedisConnectionLimiter } from '../../src/bus/redis/redis-connection-limiter';
 import { type RedisConnections } from '../../src/bus/redis/redis-connections';
@@ -33,6 +37,19 @@ export function describeSharedPortContracts(
     };
     return { one, two, close };
   }
+
+  describeRoomSettingsContract(driver, async () => {
+    const { one, two, close } = await replicas();
+    return {
+      store: new RedisRoomSettingsStore(one, 60, () => Promise.resolve()),
+      peer: new RedisRoomSettingsStore(two, 60, () => Promise.resolve()),
+      presence: new RedisPresenceStore(one, 20_000),
+      bus: new RedisChatBus(one, { historyMax: 5, roomTtlSeconds: 60 }),
+      // Redis keeps its own time: removals lapse as it passes.
+      elapse: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
+      dispose: close,
+    };
+  });
 
   describeTicketStoreContract(driver, async () => {
     const { one, two, close } = await replicas();

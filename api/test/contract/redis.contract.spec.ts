@@ -1,14 +1,12 @@
 import { RedisChatBus } from '../../src/bus/redis/redis-chat-bus';
 import { RedisConnections } from '../../src/bus/redis/redis-connections';
 import { RedisPresenceStore } from '../../src/bus/redis/redis-presence.store';
-import { RedisRoomSettingsStore } from '../../src/bus/redis/redis-room-settings.store';
 import { type Redis } from 'ioredis';
 import { roomKeys } from '../../src/bus/redis/redis-keys';
 import { RedisServer } from '../support/redis-server';
 import { until } from '../support/until';
 import { describeChatBusContract } from './chat-bus.contract';
 import { describePresenceContract } from './presence.contract';
-import { describeRoomSettingsContract } from './room-settings.contract';
 import { describeSharedPortContracts } from './redis-storage.contracts';
 
 const HISTORY_MAX = 5;
@@ -182,19 +180,3 @@ describePresenceContract('redis', async () => {
 });
 
 describeSharedPortContracts('redis', connections, () => client);
-
-describeRoomSettingsContract('redis', async () => {
-  const [redis, other] = await Promise.all([connections(), connections('peer')]);
-  return {
-    store: new RedisRoomSettingsStore(redis, 60, () => Promise.resolve()),
-    peer: new RedisRoomSettingsStore(other, 60, () => Promise.resolve()),
-    presence: new RedisPresenceStore(redis, 20_000),
-    bus: new RedisChatBus(redis, { historyMax: HISTORY_MAX, roomTtlSeconds: 60 }),
-    // Redis keeps its own time: removals lapse as it passes.
-    elapse: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
-    dispose: async () => {
-      await redis.close();
-      await other.close();
-    },
-  };
-});
