@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Page } from 'playwright-core';
 import { type Cluster, startCluster } from '@taco/harness';
-import { BrowserSuite, composer, feed } from './test/suite';
+import { BrowserSuite, feed, send, socketsPerReplica, waitOnline } from './test/suite';
 
 /**
  * A private room over two api replicas behind nginx, Redis between them (protocol/README.md
@@ -21,17 +21,6 @@ let redis: Redis;
 const browser = new BrowserSuite(() => cluster.url, STEP_MS);
 let ana: Page;
 let bob: Page;
-
-/** Open sockets on each replica, read from its own metrics (bypassing nginx). */
-async function socketsPerReplica(): Promise<number[]> {
-  return Promise.all(
-    cluster.replicas.map(async (replica) => {
-      const text = await (await fetch(`${replica.url}/api/metrics`)).text();
-      const line = text.split('\n').find((l) => l.startsWith('taco_connections'));
-      return Number(line?.split(' ').at(-1) ?? 'NaN');
-    }),
-  );
-}
 
 /** Every value Redis holds, as text: strings, lists, hashes, sets and sorted sets. */
 async function everythingInRedis(): Promise<string> {
@@ -56,20 +45,6 @@ function everyFileUnder(dir: string): string {
     if (statSync(path).isFile()) texts.push(readFileSync(path, 'latin1'));
   }
   return texts.join('\n');
-}
-
-async function waitOnline(page: Page, name: string): Promise<void> {
-  await page.locator('.connection-pill-open').waitFor();
-  await page
-    .getByRole('list', { name: /Participants/ })
-    .getByText(name)
-    .first()
-    .waitFor();
-}
-
-async function send(page: Page, text: string): Promise<void> {
-  await composer(page).fill(text);
-  await page.getByRole('button', { name: 'Send' }).click();
 }
 
 beforeAll(async () => {
@@ -109,7 +84,7 @@ describe('A private room over two replicas, in the browser', () => {
     await dialog.getByLabel('Username').fill('Bob');
     await dialog.getByRole('button', { name: 'Continue' }).click();
     await waitOnline(bob, 'Bob');
-    expect((await socketsPerReplica()).sort()).toEqual([1, 1]);
+    expect((await socketsPerReplica(cluster)).sort()).toEqual([1, 1]);
 
     const marker = `marker-${randomBytes(9).toString('hex')}`;
     await send(ana, `the secret is ${marker}`);
@@ -155,6 +130,6 @@ describe('A private room over two replicas, in the browser', () => {
     await feed(ana).getByText('Ana removed Bob', { exact: true }).waitFor();
     await bob.reload();
     await bob.getByRole('heading', { name: 'You were removed from this room' }).waitFor();
-    expect(await socketsPerReplica()).toContain(0);
+    expect(await socketsPerReplica(cluster)).toContain(0);
   });
 });

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { type Cluster, sleep, startCluster } from '@taco/harness';
-import { BrowserSuite, composer, feed, openRenameDialog } from './test/suite';
+import { BrowserSuite, composer, feed, openRenameDialog, socketsPerReplica } from './test/suite';
 
 /**
  * Two people in one room, each on a different api replica behind nginx (Redis between them):
@@ -16,17 +16,6 @@ const browser = new BrowserSuite(() => cluster.url, STEP_MS);
 let alice: Page;
 let bob: Page;
 let room: string;
-
-/** Open sockets on each replica, read from its own metrics (bypassing nginx). */
-async function socketsPerReplica(): Promise<number[]> {
-  return Promise.all(
-    cluster.replicas.map(async (replica) => {
-      const text = await (await fetch(`${replica.url}/api/metrics`)).text();
-      const line = text.split('\n').find((l) => l.startsWith('taco_connections'));
-      return Number(line?.split(' ').at(-1) ?? 'NaN');
-    }),
-  );
-}
 
 beforeAll(async () => {
   cluster = await startCluster({ replicas: 2 });
@@ -60,10 +49,10 @@ describe('One room over two replicas, in the browser', () => {
     await bob.locator('.connection-pill-open').waitFor();
 
     // nginx sends each new socket to the replica with fewer: one each.
-    let counts = await socketsPerReplica();
+    let counts = await socketsPerReplica(cluster);
     for (let i = 0; i < 50 && counts.join() !== '1,1'; i++) {
       await sleep(100);
-      counts = await socketsPerReplica();
+      counts = await socketsPerReplica(cluster);
     }
     expect(counts).toEqual([1, 1]);
   });

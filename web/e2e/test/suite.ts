@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { freePorts } from '@taco/harness';
+import { type Cluster, freePorts } from '@taco/harness';
 import { launchBrowser, ServerProcess } from '../support';
 import { watchErrors } from './page-checks';
 
@@ -152,4 +152,15 @@ export async function openRenameDialog(page: Page) {
   await page.getByRole('button', { name: 'Room menu' }).click();
   await page.getByRole('menuitem', { name: 'Change name…' }).click();
   return page.getByRole('dialog', { name: 'Change your name' });
+}
+
+/** Open sockets on each replica of `cluster`, read from its own metrics (bypassing nginx). */
+export function socketsPerReplica(cluster: Cluster): Promise<number[]> {
+  return Promise.all(
+    cluster.replicas.map(async (replica) => {
+      const text = await (await fetch(`${replica.url}/api/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith('taco_connections'));
+      return Number(line?.split(' ').at(-1) ?? 'NaN');
+    }),
+  );
 }
