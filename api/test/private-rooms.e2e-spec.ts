@@ -38,11 +38,13 @@ interface Setup {
   two: TestApp;
   /** How many messages storage holds for a room (a shared driver's list itself), if it can tell. */
   stored?(room: string): Promise<number>;
+  /** Drops every replica's subscriber connection (a shared driver's), as a network fault would. */
+  dropSubscribers?(): Promise<void>;
   stop(): Promise<void>;
 }
 
 const KEY = 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8';
-/** Presence refreshes often here, so a replica that missed a room frame catches up quickly. */
+/** Presence is renewed often here, so a replica that missed a room frame catches up quickly. */
 const REFRESH_MS = 300;
 
 async function replicas(shared: Parameters<typeof startTestApp>[0]): Promise<[TestApp, TestApp]> {
@@ -70,6 +72,9 @@ const setups: [string, () => Promise<Setup>][] = [
         one,
         two,
         stored: (room) => plain.llen(roomKeys(room).log),
+        dropSubscribers: async () => {
+          await plain.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+        },
         stop: async () => {
           await one.close();
           await two.close();
@@ -90,6 +95,11 @@ const setups: [string, () => Promise<Setup>][] = [
         one,
         two,
         stored: (room) => plain.llen(roomKeys(room).log),
+        dropSubscribers: async () => {
+          await Promise.all(
+            plain.nodes('master').map((node) => node.call('CLIENT', 'KILL', 'TYPE', 'pubsub')),
+          );
+        },
         stop: async () => {
           await one.close();
           await two.close();
@@ -101,7 +111,7 @@ const setups: [string, () => Promise<Setup>][] = [
   ],
 ];
 
-describe.each(setups)('Private rooms: %s', (_label, start) => {
+describe.each(setups)('Private rooms: %s', (label, start) => {
   let setup: Setup;
   let counter = 0;
   let room: string;
@@ -457,7 +467,10 @@ describe.each(setups)('Private rooms: %s', (_label, start) => {
     }
   }, 30_000);
 
-  it('closes a removed holder whose replica missed the room frame, at its next presence pass', async () => {
+  // Within one process a room frame cannot be missed: only the shared drivers have this case.
+  if (label === 'embedded') return;
+
+  it('closes a removed holder whose replica missed the room frame, once its subscription is back', async () => {
     const annToken = await createRoom('Ann');
     const [ann] = await enter(setup.one, 'Ann', annToken);
     const [bob] = await member(setup.two, 'Bob');
@@ -475,6 +488,7 @@ describe.each(setups)('Private rooms: %s', (_label, start) => {
         { holderMs: 60_000, nameMs: 60_000 },
       );
     expect(removed).toMatchObject({ done: true, target: { name: 'Bob' } });
+    await setup.dropSubscribers?.();
     expect(await bob.closed).toEqual({ code: CloseCode.Removed, reason: CloseReason.Removed });
     expect(await ann.next(isPresence('Bob', false), 5000)).toMatchObject({ room });
   });

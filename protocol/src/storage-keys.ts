@@ -44,4 +44,10 @@ export const SHARED_KEYS = {
   disappearing: 'taco:disappearing',
   /** Open sockets of one client IP, counted per replica (§7.3). */
   connections: (ip: string) => `taco:connections:{${ip}}`,
+  /** The replicas' presence leases, each scored by when it lapses (§8.1). */
+  presenceLeases: 'taco:{presence}:leases',
+  /** The rooms a presence lease has members in (§8.1). */
+  presenceLeaseRooms: (lease: string) => `taco:{presence}:rooms:${lease}`,
+  /** Held by the replica that reaps a lapsed lease (§8.1). */
+  presenceReaping: (lease: string) => `taco:{presence}:reaping:${lease}`,
 } as const;

@@ -107,6 +107,13 @@ export abstract class ChatBus {
   abstract unsubscribe(room: string): Promise<void>;
   /** Sets the one listener that receives every delivered event. */
   abstract onDelivery(listener: DeliveryListener): void;
+  /**
+   * Sets the one listener told of each room this replica subscribed to again (a subscription
+   * found gone, a renewed connection): what was published meanwhile was missed. Stored messages
+   * are delivered from history; presence and room frames are not, so presence is checked again.
+   * A bus that cannot lose a subscription never calls it.
+   */
+  abstract onResubscribed(listener: (room: string) => void): void;
   /** Whether the bus can store and deliver right now. */
   abstract isReady(): Promise<boolean>;
   /** Whether the room has stored state: a sequence started (someone joined or wrote) or history. */

@@ -22,21 +22,30 @@ export interface PresenceLeave {
 
 /** What one pass over a room (`PresenceStore.keep`) found. */
 export interface PresenceKept {
-  /** Names that had been reported gone meanwhile and are present again: the others are told. */
+  /** Names that had been lost meanwhile (reaped, or lost by Redis) and are present again. */
   back: string[];
-  /** Names whose every connection belonged to replicas that stopped refreshing: now gone. */
-  gone: string[];
   /**
-   * Connections of this replica that had been reported gone and whose name someone else took
-   * meanwhile: not brought back; the replica closes them (`CloseCode.NameTaken`).
+   * Connections of this replica that had been lost and whose name someone else took meanwhile:
+   * not brought back; the replica closes them (`CloseCode.NameTaken`).
    */
   taken: string[];
   /**
    * Connections of this replica whose holder was removed from the room (protocol/README.md
    * §6.11) while the replica missed the room frame that said so (its subscription was down): not
-   * refreshed; the replica closes them (`CloseCode.Removed`).
+   * kept; the replica closes them (`CloseCode.Removed`).
    */
   removed: string[];
+}
+
+/** What one renewal of the replica's presence (`PresenceStore.tend`) found. */
+export interface PresenceTended {
+  /**
+   * This replica's presence had lapsed (it could not renew it in time: a stall, Redis away), so
+   * others may have removed its members: every room needs a `keep`.
+   */
+  lapsed: boolean;
+  /** Names that left with replicas that stopped renewing their presence, per room. */
+  gone: { room: string; names: string[] }[];
 }
 
 /** One local connection, as presence knows it. */
@@ -49,8 +58,9 @@ export interface PresenceEntry {
  * Who is connected to which room: a name is present while any of its connections is. At any
  * moment a name, and every name that passes for it (`namesClash`), belongs to one holder (one
  * credential: a browser's tabs, and the connections that follow its rename), on every replica.
- * Shared drivers keep each replica's entries alive, and find the participants of replicas that
- * stopped refreshing theirs, with `keep`.
+ * Shared drivers keep each replica's presence alive as a whole, not member by member (`tend`),
+ * remove the participants of replicas that stopped doing so, and put a replica's members back
+ * where they may have been lost (`keep`).
  */
 export abstract class PresenceStore {
   /**
@@ -85,8 +95,13 @@ export abstract class PresenceStore {
   /** Every name connected in the room now. */
   abstract names(room: string): Promise<string[]>;
   /**
-   * One pass over a room: keeps this replica's connections there alive, then removes those of
-   * replicas that stopped keeping theirs (in that order, in one step).
+   * One pass over a room, when this replica's members there may have been lost: adds back those
+   * that are missing, unless their name was taken meanwhile or their holder removed.
    */
   abstract keep(room: string, entries: PresenceEntry[]): Promise<PresenceKept>;
+  /**
+   * Renews this replica's presence (one step, however many members it has), and removes the
+   * members of replicas that stopped renewing theirs.
+   */
+  abstract tend(): Promise<PresenceTended>;
 }

@@ -63,6 +63,11 @@ export class RoomHub {
     return this.all;
   }
 
+  /** The local members of a room (none: `undefined`). */
+  membersOf(room: string): ReadonlySet<ChatConnection> | undefined {
+    return this.localRooms.get(room)?.members;
+  }
+
   /** Every room with local members, and its members. */
   *rooms(): IterableIterator<[string, ReadonlySet<ChatConnection>]> {
     for (const [room, local] of this.localRooms) yield [room, local.members];

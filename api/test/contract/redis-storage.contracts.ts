@@ -12,6 +12,7 @@ import { RedisTokenSecretStore } from '../../src/bus/redis/redis-token-secret.st
 import { elapseKeys } from '../support/redis-clock';
 import { describeConnectionLimiterContract } from './connection-limiter.contract';
 import { describeIpRateLimiterContract } from './ip-rate-limiter.contract';
+import { describePresenceLeaseContract, LEASE_MS } from './presence-lease.contract';
 import { describeTicketStoreContract } from './ticket-store.contract';
 import { describeTokenSecretStoreContract } from './token-secret-store.contract';
 
@@ -19,8 +20,8 @@ import { describeTokenSecretStoreContract } from './token-secret-store.contract'
 const quiet = { warn: () => undefined };
 
 /**
- * The contracts of the ports the Redis driver shares between replicas (tickets, per-IP limits, the
- * token secret), each run with two replicas: `connect` gives a replica's connections, `plain` a
+ * The contracts of the ports the Redis driver shares between replicas (room settings, presence
+ * leases, tickets, per-IP limits, the token secret), each run with two replicas: `connect` gives a replica's connections, `plain` a
  * client of the same Redis for the tests' own reads and writes.
  */
 export function describeSharedPortContracts(
@@ -47,6 +48,16 @@ export function describeSharedPortContracts(
       bus: new RedisChatBus(one, { historyMax: 5, roomTtlSeconds: 60 }),
       // Redis keeps its own time: removals lapse as it passes.
       elapse: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
+      dispose: close,
+    };
+  });
+
+  describePresenceLeaseContract(driver, async () => {
+    const { one, two, close } = await replicas();
+    return {
+      one: new RedisPresenceStore(one, LEASE_MS),
+      two: new RedisPresenceStore(two, LEASE_MS),
+      plain: plain(),
       dispose: close,
     };
   });

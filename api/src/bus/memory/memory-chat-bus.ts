@@ -154,6 +154,9 @@ export class MemoryChatBus extends ChatBus {
     this.listener = listener;
   }
 
+  /** Delivery within one process never loses a subscription. */
+  onResubscribed(): void {}
+
   isReady(): Promise<boolean> {
     return Promise.resolve(true);
   }

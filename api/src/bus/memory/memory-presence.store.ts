@@ -6,6 +6,7 @@ import {
   type PresenceKept,
   type PresenceLeave,
   PresenceStore,
+  type PresenceTended,
 } from '../presence.port';
 
 /** The embedded driver: presence of this process's own connections. */
@@ -110,7 +111,12 @@ export class MemoryPresenceStore extends PresenceStore {
     const removed = entries
       .filter(({ claim }) => this.isRemoved(room, claim.holder))
       .map(({ connectionId }) => connectionId);
-    return Promise.resolve({ back: [], gone: [], taken: [], removed });
+    return Promise.resolve({ back: [], taken: [], removed });
+  }
+
+  /** One process: nothing to renew, and no other replica to outlive. */
+  tend(): Promise<PresenceTended> {
+    return Promise.resolve({ lapsed: false, gone: [] });
   }
 }
 

@@ -76,6 +76,10 @@ export class RedisChatBus extends ChatBus {
     this.subscriptions.onDelivery(listener);
   }
 
+  onResubscribed(listener: (room: string) => void): void {
+    this.subscriptions.onResubscribedRoom(listener);
+  }
+
   async hasRoom(room: string): Promise<boolean> {
     const keys = roomKeys(room);
     // Both keys carry the room's hash tag: one slot, so one command on a cluster too.

@@ -50,6 +50,8 @@ export class RedisConnections {
   readonly writer: RedisClient;
   /** Whether room channels are shard channels (a Redis Cluster). */
   readonly sharded: boolean;
+  /** The name every connection of this replica gives Redis (`CLIENT SETNAME`). */
+  private readonly name: string;
   /** The publish command of room channels, for the Lua scripts. */
   readonly publishCommand: 'PUBLISH' | 'SPUBLISH';
   private lastErrorLog = 0;
@@ -63,7 +65,8 @@ export class RedisConnections {
 
   constructor(target: RedisTarget | string, replicaId: string) {
     const where = typeof target === 'string' ? { url: target } : target;
-    const common: RedisOptions = { retryStrategy, connectionName: `taco:${replicaId}` };
+    this.name = `taco:${replicaId}`;
+    const common: RedisOptions = { retryStrategy, connectionName: this.name };
     const writerOptions: RedisOptions = {
       ...common,
       enableOfflineQueue: false,
@@ -229,6 +232,24 @@ export class RedisConnections {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * How many room channels Redis holds this replica's subscriber to (`CLIENT LIST TYPE pubsub`,
+   * summed over a cluster's masters): one command per master, whatever the number of rooms.
+   */
+  async subscriptionCount(): Promise<number> {
+    const nodes = this.command instanceof Cluster ? this.command.nodes('master') : [this.command];
+    const field = this.sharded ? 'ssub' : 'sub';
+    const lists = await Promise.all(
+      nodes.map((node) => node.call('CLIENT', 'LIST', 'TYPE', 'pubsub') as Promise<string>),
+    );
+    let count = 0;
+    for (const line of lists.join('\n').split('\n')) {
+      const fields = new Map(line.split(' ').map((pair) => pair.split('=', 2) as [string, string]));
+      if (fields.get('name') === this.name) count += Number(fields.get(field) ?? 0);
+    }
+    return count;
   }
 
   /** Every message on a room channel, as raw bytes. */

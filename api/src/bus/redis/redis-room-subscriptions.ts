@@ -41,6 +41,7 @@ const PROBE_PREFIX = randomBytes(6).toString('base64url');
  */
 export class RedisRoomSubscriptions {
   private listener: DeliveryListener = () => undefined;
+  private resubscribed: (room: string) => void = () => undefined;
   /** The rooms this replica subscribes to, and what their subscriptions delivered. */
   private readonly feeds = new Map<string, RoomFeed>();
   private readonly renewing = new Set<RoomFeed>();
@@ -49,7 +50,12 @@ export class RedisRoomSubscriptions {
    * way: what that one subscribed to was on the old connection, so they are renewed once it ends.
    */
   private readonly renewAfter = new Set<RoomFeed>();
+  /** Rooms whose subscription Redis confirmed, and that were not unsubscribed since. */
+  private readonly confirmed = new Set<string>();
+  /** When anything last came through the subscriber. */
+  private heardAt = performance.now();
   private readonly checker: NodeJS.Timeout | undefined;
+  private checking = false;
   private probes = 0;
 
   /** `log`: where gap fills read the messages a subscription missed. */
@@ -64,7 +70,7 @@ export class RedisRoomSubscriptions {
     });
     const checkMs = options.subscriptionCheckMs ?? 0;
     if (checkMs > 0) {
-      this.checker = setInterval(() => this.checkSubscriptions(checkMs), checkMs).unref();
+      this.checker = setInterval(() => void this.checkSubscriptions(checkMs), checkMs).unref();
     }
   }
 
@@ -81,10 +87,12 @@ export class RedisRoomSubscriptions {
     const room = roomOfChannel(channel);
     if (room === null) return;
     const feed = this.feeds.get(room);
+    const now = performance.now();
+    this.heardAt = now;
     if (envelope[0] === PROBE_MARK) {
       // Any probe through the channel, ours or another replica's, shows the subscription works.
       if (feed) {
-        feed.heardAt = performance.now();
+        feed.heardAt = now;
         feed.probe = null;
       }
       return;
@@ -92,7 +100,7 @@ export class RedisRoomSubscriptions {
     const event = decodeEnvelope(envelope);
     if (event === null) return;
     if (feed) {
-      feed.heardAt = performance.now();
+      feed.heardAt = now;
       const number = messageNumber(event.payload as Buffer);
       if (number !== null) {
         const taken = feed.takeLive(number.epoch, number.seq);
@@ -105,28 +113,48 @@ export class RedisRoomSubscriptions {
   }
 
   /**
-   * Probes the subscription of every room that was quiet for `checkMs`: a probe published to the
-   * room's channel must come back through it. A subscription whose probe did not come back within
-   * `checkMs` is renewed. (A busy room shows its subscription works with every event.)
+   * Checks the subscriptions per subscriber connection, not per room: Redis's count of this
+   * replica's subscriptions (`CLIENT LIST TYPE pubsub`, one command per master) must not fall
+   * short of those it confirmed; and while nothing at all came through for `checkMs`, one probe
+   * published to a room's channel must come back through it. A count that falls short (a
+   * subscription gone without a word), or an answer that cannot be read, has every quiet room
+   * probed instead. A probe that does not come back within `checkMs` has its room renewed.
    */
-  private checkSubscriptions(checkMs: number): void {
-    const now = performance.now();
-    for (const [room, feed] of this.feeds) {
-      if (this.renewing.has(feed)) continue;
-      if (feed.probe !== null) {
-        if (now - feed.probe.sentAt >= checkMs) {
+  private async checkSubscriptions(checkMs: number): Promise<void> {
+    if (this.checking) return;
+    this.checking = true;
+    try {
+      const now = performance.now();
+      for (const [room, feed] of this.feeds) {
+        if (feed.probe !== null && now - feed.probe.sentAt >= checkMs) {
           feed.probe = null;
           void this.renew(room, feed, 'lost');
         }
-      } else if (now - feed.heardAt >= checkMs) {
-        const token = `${PROBE_PREFIX}.${(++this.probes).toString(36)}`;
-        feed.probe = { token, sentAt: now };
-        this.redis.publish(roomKeys(room).channel, `\x01${token}${PROBE_PAYLOAD}`).catch(() => {
-          // Redis could not take it (a shard failing over): nothing learnt; probe again later.
-          if (feed.probe?.token === token) feed.probe = null;
-        });
       }
+      if (this.confirmed.size === 0) return;
+      const counted = await this.redis.subscriptionCount().catch(() => null);
+      if (counted === null || counted < this.confirmed.size) {
+        for (const [room, feed] of this.feeds) {
+          if (now - feed.heardAt >= checkMs) this.probe(room, feed);
+        }
+      } else if (now - this.heardAt >= checkMs) {
+        const [room, feed] = this.feeds.entries().next().value ?? [];
+        if (room !== undefined && feed !== undefined) this.probe(room, feed);
+      }
+    } finally {
+      this.checking = false;
     }
+  }
+
+  /** Publishes a probe to the room's channel, unless one is out or the room is being renewed. */
+  private probe(room: string, feed: RoomFeed): void {
+    if (feed.probe !== null || this.renewing.has(feed)) return;
+    const token = `${PROBE_PREFIX}.${(++this.probes).toString(36)}`;
+    feed.probe = { token, sentAt: performance.now() };
+    this.redis.publish(roomKeys(room).channel, `\x01${token}${PROBE_PAYLOAD}`).catch(() => {
+      // Redis could not take it (a shard failing over): nothing learnt; probe again later.
+      if (feed.probe?.token === token) feed.probe = null;
+    });
   }
 
   /**
@@ -149,6 +177,7 @@ export class RedisRoomSubscriptions {
       if (this.feeds.get(room) !== feed) return;
       await this.fill(room, feed);
       this.options.onResubscribed?.(room, cause);
+      this.resubscribed(room);
     } catch {
       // Redis is not answering for this room yet; a later check tries again.
     } finally {
@@ -225,15 +254,22 @@ export class RedisRoomSubscriptions {
       SUBSCRIBE_TIMEOUT_MS,
       'Subscribing to a room',
     );
+    if (this.feeds.has(room)) this.confirmed.add(room);
   }
 
   async unsubscribe(room: string): Promise<void> {
     this.feeds.delete(room);
+    this.confirmed.delete(room);
     await this.redis.unsubscribe(roomKeys(room).channel);
   }
 
   /** Sets the one listener that receives every delivered event. */
   onDelivery(listener: DeliveryListener): void {
     this.listener = listener;
+  }
+
+  /** Sets the one listener told of each room subscribed again, once its gap is filled. */
+  onResubscribedRoom(listener: (room: string) => void): void {
+    this.resubscribed = listener;
   }
 }

@@ -1,0 +1,123 @@
+import { type Cluster, type Redis } from 'ioredis';
+import { nameClaim } from '../../src/bus/name-claim';
+import { type PresenceStore } from '../../src/bus/presence.port';
+import { SHARED_KEYS } from '../../src/bus/redis/redis-keys';
+
+/** How long a lease runs in these tests. */
+export const LEASE_MS = 300;
+
+export interface PresenceLeasesUnderTest {
+  /** Two replicas' presence, each with its own lease of `LEASE_MS`. */
+  one: PresenceStore;
+  two: PresenceStore;
+  /** A client of the same Redis, for counting what it was sent. */
+  plain: Redis | Cluster;
+  dispose(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const as = (name: string) => nameClaim(name, `credential of ${name}`);
+
+/** Calls Redis has served of `command` (on every master of a cluster). */
+async function calls(plain: Redis | Cluster, command: string): Promise<number> {
+  const nodes = 'nodes' in plain ? plain.nodes('master') : [plain];
+  const stats = await Promise.all(nodes.map((node) => node.info('commandstats')));
+  return stats.reduce((sum, text) => {
+    const found = new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(text);
+    return sum + Number(found?.[1] ?? 0);
+  }, 0);
+}
+
+/**
+ * Shared presence held by leases (protocol/README.md §8.3): a replica renews one lease, whatever
+ * the number of its members; the members of a replica that stops renewing are reaped by another.
+ */
+export function describePresenceLeaseContract(
+  driver: string,
+  create: () => Promise<PresenceLeasesUnderTest>,
+): void {
+  describe(`Presence leases: ${driver}`, () => {
+    let subject: PresenceLeasesUnderTest;
+    let one: PresenceStore;
+    let two: PresenceStore;
+    let counter = 0;
+    let room: string;
+
+    beforeEach(async () => {
+      subject = await create();
+      ({ one, two } = subject);
+      room = `lease-${Date.now()}-${++counter}`;
+    });
+    afterEach(() => subject.dispose());
+
+    /** Renews `store` every `LEASE_MS / 3` for `ms`; returns the names it found gone in `room`. */
+    async function tendFor(store: PresenceStore, ms: number): Promise<string[]> {
+      const gone: string[] = [];
+      for (const deadline = Date.now() + ms; Date.now() < deadline;) {
+        const tended = await store.tend();
+        for (const left of tended.gone) if (left.room === room) gone.push(...left.names);
+        await sleep(LEASE_MS / 3);
+      }
+      return gone;
+    }
+
+    it('reports the members of a replica that stopped renewing as gone, once', async () => {
+      await one.join(room, as('Ghost'), 'one:1');
+      await two.join(room, as('Bob'), 'two:1');
+      // Replica one never renews: its lease lapses, and two reaps it.
+      expect(await tendFor(two, LEASE_MS * 3)).toEqual(['Ghost']);
+      expect(await two.names(room)).toEqual(['Bob']);
+      expect((await two.tend()).gone).toEqual([]);
+    });
+
+    it('keeps the members of a replica that renews, however long', async () => {
+      await one.join(room, as('Ann'), 'one:1');
+      const [goneForOne, goneForTwo] = await Promise.all([
+        tendFor(one, LEASE_MS * 4),
+        tendFor(two, LEASE_MS * 4),
+      ]);
+      expect([...goneForOne, ...goneForTwo]).toEqual([]);
+      expect(await two.names(room)).toEqual(['Ann']);
+    });
+
+    it('renews with one script, however many members and rooms the replica has', async () => {
+      for (let i = 0; i < 40; i++) await one.join(`${room}-${i % 10}`, as(`N${i}`), `one:${i}`);
+      // No lapsed lease of an earlier test left to reap: this replica's renewals alone are counted.
+      await subject.plain.del(SHARED_KEYS.presenceLeases);
+      await one.tend();
+      const before = await calls(subject.plain, 'evalsha');
+      for (let i = 0; i < 5; i++) await one.tend();
+      expect((await calls(subject.plain, 'evalsha')) - before).toBe(5);
+    });
+
+    it('takes a new lease when its own lapsed, and puts members back that were reaped', async () => {
+      const ann = { claim: as('Ann'), connectionId: 'one:1' };
+      await one.join(room, ann.claim, ann.connectionId);
+      expect(await tendFor(two, LEASE_MS * 3)).toEqual(['Ann']);
+      // Replica one wakes up: its lease lapsed, so its members go back under a new one.
+      expect((await one.tend()).lapsed).toBe(true);
+      expect(await one.keep(room, [ann])).toEqual({ back: ['Ann'], taken: [], removed: [] });
+      const [, goneForTwo] = await Promise.all([
+        tendFor(one, LEASE_MS * 3),
+        tendFor(two, LEASE_MS * 3),
+      ]);
+      expect(goneForTwo).toEqual([]);
+      expect(await two.names(room)).toEqual(['Ann']);
+    });
+
+    it('keeps members it put back under a new lease when the old one is reaped after', async () => {
+      const ann = { claim: as('Ann'), connectionId: 'one:1' };
+      await one.join(room, ann.claim, ann.connectionId);
+      await sleep(LEASE_MS * 1.5);
+      expect((await one.tend()).lapsed).toBe(true);
+      expect(await one.keep(room, [ann])).toEqual({ back: [], taken: [], removed: [] });
+      // Two reaps the old lease: nothing of Ann is left under it.
+      const [, goneForTwo] = await Promise.all([
+        tendFor(one, LEASE_MS * 2),
+        tendFor(two, LEASE_MS * 2),
+      ]);
+      expect(goneForTwo).toEqual([]);
+      expect(await two.names(room)).toEqual(['Ann']);
+    });
+  });
+}
