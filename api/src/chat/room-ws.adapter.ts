@@ -8,6 +8,7 @@ import {
   CloseCode,
   decodeClientFrame,
   type DecodeOptions,
+  encodeFrame,
   ENCRYPTED_FRAME_MAX_BYTES,
   errorFrame,
   FRAME_MAX_BYTES,
@@ -22,9 +23,16 @@ import { MetricsService } from '../metrics/metrics.service';
 import { ChatConnection } from './chat-connection';
 import { ConnectionAdmission } from './connection-admission';
 import { type FrameReply, RoomFrameHandler } from './room-frame-handler';
+import { textFrame } from './text-frame';
 
 /** How frames are decoded in an end-to-end encrypted room: bodies are ciphertext (§6.12). */
 const ENCRYPTED: DecodeOptions = { encrypted: true };
+/**
+ * The heartbeat as clients send it (§5.7), and its answer framed once: most of what a quiet
+ * member's socket ever sends, answered without decoding or encoding anything.
+ */
+const HEARTBEAT = Buffer.from(encodeFrame({ type: FrameType.Heartbeat }));
+const HEARTBEAT_ANSWER = textFrame(HEARTBEAT);
 
 const NOT_FOUND = 'HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n';
 /** While draining, a new socket is refused before the upgrade, so a load balancer tries another replica. */
@@ -136,6 +144,11 @@ export class RoomWsAdapter extends WsAdapter {
   private decoded(connection: ChatConnection, data: RawData, isBinary: boolean): void {
     if (isBinary) {
       this.reply(connection, errorFrame(BINARY_FRAME_ERROR));
+      return;
+    }
+    if (Buffer.isBuffer(data) && data.equals(HEARTBEAT)) {
+      this.metrics.framesIn.inc({ type: FrameType.Heartbeat });
+      if (connection.writeFrame(HEARTBEAT_ANSWER)) this.metrics.framesOut.inc();
       return;
     }
     if (!connection.encrypted && byteLength(data) > FRAME_MAX_BYTES) {
