@@ -88,4 +88,10 @@ describe('appendCall', () => {
       args: [100, 60, 'PUBLISH', 'one', 'head', '}', 'E1', '{', 'two', 'head', '}', 'E1', '{'],
     });
   });
+
+  it('refuses a call with no message', () => {
+    expect(() => appendCall([], [100, 60, 'PUBLISH'], 'a:call:x1')).toThrow(
+      'An append call needs at least one message',
+    );
+  });
 });

@@ -71,13 +71,15 @@ export class AppendBatch {
 
 /**
  * The append script's keys and arguments for `entries`, after the arguments they share, and with
- * the call's key (where its answer is kept, see `APPEND_SCRIPT`) last.
+ * the call's key (where its answer is kept, see `APPEND_SCRIPT`) last. Throws for no entries.
  */
 export function appendCall(
   entries: readonly AppendEntry[],
   shared: readonly [historyMax: number, ttlSeconds: number, publishCommand: string],
   callKey: string,
 ): { keys: string[]; args: (string | number)[] } {
+  // The script would store nothing and answer nothing: a caller's mistake, not a call to send.
+  if (entries.length === 0) throw new Error('An append call needs at least one message');
   const keys: string[] = [];
   const args: (string | number)[] = [...shared];
   for (const entry of entries) {
