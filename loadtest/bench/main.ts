@@ -14,6 +14,7 @@ import { runPubSubBench } from './pubsub-bench';
 import { type RunSettings, stopRunning, withServer } from './session';
 import { benchReport, render, SERVER_IDS } from './report';
 import { runIdleWorkload, runRateWorkload } from './run-workload';
+import { runUpkeep } from './upkeep';
 import {
   intOption,
   log,
@@ -40,7 +41,9 @@ function parseScale(text: string | undefined): number {
   return value;
 }
 
-const WORKLOAD_IDS = ['fanout', 'manyRooms', 'idle', 'cluster', 'pubsub'] as const;
+const WORKLOAD_IDS = [
+  ...['fanout', 'manyRooms', 'manyRoomsPoisson', 'idle', 'upkeep', 'cluster', 'pubsub'],
+] as const;
 type WorkloadId = (typeof WORKLOAD_IDS)[number];
 
 function parseList<T extends string>(
@@ -72,7 +75,10 @@ function parseFixed(rate: string | undefined, seconds: string | undefined): RunS
 /** The scenarios (scenarios/): each a run of its own, with options of its own. */
 const SCENARIOS: Record<string, Scenario<string, unknown>> = { connectCost, slowReader, storm };
 
-const BENCH_OPTIONS = ['smoke', 'out', 'clients', 'only', 'servers', 'profile', 'rate', 'seconds'];
+const BENCH_OPTIONS = [
+  ...['smoke', 'out', 'clients', 'only', 'servers', 'profile', 'rate', 'seconds'],
+  ...['warmup', 'window'],
+];
 
 /**
  * Every option of the bench and of the scenarios, each then checked against what the run takes:
@@ -100,7 +106,10 @@ async function main(): Promise<void> {
   const servers = parseList('servers', values.servers, SERVER_IDS);
   const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
   const started = Date.now();
-  const plan = benchPlan(parseScale(process.env.BENCH_SCALE), smoke);
+  const plan = benchPlan(parseScale(process.env.BENCH_SCALE), smoke, {
+    warmup: values.warmup === undefined ? undefined : intOption('warmup', values.warmup, 0, 0, 600),
+    window: values.window === undefined ? undefined : intOption('window', values.window, 0, 1, 600),
+  });
   const settings: RunSettings = {
     ...plan,
     clients: Number(values.clients ?? 2),
@@ -114,6 +123,7 @@ async function main(): Promise<void> {
     title: string,
     replicas: number,
     run: (server: RunningServer) => Promise<T>,
+    only: readonly ServerId[] = SERVER_IDS,
   ) => {
     const outcomes: Record<ServerId, Outcome<T>> = {
       taco: skipped(),
@@ -122,7 +132,7 @@ async function main(): Promise<void> {
     };
     if (!workloads.includes(id)) return outcomes;
     log(`\n== ${title}`);
-    for (const server of servers) {
+    for (const server of servers.filter((id) => only.includes(id))) {
       log(`  ${SERVER_NAMES[server]}`);
       const start = () => startServer(server, replicas, profileDir);
       outcomes[server] = await settle(() => withServer(start, run), log);
@@ -136,9 +146,18 @@ async function main(): Promise<void> {
   const results = {
     fanout: await rate(plan.fanout),
     manyRooms: await rate(plan.manyRooms),
+    manyRoomsPoisson: await rate(plan.manyRoomsPoisson),
     // Same topology as the other workloads (2 processes); every connection goes to the first.
     idle: await perServer('idle', plan.idle.title, 2, (server) =>
       runIdleWorkload(plan.idle, server, settings),
+    ),
+    // The raw peer is the yardstick; Socket.IO has no heartbeat frame of Taco Chat's.
+    upkeep: await perServer(
+      'upkeep',
+      plan.upkeep.title,
+      plan.upkeep.replicas,
+      (server) => runUpkeep(plan.upkeep, server, settings),
+      ['taco', 'raw'],
     ),
   };
   /** A part that runs once, on servers of its own, if `--only` has it. */

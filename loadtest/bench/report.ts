@@ -8,6 +8,7 @@ import { machine, sum } from './scenarios/common';
 import { DISTURBED_CORES, per10k } from './session';
 import type { IdleFigures, RateFigures } from './run-workload';
 import { SERVER_NAMES, type ServerId } from './servers';
+import type { UpkeepFigures } from './upkeep';
 
 export const SERVER_IDS: ServerId[] = ['taco', 'socketio', 'raw'];
 
@@ -20,7 +21,9 @@ const TOPOLOGY =
 interface Results {
   fanout: Record<ServerId, Outcome<RateFigures>>;
   manyRooms: Record<ServerId, Outcome<RateFigures>>;
+  manyRoomsPoisson: Record<ServerId, Outcome<RateFigures>>;
   idle: Record<ServerId, Outcome<IdleFigures>>;
+  upkeep: Record<ServerId, Outcome<UpkeepFigures>>;
   cluster: Outcome<ClusterFigures>;
   pubsub: Outcome<PubSubFigures>;
 }
@@ -126,6 +129,28 @@ function idleRows(results: Record<ServerId, Outcome<IdleFigures>>): string[][] {
   ];
 }
 
+function upkeepRows(results: Record<ServerId, Outcome<UpkeepFigures>>): string[][] {
+  const row = rows(results);
+  const ms = (cores: number) => num(cores * 1000, 1);
+  return [
+    row('members joined (web client join)', (f) => String(f.members)),
+    row(
+      'baseline, no member: replicas / Redis (CPU ms/s)',
+      (f) => `${ms(f.baseline.replicaCores)} / ${ms(f.baseline.redisCores)}`,
+    ),
+    ...(['quiet', 'heartbeat'] as const).flatMap((key) => [
+      row(`${key}: replica CPU ms/s per 1,000 members per replica`, (f) =>
+        num(f[key].replicaMsPerSecondPer1k, 2),
+      ),
+      row(`${key}: Redis CPU ms/s per 1,000 members`, (f) => num(f[key].redisMsPerSecondPer1k, 2)),
+      row(
+        `${key}: outside load / steal (cores)`,
+        (f) => `${num(f[key].outsideCores, 2)} / ${num(f[key].stealCores, 2)}`,
+      ),
+    ]),
+  ];
+}
+
 const ratio = (a: number | null | undefined, b: number | null | undefined) =>
   a === null || a === undefined || b === null || b === undefined || b === 0 ? null : a / b;
 
@@ -142,7 +167,7 @@ function ratios(results: Results) {
     ['p99 at half load (lower is better)', (figures) => figures.p99MsAtHalf],
     ['CPU per 10k deliveries (lower is better)', (figures) => figures.cpuSecondsPer10kDeliveries],
   ];
-  for (const key of ['fanout', 'manyRooms'] as const) {
+  for (const key of ['fanout', 'manyRooms', 'manyRoomsPoisson'] as const) {
     for (const [label, pick] of rated) {
       pair(`${key}: ${label}`, (id) => {
         const figures = results[key][id].figures;
@@ -154,6 +179,14 @@ function ratios(results: Results) {
     'idle: memory per connection (lower is better)',
     (id) => results.idle[id].figures?.bytesPerConnection,
   );
+  for (const key of ['quiet', 'heartbeat'] as const) {
+    for (const part of ['replica', 'redis'] as const) {
+      pair(`upkeep, ${key}: ${part} CPU per 1,000 members (lower is better)`, (id) => {
+        const figures = results.upkeep[id].figures;
+        return figures?.[key][`${part}MsPerSecondPer1k`];
+      });
+    }
+  }
   return out;
 }
 
@@ -248,7 +281,11 @@ export function render(report: BenchReport): string {
     'Load generator: Node load-client processes.',
     ...(ran(results.fanout) ? [table(plan.fanout.title, rateRows(results.fanout))] : []),
     ...(ran(results.manyRooms) ? [table(plan.manyRooms.title, rateRows(results.manyRooms))] : []),
+    ...(ran(results.manyRoomsPoisson)
+      ? [table(plan.manyRoomsPoisson.title, rateRows(results.manyRoomsPoisson))]
+      : []),
     ...(ran(results.idle) ? [table(plan.idle.title, idleRows(results.idle))] : []),
+    ...(ran(results.upkeep) ? [table(plan.upkeep.title, upkeepRows(results.upkeep))] : []),
     ...clusterLines(plan.cluster.title, results.cluster),
     ...pubsubLines(plan.pubsub.title, results.pubsub),
   ];
@@ -264,14 +301,15 @@ export function render(report: BenchReport): string {
       ),
     );
   }
-  const errors = (['fanout', 'manyRooms', 'idle'] as const).flatMap((key) =>
+  const keys = ['fanout', 'manyRooms', 'manyRoomsPoisson', 'idle', 'upkeep'] as const;
+  const errors = keys.flatMap((key) =>
     SERVER_IDS.flatMap((id) => {
       const error = results[key][id].error;
       return error === null ? [] : [`${key} / ${SERVER_NAMES[id]}: ${error}`];
     }),
   );
   if (errors.length > 0) parts.push('\nErrors:', ...errors);
-  const rated = [results.fanout, results.manyRooms].flatMap((each) =>
+  const rated = [results.fanout, results.manyRooms, results.manyRoomsPoisson].flatMap((each) =>
     SERVER_IDS.map((id) => each[id].figures),
   );
   const peak = (pick: (figures: RateFigures) => number) =>
