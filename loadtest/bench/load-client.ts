@@ -10,6 +10,7 @@ import {
   nowMs,
   openAll,
   probeBody,
+  RawClient,
   readProbe,
   record,
   serveParent,
@@ -86,7 +87,7 @@ const heartbeats: NodeJS.Timeout[] = [];
 
 const reply = (message: ClientMessage) => process.send?.(message);
 
-function onFrame(frame: { type?: unknown; body?: unknown }): void {
+function onFrame(frame: { type: unknown; body?: unknown }): void {
   if (frame.type === FrameType.Error) state.errors += 1;
   if (frame.type !== FrameType.Message) return;
   const probe = readProbe(frame.body);
@@ -99,30 +100,13 @@ function onClose(): void {
   if (!state.closing) state.closed += 1;
 }
 
-function openWs(url: string, spec: ConnSpec): Promise<Conn> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, {
-      perMessageDeflate: false,
-      handshakeTimeout: CONNECT_TIMEOUT_MS,
-    });
-    ws.once('open', () => {
-      ws.on('message', (data) => {
-        try {
-          // Text frames arrive as one Buffer (binaryType 'nodebuffer', the default).
-          onFrame(JSON.parse(Buffer.isBuffer(data) ? data.toString('utf8') : '') as object);
-        } catch {
-          state.errors += 1;
-        }
-      });
-      ws.on('close', onClose);
-      resolve({
-        spec,
-        send: (frame) => ws.send(JSON.stringify(frame)),
-        close: () => ws.terminate(),
-      });
-    });
-    ws.once('error', reject);
-  });
+/** A socket by the harness's raw client, which hands every frame to `onFrame` unqueued. */
+async function openWs(url: string, spec: ConnSpec): Promise<Conn> {
+  const options = { perMessageDeflate: false, handshakeTimeout: CONNECT_TIMEOUT_MS };
+  const client = new RawClient(new WebSocket(url, options), 'load client', onFrame);
+  await client.opened;
+  void client.closed.then(onClose);
+  return { spec, send: (frame) => client.send(frame), close: () => client.socket.terminate() };
 }
 
 function openSocketIo(spec: ConnSpec): Promise<Conn> {

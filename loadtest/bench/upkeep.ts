@@ -54,6 +54,8 @@ export async function runUpkeep(
   };
   const session = await openSession(server, crowd, settings);
   try {
+    // The stack settles first (a process just started still compiles and connects): unmeasured.
+    await sleep(workload.baselineSeconds * 1000);
     settings.log(`    baseline (no member), ${workload.baselineSeconds} s:`);
     const baseline = cores(await session.step(0, workload.baselineSeconds));
     const connected = await session.connect(true);
