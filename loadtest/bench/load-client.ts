@@ -10,14 +10,17 @@ import {
   nowMs,
   openAll,
   probeBody,
+  RawClient,
   readProbe,
   record,
   serveParent,
   socketUrl,
+  ticket,
 } from '@taco/harness';
-import { FrameType } from '@taco/protocol';
+import { FrameType, HISTORY_REQUEST_COUNT } from '@taco/protocol';
 import { io } from 'socket.io-client';
 import WebSocket from 'ws';
+import { poissonGaps } from '../k6/arrivals.js';
 import type { ServerId } from './servers';
 
 /** One connection of a workload: `id` its index in the whole workload. */
@@ -32,7 +35,7 @@ export interface ConnSpec {
 
 /** What the parent (session.ts) asks; `senders` index the client's own connections. */
 export type ParentMessage =
-  | { type: 'connect'; kind: ServerId; conns: ConnSpec[]; concurrency: number }
+  | { type: 'connect'; kind: ServerId; conns: ConnSpec[]; concurrency: number; web: boolean }
   | {
       type: 'step';
       step: number;
@@ -40,7 +43,12 @@ export type ParentMessage =
       perSecond: number;
       durationMs: number;
       bodyBytes: number;
+      /** Each sender on a fixed schedule, or Poisson arrivals seeded by `seed`, its id and the rate. */
+      arrivals: Arrivals;
+      seed: number;
     }
+  /** Every connection sends a heartbeat each `periodMs`, the `total` of the crowd spread evenly. */
+  | { type: 'heartbeat'; periodMs: number; total: number }
   | { type: 'peek' }
   | { type: 'collect'; step: number }
   | { type: 'close' };
@@ -50,9 +58,11 @@ export type ClientMessage =
   | ChildLifecycle
   | { type: 'sent'; step: number; sent: number; cpuSeconds: number; wallSeconds: number }
   | { type: 'count'; received: number }
+  | { type: 'beating' }
   | ({ type: 'stats'; step: number; histogram: number[] } & ReturnType<typeof counts>);
 
 type StepMessage = Extract<ParentMessage, { type: 'step' }>;
+export type Arrivals = 'fixed' | 'poisson';
 
 const CONNECT_TIMEOUT_MS = 30_000;
 
@@ -73,10 +83,11 @@ const state = {
   closing: false,
 };
 let conns: Conn[] = [];
+const heartbeats: NodeJS.Timeout[] = [];
 
 const reply = (message: ClientMessage) => process.send?.(message);
 
-function onFrame(frame: { type?: unknown; body?: unknown }): void {
+function onFrame(frame: { type: unknown; body?: unknown }): void {
   if (frame.type === FrameType.Error) state.errors += 1;
   if (frame.type !== FrameType.Message) return;
   const probe = readProbe(frame.body);
@@ -89,30 +100,13 @@ function onClose(): void {
   if (!state.closing) state.closed += 1;
 }
 
-function openWs(url: string, spec: ConnSpec): Promise<Conn> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, {
-      perMessageDeflate: false,
-      handshakeTimeout: CONNECT_TIMEOUT_MS,
-    });
-    ws.once('open', () => {
-      ws.on('message', (data) => {
-        try {
-          // Text frames arrive as one Buffer (binaryType 'nodebuffer', the default).
-          onFrame(JSON.parse(Buffer.isBuffer(data) ? data.toString('utf8') : '') as object);
-        } catch {
-          state.errors += 1;
-        }
-      });
-      ws.on('close', onClose);
-      resolve({
-        spec,
-        send: (frame) => ws.send(JSON.stringify(frame)),
-        close: () => ws.terminate(),
-      });
-    });
-    ws.once('error', reject);
-  });
+/** A socket by the harness's raw client, which hands every frame to `onFrame` unqueued. */
+async function openWs(url: string, spec: ConnSpec): Promise<Conn> {
+  const options = { perMessageDeflate: false, handshakeTimeout: CONNECT_TIMEOUT_MS };
+  const client = new RawClient(new WebSocket(url, options), 'load client', onFrame);
+  await client.opened;
+  void client.closed.then(onClose);
+  return { spec, send: (frame) => client.send(frame), close: () => client.socket.terminate() };
 }
 
 function openSocketIo(spec: ConnSpec): Promise<Conn> {
@@ -137,7 +131,11 @@ function openSocketIo(spec: ConnSpec): Promise<Conn> {
   });
 }
 
-async function connectOne(kind: ServerId, spec: ConnSpec): Promise<Conn> {
+/**
+ * Opens one connection; `web` joins Taco Chat as the web client does: credentials, a single-use
+ * ticket for the socket, then the history request.
+ */
+async function connectOne(kind: ServerId, spec: ConnSpec, web: boolean): Promise<Conn> {
   const { port, room, name } = spec;
   if (kind === 'socketio') return openSocketIo(spec);
   if (kind === 'raw') {
@@ -147,28 +145,49 @@ async function connectOne(kind: ServerId, spec: ConnSpec): Promise<Conn> {
   // The reference client's credential call (kept-alive node:http), then a plain socket: the hot
   // path stays this file's own.
   const token = await credentials(`http://127.0.0.1:${spec.httpPort ?? port}`, room, name);
-  return openWs(socketUrl(`http://127.0.0.1:${port}`, room, { token }), spec);
+  const base = `http://127.0.0.1:${port}`;
+  if (!web) return openWs(socketUrl(base, room, { token }), spec);
+  const once = (await ticket(base, room, token)) ?? '';
+  const conn = await openWs(socketUrl(base, room, { ticket: once }), spec);
+  conn.send({ type: FrameType.History, count: HISTORY_REQUEST_COUNT });
+  return conn;
 }
 
-/** Sends each sender's share of the step's messages on a 10 ms tick, then reports what it sent. */
-function runStep({ step, senders, perSecond, durationMs, bodyBytes }: StepMessage): void {
+/**
+ * Sends each sender's share of the step's messages on a 10 ms tick, then reports what it sent.
+ * Fixed arrivals: messages due by the sender's rate from its random phase; Poisson: every arrival
+ * time up to now, the sender's gaps seeded by the run's seed, its id and the rate.
+ */
+function runStep(message: StepMessage): void {
+  const { step, senders, perSecond, durationMs, bodyBytes, arrivals, seed } = message;
   Object.assign(state, { step, received: 0, histogram: emptyHistogram(), errors: 0 });
   Object.assign(state, { cpuAtStep: process.cpuUsage(), wallAtStep: nowMs() });
   const sent = senders.map(() => 0);
   // Each sender starts at its own random phase, so senders never fire in lockstep bursts.
   const phase = senders.map(() => Math.random());
+  const gaps = senders.map((index) =>
+    poissonGaps(1000 / perSecond, seed * 100_003 + (conns[index]?.spec.id ?? 0) * 31 + perSecond),
+  );
+  const next = gaps.map((gap) => gap());
+  const due = (i: number, elapsed: number) => {
+    if (arrivals === 'fixed')
+      return Math.floor((perSecond * elapsed) / 1000 + (phase[i] ?? 0)) - (sent[i] ?? 0);
+    let count = 0;
+    for (; (next[i] ?? Infinity) <= elapsed; count += 1) next[i] = (next[i] ?? 0) + gaps[i]!();
+    return count;
+  };
   let n = 0;
   const timer = setInterval(() => {
     const elapsed = Math.min(nowMs() - state.wallAtStep, durationMs);
     senders.forEach((index, i) => {
       const conn = conns[index];
-      const due = Math.floor((perSecond * elapsed) / 1000 + (phase[i] ?? 0)) - (sent[i] ?? 0);
-      for (let k = 0; conn && k < due; k += 1) {
+      const count = due(i, elapsed);
+      for (let k = 0; conn && k < count; k += 1) {
         n += 1;
         const body = probeBody(step, n, bodyBytes);
         conn.send({ type: FrameType.Message, body, client_id: `c${conn.spec.id}-${n}` });
       }
-      sent[i] = (sent[i] ?? 0) + Math.max(0, due);
+      sent[i] = (sent[i] ?? 0) + Math.max(0, count);
     });
     if (elapsed < durationMs) return;
     clearInterval(timer);
@@ -186,16 +205,33 @@ function counts() {
 }
 
 serveParent<ParentMessage>({
-  connect: ({ kind, conns: specs, concurrency }) =>
-    void openAll(specs, concurrency, (spec) => connectOne(kind, spec)).then(({ opened, tally }) => {
-      conns = opened;
-      reply(tally);
-    }),
+  connect: ({ kind, conns: specs, concurrency, web }) =>
+    void openAll(specs, concurrency, (spec) => connectOne(kind, spec, web)).then(
+      ({ opened, tally }) => {
+        conns = opened;
+        reply(tally);
+      },
+    ),
   step: runStep,
+  heartbeat: ({ periodMs, total }) => {
+    for (const conn of conns) {
+      const beat = () => conn.send({ type: FrameType.Heartbeat });
+      const start = setTimeout(
+        () => {
+          beat();
+          heartbeats.push(setInterval(beat, periodMs));
+        },
+        (periodMs * conn.spec.id) / total,
+      );
+      heartbeats.push(start);
+    }
+    reply({ type: 'beating' });
+  },
   peek: () => reply({ type: 'count', received: state.received }),
   collect: ({ step }) => reply({ type: 'stats', step, histogram: state.histogram, ...counts() }),
   close: () => {
     state.closing = true;
+    for (const timer of heartbeats) clearTimeout(timer);
     for (const conn of conns) conn.close();
     conns = [];
     reply({ type: 'closed' });

@@ -14,6 +14,7 @@ import { runPubSubBench } from './pubsub-bench';
 import { type RunSettings, stopRunning, withServer } from './session';
 import { benchReport, render, SERVER_IDS } from './report';
 import { runIdleWorkload, runRateWorkload } from './run-workload';
+import { runUpkeep } from './upkeep';
 import {
   intOption,
   log,
@@ -31,16 +32,19 @@ import { type RunningServer, SERVER_NAMES, type ServerId, startServer } from './
 /** Default BENCH_SCALE: the whole run stays within about five minutes on two cores. */
 const DEFAULT_SCALE = 0.4;
 
-function parseScale(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_SCALE;
+/** A number above 0 and at most `max` from an option's text, `fallback` when not given. */
+function positive(name: string, text: string | undefined, fallback: number, max: number): number {
+  if (text === undefined) return fallback;
   const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0 || value > 1) {
-    throw new Error(`BENCH_SCALE must be a number above 0 and at most 1 (got "${text}")`);
+  if (!(value > 0 && value <= max)) {
+    throw new Error(`${name} must be a number above 0 and at most ${max} (got "${text}")`);
   }
   return value;
 }
 
-const WORKLOAD_IDS = ['fanout', 'manyRooms', 'idle', 'cluster', 'pubsub'] as const;
+const WORKLOAD_IDS = [
+  ...['fanout', 'manyRooms', 'manyRoomsPoisson', 'idle', 'upkeep', 'cluster', 'pubsub'],
+] as const;
 type WorkloadId = (typeof WORKLOAD_IDS)[number];
 
 function parseList<T extends string>(
@@ -62,17 +66,17 @@ function parseFixed(rate: string | undefined, seconds: string | undefined): RunS
     if (seconds !== undefined) throw new Error('--seconds goes with --rate');
     return undefined;
   }
-  const roomRate = Number(rate);
-  if (!(roomRate > 0) || !Number.isFinite(roomRate)) {
-    throw new Error(`--rate must be a positive number of messages/s per room (got "${rate}")`);
-  }
+  const roomRate = positive('--rate (messages/s per room)', rate, 0, Number.MAX_VALUE);
   return { roomRate, seconds: intOption('seconds', seconds, 10, 1, 600) };
 }
 
 /** The scenarios (scenarios/): each a run of its own, with options of its own. */
 const SCENARIOS: Record<string, Scenario<string, unknown>> = { connectCost, slowReader, storm };
 
-const BENCH_OPTIONS = ['smoke', 'out', 'clients', 'only', 'servers', 'profile', 'rate', 'seconds'];
+const BENCH_OPTIONS = [
+  ...['smoke', 'out', 'clients', 'only', 'servers', 'profile', 'rate', 'seconds'],
+  ...['warmup', 'window'],
+];
 
 /**
  * Every option of the bench and of the scenarios, each then checked against what the run takes:
@@ -100,7 +104,10 @@ async function main(): Promise<void> {
   const servers = parseList('servers', values.servers, SERVER_IDS);
   const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
   const started = Date.now();
-  const plan = benchPlan(parseScale(process.env.BENCH_SCALE), smoke);
+  const seconds = (name: 'warmup' | 'window') =>
+    values[name] === undefined ? undefined : intOption(name, values[name], 0, 1, 600);
+  const scale = positive('BENCH_SCALE', process.env.BENCH_SCALE, DEFAULT_SCALE, 1);
+  const plan = benchPlan(scale, smoke, { warmup: seconds('warmup'), window: seconds('window') });
   const settings: RunSettings = {
     ...plan,
     clients: Number(values.clients ?? 2),
@@ -110,47 +117,49 @@ async function main(): Promise<void> {
   };
   /** One workload on each server of `--servers` in turn (the rest stay skipped), if `--only` has it. */
   const perServer = async <T>(
-    id: WorkloadId,
-    title: string,
-    replicas: number,
+    workload: { id: WorkloadId; title: string; replicas: number },
     run: (server: RunningServer) => Promise<T>,
+    only: readonly ServerId[] = SERVER_IDS,
   ) => {
-    const outcomes: Record<ServerId, Outcome<T>> = {
-      taco: skipped(),
-      socketio: skipped(),
-      raw: skipped(),
-    };
-    if (!workloads.includes(id)) return outcomes;
-    log(`\n== ${title}`);
-    for (const server of servers) {
+    const outcomes = { taco: skipped(), socketio: skipped(), raw: skipped() } as Record<
+      ServerId,
+      Outcome<T>
+    >;
+    if (!workloads.includes(workload.id)) return outcomes;
+    log(`\n== ${workload.title}`);
+    for (const server of servers.filter((id) => only.includes(id))) {
       log(`  ${SERVER_NAMES[server]}`);
-      const start = () => startServer(server, replicas, profileDir);
+      const start = () => startServer(server, workload.replicas, profileDir);
       outcomes[server] = await settle(() => withServer(start, run), log);
     }
     return outcomes;
   };
   const rate = (workload: RateWorkload) =>
-    perServer(workload.id, workload.title, workload.replicas, (server) =>
-      runRateWorkload(workload, server, settings),
-    );
+    perServer(workload, (server) => runRateWorkload(workload, server, settings));
   const results = {
     fanout: await rate(plan.fanout),
     manyRooms: await rate(plan.manyRooms),
+    manyRoomsPoisson: await rate(plan.manyRoomsPoisson),
     // Same topology as the other workloads (2 processes); every connection goes to the first.
-    idle: await perServer('idle', plan.idle.title, 2, (server) =>
+    idle: await perServer({ ...plan.idle, replicas: 2 }, (server) =>
       runIdleWorkload(plan.idle, server, settings),
     ),
+    // The raw peer is the yardstick; Socket.IO has no heartbeat frame of Taco Chat's.
+    upkeep: await perServer(plan.upkeep, (server) => runUpkeep(plan.upkeep, server, settings), [
+      'taco',
+      'raw',
+    ]),
   };
   /** A part that runs once, on servers of its own, if `--only` has it. */
-  const once = async <T>(id: WorkloadId, title: string, run: () => Promise<T>) => {
-    if (!workloads.includes(id)) return skipped();
-    log(`\n== ${title}`);
+  const once = async <T>(part: { id: WorkloadId; title: string }, run: () => Promise<T>) => {
+    if (!workloads.includes(part.id)) return skipped();
+    log(`\n== ${part.title}`);
     return settle(run, log);
   };
-  const cluster = await once('cluster', plan.cluster.title, () =>
+  const cluster = await once(plan.cluster, () =>
     runClusterComparison(plan.cluster, settings, profileDir),
   );
-  const pubsub = await once('pubsub', plan.pubsub.title, () => runPubSubBench(plan.pubsub, log));
+  const pubsub = await once(plan.pubsub, () => runPubSubBench(plan.pubsub, log));
 
   const report = benchReport(plan, { ...results, cluster, pubsub }, started);
   log(`\n${render(report)}`);

@@ -119,11 +119,7 @@ export async function measure(server: 'taco' | 'raw', url: string, messages: num
 }
 
 /** A throwaway `redis-server` on a free loopback port, without persistence. */
-export const startRedis = () =>
-  startServerRedis((port, dir) => [
-    ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
-    ...['--save', '', '--appendonly', 'no'],
-  ]);
+export const startRedis = () => startServerRedis({ appendonly: 'no' });
 
 async function main(): Promise<void> {
   const messages = intOption('MESSAGES', process.argv[2], 20_000, 1, 1_000_000);

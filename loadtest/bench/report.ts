@@ -8,6 +8,7 @@ import { machine, sum } from './scenarios/common';
 import { DISTURBED_CORES, per10k } from './session';
 import type { IdleFigures, RateFigures } from './run-workload';
 import { SERVER_NAMES, type ServerId } from './servers';
+import type { UpkeepFigures } from './upkeep';
 
 export const SERVER_IDS: ServerId[] = ['taco', 'socketio', 'raw'];
 
@@ -20,7 +21,9 @@ const TOPOLOGY =
 interface Results {
   fanout: Record<ServerId, Outcome<RateFigures>>;
   manyRooms: Record<ServerId, Outcome<RateFigures>>;
+  manyRoomsPoisson: Record<ServerId, Outcome<RateFigures>>;
   idle: Record<ServerId, Outcome<IdleFigures>>;
+  upkeep: Record<ServerId, Outcome<UpkeepFigures>>;
   cluster: Outcome<ClusterFigures>;
   pubsub: Outcome<PubSubFigures>;
 }
@@ -40,6 +43,12 @@ export const benchReport = (plan: BenchPlan, results: Results, started: number) 
 
 const num = (value: number | null | undefined, digits = 1) =>
   value === null || value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits);
+/** Two figures in one cell: `a / b` (or `a + b`, with `join`). */
+const two = (a: number | null | undefined, b: number | null | undefined, digits = 1, join = '/') =>
+  `${num(a, digits)} ${join} ${num(b, digits)}`;
+/** The workloads run on each server in turn; the first three are rate-searched. */
+const RATED = ['fanout', 'manyRooms', 'manyRoomsPoisson'] as const;
+const PER_SERVER = [...RATED, 'idle', 'upkeep'] as const;
 
 /** A text table: the first column left-aligned, the others right-aligned. */
 function textTable(title: string, head: string[], rows: string[][]): string {
@@ -90,7 +99,7 @@ function rateRows(results: Record<ServerId, Outcome<RateFigures>>): string[][] {
       const label = `${Math.round(fraction * 100)} % of capacity`;
       return [
         row(`${label}: delivered msg/s`, (f) => num(at(f)?.deliveredPerSecond, 0)),
-        row(`  p50 / p99 (ms)`, (f) => `${num(at(f)?.p50Ms)} / ${num(at(f)?.p99Ms)}`),
+        row(`  p50 / p99 (ms)`, (f) => two(at(f)?.p50Ms, at(f)?.p99Ms)),
         row(`  CPU s per 10k deliveries (Redis)`, (f) => {
           const step = at(f);
           return step
@@ -106,10 +115,7 @@ function rateRows(results: Record<ServerId, Outcome<RateFigures>>): string[][] {
     row('steps run again (disturbed machine)', (f) =>
       String(f.steps.filter((step) => step.repeat).length),
     ),
-    row(
-      'outside load / steal, peak (cores)',
-      (f) => `${num(f.outsideCoresPeak, 2)} / ${num(f.stealCoresPeak, 2)}`,
-    ),
+    row('outside load / steal, peak (cores)', (f) => two(f.outsideCoresPeak, f.stealCoresPeak, 2)),
   ];
 }
 
@@ -118,11 +124,29 @@ function idleRows(results: Record<ServerId, Outcome<IdleFigures>>): string[][] {
   return [
     row('connections held', (f) => String(f.connections)),
     row('memory per idle connection (KiB)', (f) => num(f.bytesPerConnection / 1024, 2)),
-    row(
-      'RSS before → after (MiB)',
-      (f) => `${num(f.rssBeforeBytes / 2 ** 20)} → ${num(f.rssAfterBytes / 2 ** 20)}`,
+    row('RSS before → after (MiB)', (f) =>
+      two(f.rssBeforeBytes / 2 ** 20, f.rssAfterBytes / 2 ** 20, 1, '→'),
     ),
     row('connect time (s)', (f) => num(f.connectSeconds, 1)),
+  ];
+}
+
+function upkeepRows(results: Record<ServerId, Outcome<UpkeepFigures>>): string[][] {
+  const row = rows(results);
+  return [
+    row('members joined (web client join)', (f) => String(f.members)),
+    row('baseline, no member: replicas / Redis (CPU ms/s)', (f) =>
+      two(f.baseline.replicaCores * 1000, f.baseline.redisCores * 1000),
+    ),
+    ...(['quiet', 'heartbeat'] as const).flatMap((key) => [
+      row(`${key}: replica CPU ms/s per 1,000 members per replica`, (f) =>
+        num(f[key].replicaMsPerSecondPer1k, 2),
+      ),
+      row(`${key}: Redis CPU ms/s per 1,000 members`, (f) => num(f[key].redisMsPerSecondPer1k, 2)),
+      row(`${key}: outside load / steal (cores)`, (f) =>
+        two(f[key].outsideCores, f[key].stealCores, 2),
+      ),
+    ]),
   ];
 }
 
@@ -142,7 +166,7 @@ function ratios(results: Results) {
     ['p99 at half load (lower is better)', (figures) => figures.p99MsAtHalf],
     ['CPU per 10k deliveries (lower is better)', (figures) => figures.cpuSecondsPer10kDeliveries],
   ];
-  for (const key of ['fanout', 'manyRooms'] as const) {
+  for (const key of RATED) {
     for (const [label, pick] of rated) {
       pair(`${key}: ${label}`, (id) => {
         const figures = results[key][id].figures;
@@ -154,6 +178,14 @@ function ratios(results: Results) {
     'idle: memory per connection (lower is better)',
     (id) => results.idle[id].figures?.bytesPerConnection,
   );
+  for (const key of ['quiet', 'heartbeat'] as const) {
+    for (const part of ['replica', 'redis'] as const) {
+      pair(`upkeep, ${key}: ${part} CPU per 1,000 members (lower is better)`, (id) => {
+        const figures = results.upkeep[id].figures;
+        return figures?.[key][`${part}MsPerSecondPer1k`];
+      });
+    }
+  }
   return out;
 }
 
@@ -183,12 +215,12 @@ function clusterLines(title: string, outcome: Outcome<ClusterFigures>): string[]
         name,
         num(step.roomRate, 1),
         `${num(step.deliveredPerSecond, 0)} (${step.received}/${step.expected})`,
-        `${num(step.p50Ms)} / ${num(step.p99Ms)}`,
+        two(step.p50Ms, step.p99Ms),
         num(step.cpuSecondsPer10kDeliveries, 3),
         num(step.apiMicrosPerDelivery, 2),
         `${num(step.redisMicrosPerDelivery, 2)} (${num(step.netRedisMicrosPerDelivery, 2)})`,
         step.nginxCpuSeconds > 0 ? num(step.nginxMicrosPerDelivery, 2) : '–',
-        `${num(step.outsideCores, 2)} + ${num(step.stealCores, 2)}`,
+        two(step.outsideCores, step.stealCores, 2, '+'),
       ]);
       const byNode = Object.entries(step.netRedisMicrosPerDeliveryByNode);
       if (byNode.length > 1) {
@@ -225,7 +257,7 @@ function pubsubLines(title: string, outcome: Outcome<PubSubFigures>): string[] {
         Object.values(run.redisMicrosPerMessageByNode)
           .map((micros) => num(micros, 1))
           .join(' / '),
-        `${num(run.outsideCores, 2)} + ${num(run.stealCores, 2)}`,
+        two(run.outsideCores, run.stealCores, 2, '+'),
       ]),
     ),
   ];
@@ -246,9 +278,11 @@ export function render(report: BenchReport): string {
       : `Sizes scaled by BENCH_SCALE=${plan.scale} (rooms, members and connections; per-room rates unchanged).`,
     report.topology,
     'Load generator: Node load-client processes.',
-    ...(ran(results.fanout) ? [table(plan.fanout.title, rateRows(results.fanout))] : []),
-    ...(ran(results.manyRooms) ? [table(plan.manyRooms.title, rateRows(results.manyRooms))] : []),
+    ...RATED.filter((key) => ran(results[key])).map((key) =>
+      table(plan[key].title, rateRows(results[key])),
+    ),
     ...(ran(results.idle) ? [table(plan.idle.title, idleRows(results.idle))] : []),
+    ...(ran(results.upkeep) ? [table(plan.upkeep.title, upkeepRows(results.upkeep))] : []),
     ...clusterLines(plan.cluster.title, results.cluster),
     ...pubsubLines(plan.pubsub.title, results.pubsub),
   ];
@@ -264,16 +298,14 @@ export function render(report: BenchReport): string {
       ),
     );
   }
-  const errors = (['fanout', 'manyRooms', 'idle'] as const).flatMap((key) =>
+  const errors = PER_SERVER.flatMap((key) =>
     SERVER_IDS.flatMap((id) => {
       const error = results[key][id].error;
       return error === null ? [] : [`${key} / ${SERVER_NAMES[id]}: ${error}`];
     }),
   );
   if (errors.length > 0) parts.push('\nErrors:', ...errors);
-  const rated = [results.fanout, results.manyRooms].flatMap((each) =>
-    SERVER_IDS.map((id) => each[id].figures),
-  );
+  const rated = RATED.flatMap((key) => SERVER_IDS.map((id) => results[key][id].figures));
   const peak = (pick: (figures: RateFigures) => number) =>
     Math.max(0, ...rated.map((figures) => (figures ? pick(figures) : 0)));
   const outside = peak((figures) => figures.outsideCoresPeak);

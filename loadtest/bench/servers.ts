@@ -14,17 +14,14 @@ import {
   baseEnvironment,
   childPids,
   type Cluster,
-  findExecutable,
   freePorts,
   httpStatus,
-  ManagedProcess,
   type RedisCluster,
-  redisPing,
-  redisServerArgs,
+  redisService,
   REPO_ROOT,
   SCENARIO_ENV,
+  Service,
   startCluster,
-  waitFor,
 } from '@taco/harness';
 
 export type ServerId = 'taco' | 'socketio' | 'raw';
@@ -142,53 +139,38 @@ async function startTaco(
 }
 
 /**
- * A process of the benchmark's own, started and waited for until `ready` says so (each 100 ms, up
- * to 30 s); killed if it exits first, or if the parent exits without stopping it.
+ * Starts a process of the benchmark's own and waits until it is ready; killed if that fails, or if
+ * the parent exits without stopping it.
  */
-async function startProcess(
-  name: string,
-  command: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  ready: () => Promise<boolean>,
-): Promise<ManagedProcess> {
-  const child = new ManagedProcess({ name, command, args, cwd: REPO_ROOT, env, output: 'quiet' });
-  const kill = () => child.kill('SIGKILL');
+async function startService(service: Service): Promise<Service> {
+  const kill = () => service.kill('SIGKILL');
   process.once('exit', kill);
-  child.start();
-  void child.exited.then(() => process.removeListener('exit', kill));
-  const exited = () =>
-    child.isRunning ? undefined : `exited:\n${child.lines.slice(-20).join('\n')}`;
-  try {
-    await waitFor(name, ready, { timeoutMs: START_TIMEOUT_MS, abort: exited });
-  } catch (error) {
-    await child.stop('SIGKILL', 5000);
+  const started = service.start();
+  void service.exited.then(() => process.removeListener('exit', kill));
+  await started.catch(async (error: unknown) => {
+    await service.stop('SIGKILL', 5000);
     throw error;
-  }
-  return child;
+  });
+  return service;
 }
 
 /**
- * A redis-server on a free loopback port in a folder of its own, removed on `stop`; `args` after
- * the port and folder (default: the repository's redis.conf and the cluster runner's flags).
+ * A redis-server (the repository's redis.conf, overridden by `settings`) on a free loopback port
+ * in a folder of its own, removed on `stop`.
  */
-export async function startRedis(args = redisServerArgs) {
+export async function startRedis(settings: Record<string, string> = {}) {
   const [port = 0] = await freePorts(1);
   const dir = mkdtempSync(join(tmpdir(), 'taco-bench-redis-'));
-  const stop = async (redis?: ManagedProcess) => {
-    await redis?.stop('SIGTERM', 5000);
+  const redis = redisService('redis', port, dir, { settings });
+  const stop = async () => {
+    await redis.stop('SIGTERM', 5000);
     rmSync(dir, { recursive: true, force: true });
   };
-  const command = findExecutable('redis-server');
-  const env = baseEnvironment();
-  const ready = () => redisPing(port);
-  const redis = await startProcess('redis', command, args(port, dir), env, ready).catch(
-    async (error: unknown) => {
-      await stop();
-      throw error;
-    },
-  );
-  return { url: `redis://127.0.0.1:${port}`, pid: () => redis.pid, stop: () => stop(redis) };
+  await startService(redis).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  return { url: redis.url, pid: () => redis.pid, stop };
 }
 
 /** A peer (`peers/<id>-server.ts`) as one Node process per port beside its own redis-server. */
@@ -201,7 +183,7 @@ async function startPeer(
   const ports = await freePorts(replicas);
   const script = join(PEERS_DIR, `${id}-server.ts`);
   const env = { ...baseEnvironment(), REDIS_URL: redis.url, ...hooksEnv(profileDir) };
-  const peers: ManagedProcess[] = [];
+  const peers: Service[] = [];
   const stop = async () => {
     await Promise.all(peers.map((child) => child.stop('SIGTERM', 5000)));
     await redis.stop();
@@ -209,10 +191,20 @@ async function startPeer(
   try {
     for (const [index, port] of ports.entries()) {
       const name = `${id}-${index + 1}`;
-      const args = ['--import', 'tsx', script];
-      const health = async () => (await httpStatus(`http://127.0.0.1:${port}/health`)) === 200;
-      const replicaEnv = { ...env, PORT: String(port), REPLICA_ID: name };
-      peers.push(await startProcess(name, process.execPath, args, replicaEnv, health));
+      const url = `http://127.0.0.1:${port}`;
+      const peer = new Service({
+        name,
+        command: process.execPath,
+        args: ['--import', 'tsx', script],
+        cwd: REPO_ROOT,
+        env: { ...env, PORT: String(port), REPLICA_ID: name },
+        output: 'quiet',
+        port,
+        url,
+        startTimeoutMs: START_TIMEOUT_MS,
+        ready: async () => (await httpStatus(`${url}/health`)) === 200,
+      });
+      peers.push(await startService(peer));
     }
   } catch (error) {
     await stop();

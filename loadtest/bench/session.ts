@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { resolve } from 'node:path';
 import { cpuWindow, emptyHistogram, IpcPool, merge, quantile } from '@taco/harness';
-import type { ClientMessage, ConnSpec, ParentMessage } from './load-client';
+import type { Arrivals, ClientMessage, ConnSpec, ParentMessage } from './load-client';
 import type { BenchPlan } from '../workloads/workloads';
 import { mapValues, sum } from './scenarios/common';
 import type { RunningServer } from './servers';
@@ -82,6 +82,8 @@ export interface Crowd {
   senders: number;
   ports: number[];
   httpPort?: number;
+  /** How each sender's messages arrive (default fixed), and the seed of Poisson arrivals. */
+  arrivals?: { mode: Arrivals; seed: number };
 }
 
 /** Every member of `crowd` spread over the load clients, and each client's senders (indices). */
@@ -140,6 +142,8 @@ export async function openSession(server: RunningServer, crowd: Crowd, settings:
         perSecond: roomRate / crowd.senders,
         durationMs: seconds * 1000,
         bodyBytes: settings.bodyBytes,
+        arrivals: crowd.arrivals?.mode ?? 'fixed',
+        seed: crowd.arrivals?.seed ?? 0,
       }),
       'sent',
     );
@@ -213,14 +217,15 @@ export async function openSession(server: RunningServer, crowd: Crowd, settings:
   type Step = Awaited<ReturnType<typeof step>>;
   return {
     pool,
-    /** Opens every connection on its load client; counts what opened and failed. */
-    connect: async () => {
+    /** Opens every connection (`web`: as the web client joins); counts what opened and failed. */
+    connect: async (web = false) => {
       const answers = await pool.all(
         (index) => ({
           type: 'connect',
           kind: server.id,
           conns: perClient[index] ?? [],
           concurrency: CONNECT_CONCURRENCY,
+          web,
         }),
         'connected',
       );
@@ -231,6 +236,9 @@ export async function openSession(server: RunningServer, crowd: Crowd, settings:
       };
     },
     step,
+    /** Every member sends a heartbeat each `periodMs` from now on, spread evenly over the period. */
+    heartbeat: (periodMs: number) =>
+      pool.all(() => ({ type: 'heartbeat', periodMs, total: crowd.connections }), 'beating'),
     /** A step, run once more when the machine was disturbed during it and `again` says so. */
     rerun: async (
       roomRate: number,

@@ -2,10 +2,12 @@
 // barrier until the whole room is present (bounded by `joinTimeoutMs` from the start of the run),
 // then SENDERS per room send RATE messages/s in all for HOLD s at random phases, the last one
 // marked. Everyone stays until every sender's last message arrived: received = sent × members.
+// `-e ARRIVALS=poisson`: each sender's gaps are exponential instead (same mean, seeded by `SEED`).
 //
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e MEMBERS=500 -e RATE=80 loadtest/k6/fanout.js
-/* global __VU */
+/* global __ENV, __VU */
 import { Counter } from 'k6/metrics';
+import { poissonGaps } from './arrivals.js';
 import { envNumber, MAX_MEMBER_RATE, PROFILE, PROFILE_NAME, TIMING } from './config.js';
 import { checkSession, oncePerVu, scriptOptions } from './chat-metrics.js';
 import { newPlan, sleep } from './plan.js';
@@ -20,6 +22,12 @@ const HOLD_S = envNumber('HOLD', F.holdSeconds, { min: 1 });
 const JOIN_TIMEOUT_MS = envNumber('JOIN_TIMEOUT_MS', F.joinTimeoutMs, { min: 1000 });
 /** Members arrive spread over this long, not all in the same millisecond. */
 const JOIN_SPREAD_MS = Math.min(JOIN_TIMEOUT_MS / 2, envNumber('JOIN_SPREAD_MS', F.joinSpreadMs));
+/** `fixed` (evenly spaced) or `poisson` (exponential gaps from SEED and the sender's index). */
+const ARRIVALS = __ENV.ARRIVALS || 'fixed';
+if (ARRIVALS !== 'fixed' && ARRIVALS !== 'poisson') {
+  throw new Error(`ARRIVALS must be fixed or poisson (got "${ARRIVALS}")`);
+}
+const SEED = envNumber('SEED', 1, { integer: true });
 /** Enough senders that none sends faster than the api lets one connection send. */
 const SENDERS = Math.max(
   envNumber('SENDERS', F.senders, { min: 1, integer: true }),
@@ -52,7 +60,7 @@ export function setup() {
   const plan = newPlan('fanout', ROOMS);
   console.log(
     `fanout ${PROFILE_NAME}: run ${plan.runId}, ${ROOMS} room(s) × ${MEMBERS} members, ` +
-      `${SENDERS} senders × ${PER_SENDER} messages (${RATE}/s per room for ${HOLD_S} s)`,
+      `${SENDERS} senders × ${PER_SENDER} messages (${RATE}/s per room for ${HOLD_S} s, ${ARRIVALS})`,
   );
   return plan;
 }
@@ -71,11 +79,14 @@ export default async function (plan) {
     }
     const start = Date.now();
     if (memberNo < SENDERS) {
-      // Random phase, then one message every INTERVAL_MS, timed from the start (no drift).
-      const phase = Math.random() * INTERVAL_MS;
+      // Random phase, then one message every INTERVAL_MS, timed from the start (no drift); or
+      // Poisson arrivals, the gaps added up from the start.
+      const gap = ARRIVALS === 'poisson' ? poissonGaps(INTERVAL_MS, SEED * 100003 + index) : null;
+      let at = gap ? gap() : Math.random() * INTERVAL_MS;
       for (let k = 0; k < PER_SENDER && !member.gone; k += 1) {
-        await sleep(start + phase + k * INTERVAL_MS - Date.now());
+        await sleep(start + at - Date.now());
         await member.send(k === PER_SENDER - 1);
+        at += gap ? gap() : INTERVAL_MS;
       }
     }
     // Everyone stays until the last message of every sender that was here has arrived.

@@ -61,6 +61,18 @@ interface IdleFigures {
   clientCpuPeak: number;
 }
 
+interface UpkeepWindow {
+  replicaMsPerSecondPer1k: number;
+  redisMsPerSecondPer1k: number;
+}
+
+interface UpkeepFigures {
+  members: number;
+  baseline: { replicaCores: number; redisCores: number };
+  quiet: UpkeepWindow;
+  heartbeat: UpkeepWindow;
+}
+
 interface Outcome<T> {
   figures: T | null;
   error: string | null;
@@ -71,6 +83,8 @@ interface Report {
   results: {
     fanout: Record<string, Outcome<RateFigures>>;
     manyRooms: Record<string, Outcome<RateFigures>>;
+    manyRoomsPoisson: Record<string, Outcome<RateFigures>>;
+    upkeep: Record<string, Outcome<UpkeepFigures>>;
     idle: Record<string, Outcome<IdleFigures>>;
     cluster: Outcome<{
       standalone: Outcome<ClusterRun>;
@@ -105,13 +119,21 @@ describe('npm run bench -- --smoke', () => {
   it('prints one table per workload and the ratios', () => {
     expect(output).toContain('fan-out (smoke)');
     expect(output).toContain('many rooms (smoke)');
+    expect(output).toContain('many rooms (Poisson arrivals) (smoke)');
     expect(output).toContain('idle (smoke)');
+    expect(output).toContain('idle upkeep: ');
     expect(output).toContain('Ratios (Taco Chat ÷ other)');
     expect(report.plan.smoke).toBe(true);
   });
 
-  it.each(SERVERS)('has every rate figure for %s in both rate workloads', (server) => {
-    for (const workload of [report.results.fanout, report.results.manyRooms]) {
+  const rated = () => [
+    report.results.fanout,
+    report.results.manyRooms,
+    report.results.manyRoomsPoisson,
+  ];
+
+  it.each(SERVERS)('has every rate figure for %s in every rate workload', (server) => {
+    for (const workload of rated()) {
       const outcome = workload[server]!;
       expect(outcome.error).toBeNull();
       const figures = outcome.figures!;
@@ -132,8 +154,21 @@ describe('npm run bench -- --smoke', () => {
     expect(Number.isFinite(outcome.figures!.bytesPerConnection)).toBe(true);
   });
 
+  it.each(['taco', 'raw'])('has the idle upkeep figures for %s, both windows', (server) => {
+    const outcome = report.results.upkeep[server]!;
+    expect(outcome.error).toBeNull();
+    const figures = outcome.figures!;
+    expect(figures.members).toBe(50);
+    expect(Number.isFinite(figures.baseline.replicaCores)).toBe(true);
+    for (const window of [figures.quiet, figures.heartbeat]) {
+      expect(Number.isFinite(window.replicaMsPerSecondPer1k)).toBe(true);
+      expect(Number.isFinite(window.redisMsPerSecondPer1k)).toBe(true);
+    }
+    expect(report.results.upkeep.socketio).toEqual({ figures: null, error: null });
+  });
+
   it.each(SERVERS)('runs a step at each fraction of capacity for %s', (server) => {
-    for (const workload of [report.results.fanout, report.results.manyRooms]) {
+    for (const workload of rated()) {
       const figures = workload[server]!.figures!;
       expect(figures.loadSteps.map((step) => step.fraction)).toEqual(report.plan.loadFractions);
       for (const step of figures.loadSteps) {
@@ -195,6 +230,7 @@ describe('npm run bench -- --smoke', () => {
   });
 
   it('has every ratio', () => {
-    expect(Object.keys(report.ratios).length).toBe(7);
+    // Three rate workloads × 3, idle memory, and upkeep (quiet and heartbeat × replica and Redis).
+    expect(Object.keys(report.ratios).length).toBe(14);
   });
 });

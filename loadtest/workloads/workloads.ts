@@ -2,11 +2,12 @@
  * The workload definitions shared by the k6 scripts and the Node benchmark (workloads.json), typed,
  * and scaled for a run of the benchmark.
  */
+import type { Arrivals } from '../bench/load-client';
 import definitions from './workloads.json';
 
 /** One rate-searched workload of the benchmark, at the sizes of one run. */
 export interface RateWorkload {
-  id: 'fanout' | 'manyRooms';
+  id: 'fanout' | 'manyRooms' | 'manyRoomsPoisson';
   title: string;
   rooms: number;
   members: number;
@@ -17,10 +18,13 @@ export interface RateWorkload {
   roomRates: number[];
   stepSeconds: number;
   halfLoadSeconds: number;
+  /** How each sender's messages arrive, and the seed of Poisson arrivals. */
+  arrivals: { mode: Arrivals; seed: number };
 }
 
 export type BenchPlan = ReturnType<typeof benchPlan>;
 export type IdleWorkload = BenchPlan['idle'];
+export type UpkeepWorkload = BenchPlan['upkeep'];
 /**
  * The many-rooms workload on Taco Chat twice, on one standalone Redis and on a Redis Cluster of
  * `masters` masters (one replica each), at the same fixed rates.
@@ -29,65 +33,88 @@ export type ClusterWorkload = BenchPlan['cluster'];
 /** Classic `PUBLISH` against `SPUBLISH` on Redis Clusters of each size in `masters`. */
 export type PubSubWorkload = BenchPlan['pubsub'];
 
-const atLeast = (min: number, value: number) => Math.max(min, Math.round(value));
-
 /**
  * The sizes of one run: `scale` shrinks the crowd (rooms, members and connections; 1 = the sizes
- * of workloads.json), never the per-room rates. `smoke`: tiny sizes, one-second steps, which only
- * prove every part works.
+ * of workloads.json), never the per-room rates. `smoke`: the tiny sizes of `benchSmoke`, one-second
+ * steps, which only prove every part works. `upkeep` shortens the upkeep's warm-up and windows.
  */
-export function benchPlan(scale: number, smoke: boolean) {
-  const { bench: b, fanout: f, manyRooms: m, idle: i, cluster: c, pubsub: p } = definitions;
-  const steps = smoke
-    ? { stepSeconds: 1, halfLoadSeconds: 1 }
-    : { stepSeconds: b.stepSeconds, halfLoadSeconds: b.halfLoadSeconds };
-  const fanMembers = smoke ? 20 : atLeast(f.senders * 2, f.members * scale);
+export function benchPlan(
+  scale: number,
+  smoke: boolean,
+  upkeep: { warmup?: number | undefined; window?: number | undefined } = {},
+) {
+  const tiny = definitions.benchSmoke;
+  const pick = <K extends keyof typeof tiny>(key: K) => ({
+    ...definitions[key],
+    ...(smoke ? tiny[key] : {}),
+  });
+  const [b, f, m, i] = [pick('bench'), pick('fanout'), pick('manyRooms'), pick('idle')];
+  const [c, p, u] = [pick('cluster'), pick('pubsub'), pick('upkeep')];
+  /** A crowd's size: as in the file when smoke, else scaled, and at least `min`. */
+  const sized = (value: number, min: number) =>
+    smoke ? value : Math.max(min, Math.round(value * scale));
+  const named = (title: string, full: string) => (smoke ? `${title} (smoke)` : `${title}: ${full}`);
+  const steps = { stepSeconds: b.stepSeconds, halfLoadSeconds: b.halfLoadSeconds };
+  const fixed = { mode: 'fixed' as const, seed: 0 };
+  const fanMembers = sized(f.members, f.senders * 2);
   const fanout: RateWorkload = {
     id: 'fanout',
-    title: smoke
-      ? 'fan-out (smoke)'
-      : `fan-out: ${f.rooms} room × ${fanMembers} members, ${f.senders} senders, ${f.replicas} replicas`,
-    rooms: smoke ? 1 : f.rooms,
+    title: named(
+      'fan-out',
+      `${f.rooms} room × ${fanMembers} members, ${f.senders} senders, ${f.replicas} replicas`,
+    ),
+    rooms: f.rooms,
     members: fanMembers,
-    senders: smoke ? 2 : f.senders,
+    senders: f.senders,
     replicas: f.replicas,
-    roomRates: smoke ? [5, 10] : f.roomMessagesPerSecond,
+    roomRates: f.roomMessagesPerSecond,
     ...steps,
+    arrivals: fixed,
   };
-  const rooms = smoke ? 10 : atLeast(10, m.rooms * scale);
+  const rooms = sized(m.rooms, 10);
   const manyRooms: RateWorkload = {
     id: 'manyRooms',
-    title: smoke
-      ? 'many rooms (smoke)'
-      : `many rooms: ${rooms} rooms × ${m.members} members, ${m.replicas} replicas`,
+    title: named('many rooms', `${rooms} rooms × ${m.members} members, ${m.replicas} replicas`),
     rooms,
-    members: smoke ? 3 : m.members,
-    senders: smoke ? 1 : m.sendersPerRoom,
+    members: m.members,
+    senders: m.sendersPerRoom,
     replicas: m.replicas,
-    roomRates: smoke ? [1, 2] : m.roomMessagesPerSecond,
+    roomRates: m.roomMessagesPerSecond,
     ...steps,
+    arrivals: fixed,
   };
-  const connections = smoke ? 100 : atLeast(100, i.connections * scale);
-  const pubsub = smoke
-    ? {
-        masters: [3],
-        subscribersPerChannel: [1, 2],
-        channels: 12,
-        messagesPerSecond: 200,
-        seconds: 1,
-      }
-    : p;
+  const connections = sized(i.connections, 100);
+  const window = upkeep.window ?? u.windowSeconds;
   return {
     scale,
     smoke,
     fanout,
     manyRooms,
+    manyRoomsPoisson: {
+      ...manyRooms,
+      id: 'manyRoomsPoisson' as const,
+      title: manyRooms.title.replace('many rooms', 'many rooms (Poisson arrivals)'),
+      arrivals: { mode: 'poisson' as const, seed: m.poissonSeed },
+    },
+    upkeep: {
+      id: 'upkeep' as const,
+      title:
+        `idle upkeep: ${u.rooms} rooms × ${u.members} quiet members, ${u.replicas} replicas, ` +
+        `without and with heartbeats${smoke ? ' (smoke)' : ''}`,
+      rooms: u.rooms,
+      members: u.members,
+      replicas: u.replicas,
+      /** The stack with no member, then each window after the warm-up (seconds). */
+      baselineSeconds: upkeep.window === undefined ? u.baselineSeconds : window / 2,
+      warmupSeconds: upkeep.warmup ?? u.warmupSeconds,
+      windowSeconds: window,
+    },
     idle: {
       id: 'idle' as const,
-      title: smoke ? 'idle (smoke)' : `idle: ${connections} connections on one replica`,
+      title: named('idle', `${connections} connections on one replica`),
       connections,
-      members: smoke ? 5 : i.members,
-      replicas: smoke ? 1 : i.replicas,
+      members: i.members,
+      replicas: i.replicas,
     },
     cluster: {
       id: 'cluster' as const,
@@ -96,18 +123,19 @@ export function benchPlan(scale: number, smoke: boolean) {
         `${manyRooms.members} members, ${m.replicas} replicas${smoke ? ' (smoke)' : ''}`,
       rooms: manyRooms,
       masters: c.masters,
-      roomRates: smoke ? [1, 2] : c.roomMessagesPerSecond,
-      stepSeconds: smoke ? 1 : c.stepSeconds,
+      roomRates: c.roomMessagesPerSecond,
+      stepSeconds: c.stepSeconds,
     },
     pubsub: {
       id: 'pubsub' as const,
-      title: smoke
-        ? 'PUBLISH vs SPUBLISH (smoke)'
-        : `PUBLISH vs SPUBLISH: ${p.channels} channels, ${p.messagesPerSecond} messages/s for ${p.seconds} s`,
-      ...pubsub,
+      title: named(
+        'PUBLISH vs SPUBLISH',
+        `${p.channels} channels, ${p.messagesPerSecond} messages/s for ${p.seconds} s`,
+      ),
+      ...p,
     },
     // Smoke: the drain ends once every message arrived, so a long bound costs nothing when all is well.
-    drainMs: smoke ? 5000 : b.drainMs,
+    drainMs: b.drainMs,
     bodyBytes: definitions.message.bodyBytes,
     clientSaturation: b.clientSaturation,
     p99LimitMs: definitions.slo.p99Ms,

@@ -98,6 +98,8 @@ describe('the k6 scripts, PROFILE=smoke, against 3 replicas behind nginx', () =>
     ['soak.js', 'soak.js', {}],
     // Every socket with a single-use ticket, as the web client opens them.
     ['chat.js with tickets', 'chat.js', { SOCKET_AUTH: 'ticket' }],
+    // Each sender's messages a seeded Poisson process (the many-rooms arrival pattern).
+    ['fanout.js with Poisson arrivals', 'fanout.js', { ARRIVALS: 'poisson', SEED: '7' }],
   ])(
     '%s passes its thresholds, loses nothing and delivers',
     async (label, script, env) => {
