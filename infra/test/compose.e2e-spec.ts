@@ -176,7 +176,6 @@ describe('docker-compose.yml', () => {
       pulled.push(image ?? '');
     }
     expect(pulled.sort()).toEqual([
-      'grafana/k6:1.8.1',
       'oliver006/redis_exporter:v1.45.0',
       'prom/prometheus:v2.42.0',
       'redis:7.0.15-alpine',
