@@ -32,8 +32,6 @@ import { freePorts, httpStatus } from './wait';
 export const API_ENTRY = join(REPO_ROOT, 'api', 'dist', 'main.js');
 export const DEFAULT_WEB_DIST = join(REPO_ROOT, 'web', 'dist');
 
-export { baseEnvironment, REDIS_CONF, REPO_ROOT, redisServerArgs } from './environment';
-
 export interface ClusterOptions {
   /** api replicas behind nginx (default 3). */
   replicas?: number;

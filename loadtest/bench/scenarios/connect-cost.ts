@@ -9,11 +9,21 @@
  * writes the replica's V8 CPU profile there (summarize it with profile-summary.ts).
  */
 import { resolve } from 'node:path';
-import { cpuWindow, credentials, isPresence, openAll, RawClient, socketUrl } from '@taco/harness';
+import {
+  commandStats,
+  commandsPer,
+  cpuWindow,
+  credentials,
+  isPresence,
+  openAll,
+  RawClient,
+  round,
+  socketUrl,
+} from '@taco/harness';
 import Redis from 'ioredis';
 import { startServer } from '../servers';
 import { withServer } from '../session';
-import { commandStats, commandsPer, log, round, type Scenario, stamp } from './common';
+import { log, type Scenario, stamp } from './common';
 
 const CONCURRENCY = 64;
 

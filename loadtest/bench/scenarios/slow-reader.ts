@@ -5,10 +5,10 @@
  * the time from an attacker's open (and its cut) to the others seeing it gone. Bounded: idle
  * phase + attack + a short cool-down.
  */
-import { type SlowReaderSettings, slowReaderAttack } from '@taco/harness';
+import { quantileMs as p, round, type SlowReaderSettings, slowReaderAttack } from '@taco/harness';
 import { startServer } from '../servers';
 import { withServer } from '../session';
-import { log, median, MIB, ms as p, round, type Scenario, stamp } from './common';
+import { log, median, MIB, type Scenario, stamp } from './common';
 
 const ROOM = 'slow-reader-room';
 
