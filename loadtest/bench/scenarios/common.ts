@@ -88,8 +88,6 @@ export const log = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-export const MIB = 1024 * 1024;
-
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
