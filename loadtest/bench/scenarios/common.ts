@@ -66,14 +66,12 @@ export const stamp = (scenario: string) => ({
 /** The machine a run measured on. */
 export function machine() {
   const cpu = cpus();
-  const memoryGiB = Math.round(totalmem() / 2 ** 30);
-  const platform = `${process.platform} ${process.arch}`;
   return {
     cpus: cpu.length,
     cpuModel: cpu[0]?.model ?? 'unknown',
-    memoryGiB,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
     node: process.version,
-    platform,
+    platform: `${process.platform} ${process.arch}`,
   };
 }
 

@@ -83,13 +83,8 @@ export const connectCost: Scenario<'sockets' | 'members', ConnectCostReport> = {
     connectCostScenario({ ...settings, profileDir: profile && resolve(profile) }),
 };
 
-export interface ConnectCostSettings {
-  sockets: number;
-  /** Members per room. */
-  members: number;
-  /** Where the replica writes its V8 CPU profile, if anywhere. */
-  profileDir?: string | undefined;
-}
+/** `members` per room; `profileDir`: where the replica writes its V8 CPU profile, if anywhere. */
+type ConnectCostSettings = Record<'sockets' | 'members', number> & { profileDir?: string };
 
 export type ConnectCostReport = Awaited<ReturnType<typeof connectCostScenario>>;
 

@@ -10,7 +10,7 @@
 import { reconnectStorm, ROOM_MIN, type StormSettings } from '@taco/harness';
 import { log, type Scenario, stamp } from './common';
 
-type StormInts = Exclude<keyof StormSettings, 'rate' | 'env'>;
+type StormInts = Exclude<keyof StormSettings, 'rate'>;
 
 export const storm: Scenario<StormInts, StormReport> = {
   file: 'storm',

@@ -35,9 +35,7 @@ export interface MemberOptions {
 }
 
 /** A message as a member holds it. */
-export interface HeldMessage extends ChatMessage {
-  epoch: string;
-}
+export type HeldMessage = ChatMessage & { epoch: string };
 
 /** What one member saw, as plain data (it crosses process boundaries). */
 function emptyReport(room: string, name: string) {

@@ -88,8 +88,6 @@ export interface StormSettings {
   /** Member processes the members are spread over (whole rooms each). */
   processes: number;
   bodyBytes: number;
-  /** Replicas' extra environment (default `SCENARIO_ENV`). */
-  env?: Record<string, string>;
 }
 
 /** Rooms of 5–50 members, `clients` members in all, spread over sizes deterministically. */
@@ -167,10 +165,7 @@ export async function reconnectStorm(
   );
   const run = String(Date.now() % 1_000_000);
   const rooms = planRooms(clients, run);
-  const cluster = await startCluster({
-    replicas: 2,
-    env: settings.env ?? SCENARIO_ENV,
-  });
+  const cluster = await startCluster({ replicas: 2, env: SCENARIO_ENV });
   const pool = new IpcPool<StormParentMessage, StormChildMessage>(
     MEMBER_SCRIPT,
     'storm members',
