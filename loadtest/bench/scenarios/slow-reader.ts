@@ -1,9 +1,7 @@
 /**
- * `npm run bench -- --only slowReader`: the harness's slow-reader attack (`slowReaderAttack`:
- * paused readers in a busy room of one replica, cut with 1013 and reported gone), which measures
- * and prints its figures: the replica's RSS without and during the attack, the members' p50/p99
- * in both phases, the cuts and the time from an attacker's open (and its cut) to the others
- * seeing it gone. Bounded: idle phase + attack + a short cool-down.
+ * `npm run bench -- --only slowReader`: the harness's slow-reader attack (`slowReaderAttack`) on
+ * a replica of its own, which measures and prints its figures. Bounded: idle phase + attack + a
+ * short cool-down.
  */
 import { type SlowReaderSettings, slowReaderAttack } from '@taco/harness';
 import { startServer } from '../servers';

@@ -1,11 +1,7 @@
 /**
- * `npm run bench -- --only storm`: the harness's reconnect storm (`reconnectStorm`: 2 replicas
- * behind nginx, `--clients` members in rooms of 5–50, one replica killed with SIGKILL while
- * messages flow), which measures and prints its figures: time from the kill until every member
- * is back and resumed; bystanders' and the probe's p50/p99 before and during the storm;
- * event-loop delays; messages lost and shown twice; credential and ticket calls and Redis
- * commands per reconnect. Exits non-zero when a message was lost or doubled, or a member never
- * came back.
+ * `npm run bench -- --only storm`: the harness's reconnect storm (`reconnectStorm`), which
+ * measures and prints its figures. Exits non-zero when a message was lost or doubled, or a member
+ * never came back.
  */
 import { reconnectStorm, ROOM_MIN, type StormSettings } from '@taco/harness';
 import { log, type Scenario, stamp } from './common';

@@ -6,7 +6,8 @@
  * (presence `connecting:false`) comes back at once with a new paused socket, so the attack holds
  * for its whole duration. Messages carry a latency probe; the members' latency and the replica's
  * memory are kept per phase (before, during and after the attack). `npm run chaos` runs it short;
- * the bench reports the phases.
+ * the bench prints its summary: RSS without and during the attack, the members' p50/p99 in both
+ * phases, the cuts, and the time from an attacker's open (and its cut) to the others seeing it gone.
  */
 import { CloseCode, FrameType, type ServerFrame } from '@taco/protocol';
 import WebSocket from 'ws';
