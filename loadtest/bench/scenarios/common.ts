@@ -1,7 +1,7 @@
 /** What the bench's scenarios (slow reader, reconnect storm, connect cost) share: one shape. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { intOption } from '@taco/harness';
+import { intOption, percentile } from '@taco/harness';
 import { cpus, totalmem } from 'node:os';
 
 export { intOption };
@@ -86,7 +86,5 @@ export const log = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
+/** The middle value (the upper one of an even count), or 0 when there is none. */
+export const median = (values: readonly number[]): number => percentile([...values], 50) ?? 0;
