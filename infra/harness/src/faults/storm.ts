@@ -14,8 +14,8 @@
  */
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type MemberReport } from '../client';
 import Redis from 'ioredis';
+import { type MemberReport } from '../client';
 import { startCluster } from '../cluster';
 import { type ChildLifecycle, IpcPool, IpcProcess } from '../ipc-process';
 import { commandStats, commandsPer, metricValue } from '../metrics';
