@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { rawRequest } from '@taco/harness';
 
 /** 1 KB = 1000 bytes. The JS and CSS of a first load, as a browser that offers brotli gets them. */
@@ -27,14 +27,8 @@ export const CPU_SLOWDOWN = 4;
 const ASSET_TYPES = new Set(['script', 'stylesheet']);
 
 /** The same-origin JS and CSS URLs a cold browser fetches for `path` until the network is idle. */
-export async function firstLoadAssets(
-  browser: Browser,
-  origin: string,
-  path: string,
-): Promise<string[]> {
-  const context = await browser.newContext();
-  try {
-    const page = await context.newPage();
+export function firstLoadAssets(browser: Browser, origin: string, path: string) {
+  return inFreshContext(browser, async (page) => {
     const urls = new Set<string>();
     page.on('request', (request) => {
       if (ASSET_TYPES.has(request.resourceType()) && request.url().startsWith(origin)) {
@@ -43,6 +37,14 @@ export async function firstLoadAssets(
     });
     await page.goto(`${origin}${path}`, { waitUntil: 'networkidle', timeout: 30_000 });
     return [...urls].sort();
+  });
+}
+
+/** `run` on a page of a fresh browser context (an empty cache), closed afterwards. */
+async function inFreshContext<T>(browser: Browser, run: (page: Page) => Promise<T>): Promise<T> {
+  const context = await browser.newContext();
+  try {
+    return await run(await context.newPage());
   } finally {
     await context.close();
   }
@@ -100,11 +102,9 @@ export async function pageWeight(
  * First contentful paint of a cold load of `url` (a fresh browser context, so an empty cache)
  * under Slow 4G and a 4× slower CPU, in milliseconds.
  */
-export async function throttledFcp(browser: Browser, url: string): Promise<number> {
-  const context = await browser.newContext();
-  try {
-    const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
+export function throttledFcp(browser: Browser, url: string): Promise<number> {
+  return inFreshContext(browser, async (page) => {
+    const cdp = await page.context().newCDPSession(page);
     await cdp.send('Network.enable');
     await cdp.send('Network.emulateNetworkConditions', SLOW_4G);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_SLOWDOWN });
@@ -115,9 +115,7 @@ export async function throttledFcp(browser: Browser, url: string): Promise<numbe
       { timeout: 30_000 },
     );
     return Math.round((await fcp.jsonValue()) as number);
-  } finally {
-    await context.close();
-  }
+  });
 }
 
 export function median(values: readonly number[]): number {

@@ -1,18 +1,26 @@
 import { parseArgs } from 'node:util';
 import { formatReport, runChaos, writeReport } from './faults';
 
-/**
- * `npm run chaos [-- --short] [--redis-wait-replicas N]`: every fault and abuse scenario, then the
- * report. `--redis-wait-replicas 0` runs the Redis Cluster scenarios without durable
- * acknowledgement (to measure what a master's death loses without it).
- */
+/** `npm run chaos`: every fault and abuse scenario, then the report. */
+const USAGE = `Usage: npm run chaos -- [--short] [--redis-wait-replicas N]
+
+  --short                  short runs for CI: fewer clients and inputs, shorter outages
+  --redis-wait-replicas N  REDIS_WAIT_REPLICAS of the Redis Cluster scenarios (default 1); 0 runs
+                           them without durable acknowledgement, to measure what a master's
+                           death loses without it`;
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       short: { type: 'boolean' },
       'redis-wait-replicas': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const waitReplicas = values['redis-wait-replicas'];
   if (waitReplicas !== undefined && !/^\d{1,2}$/.test(waitReplicas)) {
     throw new Error(`--redis-wait-replicas must be a whole number (got "${waitReplicas}")`);

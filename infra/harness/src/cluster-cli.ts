@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { type Cluster, startCluster } from './cluster';
-import { pickEnvironment } from './environment';
+import { intOption, pickEnvironment } from './environment';
 
 const USAGE = `Usage: npm run cluster -- [--replicas N] [--port PORT] [--web-dist DIR] [--redis-cluster]
 
@@ -30,15 +30,6 @@ const PASSED_THROUGH = [
   'REDIS_WAIT_REPLICAS',
   'REDIS_WAIT_TIMEOUT_MS',
 ];
-
-function wholeNumber(name: string, text: string | undefined, min: number, max: number) {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`--${name} must be a whole number from ${min} to ${max} (got "${text}")`);
-  }
-  return value;
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -70,8 +61,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', shutdown);
 
   const cluster = await startCluster({
-    replicas: wholeNumber('replicas', values.replicas, 1, 64) ?? 3,
-    port: wholeNumber('port', values.port, 1, 65535),
+    replicas: intOption('replicas', values.replicas, 3, 1, 64),
+    port: intOption('port', values.port, undefined, 1, 65535),
     webDist: values['web-dist'],
     redisCluster: values['redis-cluster'] === true,
     env: pickEnvironment(PASSED_THROUGH),

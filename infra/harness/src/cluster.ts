@@ -12,12 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { renderNginxConfig } from '../../nginx/render-nginx-config';
 import { baseEnvironment, REPO_ROOT } from './environment';
-import {
-  type RedisCluster,
-  type RedisClusterOptions,
-  redisService,
-  startRedisCluster,
-} from './redis-cluster';
+import { type RedisClusterOptions, redisService, startRedisCluster } from './redis-cluster';
 import {
   findExecutable,
   followFile,
@@ -31,8 +26,6 @@ import { freePorts, httpStatus } from './wait';
 
 export const API_ENTRY = join(REPO_ROOT, 'api', 'dist', 'main.js');
 export const DEFAULT_WEB_DIST = join(REPO_ROOT, 'web', 'dist');
-
-export { baseEnvironment, REDIS_CONF, REPO_ROOT, redisServerArgs } from './environment';
 
 export interface ClusterOptions {
   /** api replicas behind nginx (default 3). */
@@ -65,42 +58,6 @@ export interface ClusterOptions {
  * stops it if it runs, starts it again on the same port, and waits until ready.
  */
 export type ReplicaHandle = Service;
-
-/**
- * The one Redis: `stop(signal)` (SIGTERM: Redis flushes the AOF and exits) waits for the exit;
- * `start()` runs it again on the same port and folder, so the AOF is replayed.
- */
-export type RedisHandle = Service;
-
-export interface NginxHandle {
-  readonly port: number;
-  readonly pid: number | undefined;
-  readonly configPath: string;
-  readonly accessLog: string;
-  readonly errorLog: string;
-  readonly lines: readonly string[];
-  /** The replicas in nginx's upstream now (every replica until `route` says otherwise). */
-  readonly routed: readonly ReplicaHandle[];
-  /**
-   * Renders the upstream with only these replicas and reloads nginx (SIGHUP), as nginx in front
-   * of a Kubernetes Service does once the endpoints drop a pod; resolves once nginx's new workers
-   * run (the old ones keep only the connections they hold). Requests from then on go to these.
-   */
-  route(replicas: readonly ReplicaHandle[]): Promise<void>;
-}
-
-export interface Cluster {
-  /** http://127.0.0.1:port through nginx. */
-  readonly url: string;
-  readonly workDir: string;
-  readonly replicas: readonly ReplicaHandle[];
-  readonly redis: RedisHandle | null;
-  /** The Redis Cluster, with `redisCluster` (then `redis` is null). */
-  readonly redisCluster: RedisCluster | null;
-  readonly nginx: NginxHandle;
-  /** Ends everything (SIGTERM, SIGKILL after a bounded wait) and removes the working folder. */
-  stop(): Promise<void>;
-}
 
 /** nginx started by root drops its workers to `nobody`; they must be able to read what it serves. */
 export function nginxUser(): string | undefined {
@@ -147,7 +104,7 @@ async function launch(
   replicaCount: number,
   useRedis: boolean,
   options: ClusterOptions,
-): Promise<Cluster> {
+) {
   const output = options.output ?? 'quiet';
   const startTimeoutMs = options.startTimeoutMs ?? 30_000;
   const [redisPort = 0, ...replicaPorts] = await freePorts(replicaCount + 1);
@@ -298,25 +255,33 @@ async function launch(
   };
 
   return {
+    /** http://127.0.0.1:port through nginx. */
     url: `http://127.0.0.1:${port}`,
     workDir,
-    replicas,
+    replicas: replicas as readonly ReplicaHandle[],
+    /**
+     * The one Redis: `stop(signal)` (SIGTERM: Redis flushes the AOF and exits) waits for the exit;
+     * `start()` runs it again on the same port and folder, so the AOF is replayed.
+     */
     redis,
+    /** The Redis Cluster, with `redisCluster` (then `redis` is null). */
     redisCluster,
-    nginx: {
+    nginx: Object.assign(nginx, {
       port,
-      get pid() {
-        return nginx.pid;
-      },
       configPath,
       accessLog,
       errorLog,
-      lines: nginx.lines,
-      get routed() {
-        return routed;
-      },
+      /**
+       * Renders the upstream with only these replicas and reloads nginx (SIGHUP), as nginx in
+       * front of a Kubernetes Service does once the endpoints drop a pod; resolves once nginx's
+       * new workers run (the old ones keep only the connections they hold). Requests from then
+       * on go to these.
+       */
       route,
-    },
+    }),
+    /** Ends everything (SIGTERM, SIGKILL after a bounded wait) and removes the working folder. */
     stop,
   };
 }
+
+export type Cluster = Awaited<ReturnType<typeof launch>>;

@@ -31,3 +31,19 @@ export function pickEnvironment(keys: readonly string[]): Record<string, string>
 /** The little of this process's environment a child needs; everything else is set on purpose. */
 export const baseEnvironment = (): NodeJS.ProcessEnv =>
   pickEnvironment(['PATH', 'HOME', 'LANG', 'TZ', 'SYSTEMROOT']);
+
+/** A whole number option between `min` and `max` (`--name`), or `fallback` when not given. */
+export function intOption<F extends number | undefined>(
+  name: string,
+  text: string | undefined,
+  fallback: F,
+  min: number,
+  max: number,
+): number | F {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`--${name} must be a whole number from ${min} to ${max} (got "${text}")`);
+  }
+  return value;
+}

@@ -4,6 +4,7 @@
  */
 export * from './client';
 export * from './cluster';
+export * from './environment';
 export * from './faults';
 export * from './ipc-process';
 export * from './managed-process';

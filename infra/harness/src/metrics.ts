@@ -1,4 +1,6 @@
 import { ApiPath } from '@taco/protocol';
+import type Redis from 'ioredis';
+import { round } from './probe';
 
 /** One counter or gauge of a replica's Prometheus text, summed over its series that carry `labels`. */
 export async function metricValue(
@@ -19,4 +21,35 @@ export async function metricValue(
     total += Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;
   }
   return total;
+}
+
+/** Calls per command since Redis started (INFO commandstats; commands inside scripts count too). */
+export async function commandStats(redis: Redis): Promise<Map<string, number>> {
+  const stats = new Map<string, number>();
+  for (const line of (await redis.info('commandstats')).split('\n')) {
+    const match = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
+    if (match?.[1] && match[2]) stats.set(match[1], Number(match[2]));
+  }
+  return stats;
+}
+
+/**
+ * Redis commands per `units` (connects, reconnects) between two `commandStats` readings, less
+ * `baseline` calls of each, rounded to 2 digits, the most frequent first, those under `min` left
+ * out; and their sum.
+ */
+export function commandsPer(
+  after: Map<string, number>,
+  before: Map<string, number>,
+  units: number,
+  min: number,
+  baseline: (command: string) => number = () => 0,
+) {
+  const each: [string, number][] = [];
+  for (const [command, calls] of after) {
+    const per = (calls - (before.get(command) ?? 0) - baseline(command)) / units;
+    if (units > 0 && per >= min) each.push([command, round(per, 2) ?? 0]);
+  }
+  each.sort((a, b) => b[1] - a[1]);
+  return { byCommand: Object.fromEntries(each), sum: each.reduce((sum, [, n]) => sum + n, 0) };
 }

@@ -76,3 +76,10 @@ export function quantile(histogram: readonly number[], q: number): number | null
   }
   return MIN_MS * GROWTH ** (BUCKETS - 1);
 }
+
+export const round = (value: number | null, digits = 1): number | null =>
+  value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** Quantile `q` of a latency histogram in ms, to 0.1 ms, or null when it is empty. */
+export const quantileMs = (histogram: readonly number[], q: number): number | null =>
+  round(quantile(histogram, q), 1);

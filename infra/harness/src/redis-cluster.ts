@@ -20,8 +20,6 @@ export interface RedisClusterOptions {
   masters?: number;
   /** Replicas per master (default 1). */
   replicasPerMaster?: number;
-  /** How long a master may be silent before its replica takes over (default 2000 ms). */
-  nodeTimeoutMs?: number;
   /** A folder to hold the nodes' folders; a fresh temporary one (removed on stop) by default. */
   dir?: string;
   output?: OutputMode;
@@ -130,7 +128,8 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         settings: {
           'cluster-enabled': 'yes',
           'cluster-config-file': 'nodes.conf',
-          'cluster-node-timeout': String(options.nodeTimeoutMs ?? 2000),
+          // How long a master may be silent before its replica takes over.
+          'cluster-node-timeout': '2000',
           // A replica that lost its master for a while may still take over (tests kill masters).
           'cluster-replica-validity-factor': '0',
         },

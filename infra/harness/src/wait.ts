@@ -77,17 +77,13 @@ export async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
-/** Whether `port` is free on 127.0.0.1 now. */
-async function isFree(port: number): Promise<boolean> {
-  return (await getPort({ host: '127.0.0.1', port })) === port;
-}
-
 /**
  * `count` ports free on 127.0.0.1 whose port + 10000 is free too: a Redis Cluster node listens on
  * both (the second is its cluster bus), so a free port alone may still collide. Random picks,
  * bounded.
  */
 export async function freeClusterPorts(count: number): Promise<number[]> {
+  const isFree = async (port: number) => (await getPort({ host: '127.0.0.1', port })) === port;
   const ports: number[] = [];
   for (let tries = 0; ports.length < count && tries < 500; tries++) {
     const port = 20_000 + Math.floor(Math.random() * 35_000);

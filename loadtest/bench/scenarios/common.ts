@@ -1,9 +1,10 @@
 /** What the bench's scenarios (slow reader, reconnect storm, connect cost) share: one shape. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { quantile } from '@taco/harness';
-import type Redis from 'ioredis';
+import { intOption, percentile } from '@taco/harness';
 import { cpus, totalmem } from 'node:os';
+
+export { intOption };
 
 /** The command line's string options, by name. */
 export type Values = Partial<Record<string, string>>;
@@ -47,22 +48,6 @@ export async function runScenario<K extends string, R>(
   scenario.verdict?.(report);
 }
 
-/** A whole number option between `min` and `max`, or its default. */
-export function intOption(
-  name: string,
-  text: string | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`--${name} must be a whole number from ${min} to ${max} (got "${text}")`);
-  }
-  return value;
-}
-
 /** Writes a report as JSON to `out`, by default to loadtest/results/`name`; returns the path. */
 export function writeJson(out: string | undefined, name: string, report: unknown): string {
   const path = resolve(out ?? resolve(__dirname, '..', '..', 'results', name));
@@ -81,14 +66,12 @@ export const stamp = (scenario: string) => ({
 /** The machine a run measured on. */
 export function machine() {
   const cpu = cpus();
-  const memoryGiB = Math.round(totalmem() / 2 ** 30);
-  const platform = `${process.platform} ${process.arch}`;
   return {
     cpus: cpu.length,
     cpuModel: cpu[0]?.model ?? 'unknown',
-    memoryGiB,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
     node: process.version,
-    platform,
+    platform: `${process.platform} ${process.arch}`,
   };
 }
 
@@ -103,47 +86,5 @@ export const log = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-export const round = (value: number | null, digits = 1): number | null =>
-  value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits;
-
-export const MIB = 1024 * 1024;
-
-/** Quantile `q` of a latency histogram in ms, to 0.1 ms, or null when it is empty. */
-export const ms = (histogram: readonly number[], q: number): number | null =>
-  round(quantile(histogram, q), 1);
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
-
-/** Calls per command since Redis started (INFO commandstats; commands inside scripts count too). */
-export async function commandStats(redis: Redis): Promise<Map<string, number>> {
-  const stats = new Map<string, number>();
-  for (const line of (await redis.info('commandstats')).split('\n')) {
-    const match = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
-    if (match?.[1] && match[2]) stats.set(match[1], Number(match[2]));
-  }
-  return stats;
-}
-
-/**
- * Redis commands per `units` (connects, reconnects) between two `commandStats` readings, less
- * `baseline` calls of each, rounded to 2 digits, the most frequent first, those under `min` left
- * out; and their sum.
- */
-export function commandsPer(
-  after: Map<string, number>,
-  before: Map<string, number>,
-  units: number,
-  min: number,
-  baseline: (command: string) => number = () => 0,
-) {
-  const each: [string, number][] = [];
-  for (const [command, calls] of after) {
-    const per = (calls - (before.get(command) ?? 0) - baseline(command)) / units;
-    if (units > 0 && per >= min) each.push([command, round(per, 2) ?? 0]);
-  }
-  each.sort((a, b) => b[1] - a[1]);
-  return { byCommand: Object.fromEntries(each), sum: each.reduce((sum, [, n]) => sum + n, 0) };
-}
+/** The middle value (the upper one of an even count), or 0 when there is none. */
+export const median = (values: readonly number[]): number => percentile([...values], 50) ?? 0;

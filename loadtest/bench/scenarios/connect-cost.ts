@@ -9,11 +9,21 @@
  * writes the replica's V8 CPU profile there (summarize it with profile-summary.ts).
  */
 import { resolve } from 'node:path';
-import { cpuWindow, credentials, isPresence, openAll, RawClient, socketUrl } from '@taco/harness';
+import {
+  commandStats,
+  commandsPer,
+  cpuWindow,
+  credentials,
+  isPresence,
+  openAll,
+  RawClient,
+  round,
+  socketUrl,
+} from '@taco/harness';
 import Redis from 'ioredis';
 import { startServer } from '../servers';
 import { withServer } from '../session';
-import { commandStats, commandsPer, log, round, type Scenario, stamp } from './common';
+import { log, type Scenario, stamp } from './common';
 
 const CONCURRENCY = 64;
 
@@ -73,13 +83,8 @@ export const connectCost: Scenario<'sockets' | 'members', ConnectCostReport> = {
     connectCostScenario({ ...settings, profileDir: profile && resolve(profile) }),
 };
 
-export interface ConnectCostSettings {
-  sockets: number;
-  /** Members per room. */
-  members: number;
-  /** Where the replica writes its V8 CPU profile, if anywhere. */
-  profileDir?: string | undefined;
-}
+/** `members` per room; `profileDir`: where the replica writes its V8 CPU profile, if anywhere. */
+type ConnectCostSettings = Record<'sockets' | 'members', number> & { profileDir?: string };
 
 export type ConnectCostReport = Awaited<ReturnType<typeof connectCostScenario>>;
 

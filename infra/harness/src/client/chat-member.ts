@@ -35,38 +35,40 @@ export interface MemberOptions {
 }
 
 /** A message as a member holds it. */
-export interface HeldMessage extends ChatMessage {
-  epoch: string;
-}
+export type HeldMessage = ChatMessage & { epoch: string };
 
 /** What one member saw, as plain data (it crosses process boundaries). */
-export interface MemberReport {
-  room: string;
-  name: string;
-  /** The messages held (current epoch), one per `(epoch, seq)`. */
-  list: HeldMessage[];
-  /** Own messages echoed with their `client_id`. */
-  acked: { epoch: string; seq: number; body: string }[];
-  /** Bodies of own messages answered by an error frame naming their `client_id`. */
-  refused: string[];
-  /** Bodies of own messages with neither answer (in flight at a close). */
-  unacknowledged: string[];
-  /** A held `(epoch, seq)` that came again with another message: shown twice, or wrong. */
-  conflicts: number;
-  /** Copies of a held message (a live frame a resume's page holds too, §6.3): absorbed. */
-  repeatedFrames: number;
-  /** Sockets that closed after opening, and the codes of every close. */
-  closes: number;
-  closeCodes: number[];
-  errorCodes: string[];
-  reconnects: number;
-  credentialCalls: number;
-  ticketCalls: number;
-  /** Per reconnect: when it had caught up (wall clock), and how long after its close. */
-  resumedAt: number[];
-  reconnectMs: number[];
-  gaveUp: boolean;
+function emptyReport(room: string, name: string) {
+  return {
+    room,
+    name,
+    /** The messages held (current epoch), one per `(epoch, seq)`. */
+    list: [] as HeldMessage[],
+    /** Own messages echoed with their `client_id`. */
+    acked: [] as { epoch: string; seq: number; body: string }[],
+    /** Bodies of own messages answered by an error frame naming their `client_id`. */
+    refused: [] as string[],
+    /** Bodies of own messages with neither answer (in flight at a close). */
+    unacknowledged: [] as string[],
+    /** A held `(epoch, seq)` that came again with another message: shown twice, or wrong. */
+    conflicts: 0,
+    /** Copies of a held message (a live frame a resume's page holds too, §6.3): absorbed. */
+    repeatedFrames: 0,
+    /** Sockets that closed after opening, and the codes of every close. */
+    closes: 0,
+    closeCodes: [] as number[],
+    errorCodes: [] as string[],
+    reconnects: 0,
+    credentialCalls: 0,
+    ticketCalls: 0,
+    /** Per reconnect: when it had caught up (wall clock), and how long after its close. */
+    resumedAt: [] as number[],
+    reconnectMs: [] as number[],
+    gaveUp: false,
+  };
 }
+
+export type MemberReport = ReturnType<typeof emptyReport>;
 
 export class ChatMember {
   private token: string | null = null;
@@ -107,25 +109,7 @@ export class ChatMember {
     this.lastSeq = options.fromStart ? 0 : null;
     this.ready = new Promise((resolve, reject) => (this.firstReady = { resolve, reject }));
     this.ready.catch(() => undefined);
-    this.stats = {
-      room,
-      name,
-      list: [],
-      acked: [],
-      refused: [],
-      unacknowledged: [],
-      conflicts: 0,
-      repeatedFrames: 0,
-      closes: 0,
-      closeCodes: [],
-      errorCodes: [],
-      reconnects: 0,
-      credentialCalls: 0,
-      ticketCalls: 0,
-      resumedAt: [],
-      reconnectMs: [],
-      gaveUp: false,
-    };
+    this.stats = emptyReport(room, name);
   }
 
   /** Starts connecting; resolves once live, rejects when it gave up or `timeoutMs` passed. */

@@ -85,12 +85,8 @@ export class RawClient {
   }
 
   close(): Promise<Closed> {
-    if (
-      this.socket.readyState === WebSocket.OPEN ||
-      this.socket.readyState === WebSocket.CONNECTING
-    ) {
-      this.socket.close(1000);
-    }
+    // CONNECTING (0) or OPEN (1): a socket already closing is left to finish.
+    if (this.socket.readyState <= WebSocket.OPEN) this.socket.close(1000);
     return this.closed;
   }
 }

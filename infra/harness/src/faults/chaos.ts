@@ -1,7 +1,8 @@
 /** `npm run chaos`: every correctness scenario of the fault suite, and its report. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, startCluster } from '../cluster';
+import { startCluster } from '../cluster';
+import { REPO_ROOT } from '../environment';
 import { floodScenario, fuzzScenario } from './abuse';
 import {
   redisMasterKillScenario,

@@ -6,17 +6,18 @@
  * (presence `connecting:false`) comes back at once with a new paused socket, so the attack holds
  * for its whole duration. Messages carry a latency probe; the members' latency and the replica's
  * memory are kept per phase (before, during and after the attack). `npm run chaos` runs it short;
- * the bench reports the phases.
+ * the bench prints its summary: RSS without and during the attack, the members' p50/p99 in both
+ * phases, the cuts, and the time from an attacker's open (and its cut) to the others seeing it gone.
  */
 import { CloseCode, FrameType, type ServerFrame } from '@taco/protocol';
 import WebSocket from 'ws';
 import { credentials, RawClient, socketUrl } from '../client';
 import { type Cluster, type ReplicaHandle } from '../cluster';
 import { metricValue } from '../metrics';
-import { emptyHistogram, probeBody, recordProbe } from '../probe';
+import { emptyHistogram, probeBody, quantileMs, recordProbe, round } from '../probe';
 import { rssBytes } from '../proc-stats';
 import { sleep } from '../wait';
-import { type ChaosOptions, type ScenarioResult } from './verdict';
+import { type ChaosOptions, percentile, type ScenarioResult } from './verdict';
 
 const SAMPLE_MS = 250;
 const COOL_DOWN_MS = 8000;
@@ -62,8 +63,10 @@ export async function slowReaderAttack(
   replica: ReplicaHandle,
   room: string,
   settings: SlowReaderSettings,
-): Promise<SlowReaderFigures> {
+  log: (line: string) => void = () => undefined,
+) {
   const { attackSeconds, idleSeconds, attackers, rate, bodyBytes } = settings;
+  log(`  without attackers: ${idleSeconds} s, then the attack: ${attackSeconds} s`);
   const samples = (): SlowReaderSamples => ({ rss: [], histogram: emptyHistogram() });
   const phases = { idle: samples(), attack: samples(), after: samples() };
   let phase = phases.idle;
@@ -165,7 +168,7 @@ export async function slowReaderAttack(
     const cutToGoneMs = goneTimes
       .slice(0, cutTimes.length)
       .map((gone, index) => gone - (cutTimes[index] ?? gone));
-    return {
+    const figures: SlowReaderFigures = {
       sent,
       received,
       attackerSockets: opened,
@@ -175,10 +178,53 @@ export async function slowReaderAttack(
       cutToGoneMs,
       phases,
     };
+    return { ...figures, summary: summarize(figures, log) };
   } finally {
     clearInterval(timer);
     for (const member of members) member.socket.terminate();
   }
+}
+
+/** The bench's figures of an attack (RSS in MiB, latency in ms), printed with `log`. */
+function summarize(figures: SlowReaderFigures, log: (line: string) => void) {
+  const { openToGoneMs, cutToGoneMs } = figures;
+  const { idle, attack, after } = figures.phases;
+  const median = (values: number[]) => percentile(values, 50) ?? 0;
+  const mib = (bytes: number) => round(bytes / 2 ** 20);
+  const idleRss = median(idle.rss);
+  const attackRss = Math.max(...attack.rss);
+  const spread = (values: number[]) =>
+    values.length > 0 ? { median: median(values), max: Math.max(...values) } : null;
+  const summary = {
+    rssIdleMiB: mib(idleRss),
+    rssAttackMaxMiB: mib(attackRss),
+    rssAttackMedianMiB: mib(median(attack.rss)),
+    rssGrowthMiB: mib(attackRss - idleRss),
+    rssAfterMiB: mib(median(after.rss)),
+    p50IdleMs: quantileMs(idle.histogram, 0.5),
+    p99IdleMs: quantileMs(idle.histogram, 0.99),
+    p50AttackMs: quantileMs(attack.histogram, 0.5),
+    p99AttackMs: quantileMs(attack.histogram, 0.99),
+    attackerSockets: figures.attackerSockets,
+    attackerConnectFailures: figures.attackerConnectFailures,
+    cuts1013: figures.cuts1013,
+    reportedGone: openToGoneMs.length,
+    openToGoneMedianMs: spread(openToGoneMs)?.median ?? null,
+    openToGoneMaxMs: spread(openToGoneMs)?.max ?? null,
+    cutToGoneMedianMs: spread(cutToGoneMs)?.median ?? null,
+    cutToGoneMaxMs: spread(cutToGoneMs)?.max ?? null,
+    sent: figures.sent,
+    received: figures.received,
+  };
+  const r = summary;
+  log(
+    [
+      `  RSS: ${r.rssIdleMiB} MiB without attackers, ${r.rssAttackMaxMiB} MiB at most during the attack (+${r.rssGrowthMiB} MiB), ${r.rssAfterMiB} MiB after`,
+      `  members' latency: p50 ${r.p50IdleMs} ms / p99 ${r.p99IdleMs} ms without, p50 ${r.p50AttackMs} ms / p99 ${r.p99AttackMs} ms during`,
+      `  attackers: ${r.attackerSockets} paused sockets, ${r.cuts1013} cut with 1013, ${r.reportedGone} reported gone (open → gone: median ${r.openToGoneMedianMs} ms, max ${r.openToGoneMaxMs} ms; cut → gone: median ${r.cutToGoneMedianMs} ms, max ${r.cutToGoneMaxMs} ms)`,
+    ].join('\n'),
+  );
+  return summary;
 }
 
 /** `npm run chaos`'s slow consumer: the attack, short, on a replica of its own. */

@@ -1,9 +1,7 @@
 /**
- * A member process of the reconnect storm: whole rooms of the reference `ChatMember`s (a ticket
- * per socket, the web client's reconnect policy, resume by `(epoch, seq)`, one message per key).
- * The first member of each room sends the room's messages, each carrying a latency probe.
- * Everything the members saw goes back to the parent for the lost/duplicate check, with the
- * bystanders' latency and the process's own event-loop delay per phase.
+ * A member process of the reconnect storm (storm.ts): whole rooms of the reference `ChatMember`s,
+ * the first of each sending the room's messages with a latency probe. What they saw goes back to
+ * the parent, with the bystanders' latency and this process's event-loop delay per phase.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ChatMember } from '../client';

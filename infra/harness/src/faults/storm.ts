@@ -7,14 +7,19 @@
  * process of its own holds rooms straight on the survivor, never disconnected.
  *
  * Returns what the members saw (every acknowledged message in every member's list once, who came
- * back and how, the bystanders' latency by phase), for the test and the bench; the bench adds its
- * measurements at the points of `StormHooks`.
+ * back and how, the bystanders' and the probe's latency by phase), with what it cost: event-loop
+ * delays, credential and ticket calls and Redis commands per reconnect (INFO commandstats over the
+ * storm, less the same time's worth of the warm-up's steady traffic). The test checks the figures;
+ * `npm run bench -- --only storm` prints them (`log`) and writes them as JSON.
  */
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import Redis from 'ioredis';
 import { type MemberReport } from '../client';
-import { type Cluster, startCluster } from '../cluster';
+import { startCluster } from '../cluster';
 import { type ChildLifecycle, IpcPool, IpcProcess } from '../ipc-process';
+import { commandStats, commandsPer, metricValue } from '../metrics';
+import { count, emptyHistogram, merge, quantileMs as p, round } from '../probe';
 import { percentile, SCENARIO_ENV } from './verdict';
 
 const MEMBER_SCRIPT = resolve(__dirname, 'storm-members.ts');
@@ -22,6 +27,7 @@ const REPLY_TIMEOUT_MS = 180_000;
 const STORM_LIMIT_MS = 90_000;
 const POLL_MS = 100;
 const DRAIN_MS = 3000;
+const LAG_POLL_MS = 500;
 export const ROOM_MIN = 5;
 const ROOM_MAX = 50;
 /** The probe: rooms of members of its own, straight on the survivor, sending often. */
@@ -29,7 +35,7 @@ const PROBE_ROOMS = 8;
 const PROBE_ROOM_SIZE = 5;
 const PROBE_MESSAGES_PER_SECOND = 4;
 /** The probe process's nice value: ahead of the load clients, as a client on its own machine. */
-export const PROBE_NICE = -5;
+const PROBE_NICE = -5;
 
 // Messages between the storm (parent) and its member processes (storm-members.ts).
 
@@ -42,7 +48,7 @@ export interface StormRoom {
 /** `warm`: before the kill; `storm`: from the kill until every member has resumed; `after`. */
 export type StormPhase = 'warm' | 'storm' | 'after';
 
-export const STORM_PHASES: readonly StormPhase[] = ['warm', 'storm', 'after'];
+const STORM_PHASES: readonly StormPhase[] = ['warm', 'storm', 'after'];
 
 export type StormParentMessage =
   | { type: 'connect'; baseUrl: string; rooms: StormRoom[]; concurrency: number }
@@ -82,14 +88,6 @@ export interface StormSettings {
   /** Member processes the members are spread over (whole rooms each). */
   processes: number;
   bodyBytes: number;
-  /** Replicas' extra environment (default `SCENARIO_ENV`). */
-  env?: Record<string, string>;
-}
-
-/** Where the bench measures: points in the run. */
-export interface StormHooks {
-  /** Steady traffic has run for a second (`warm`), the kill is next (`kill`), all are back. */
-  at?(point: 'warm' | 'kill' | 'back', cluster: Cluster): Promise<void>;
 }
 
 /** Rooms of 5–50 members, `clients` members in all, spread over sizes deterministically. */
@@ -137,15 +135,37 @@ export function checkLists(members: MemberReport[]) {
   };
 }
 
+/** The worst event-loop delay of a replica (prom-client resets it per scrape), polled until the
+ * returned function is called, which resolves with it in ms. */
+function watchLag(replicaUrl: string): () => Promise<number> {
+  let watch = true;
+  let worstMs = 0;
+  const watching = (async () => {
+    for (; watch; await sleep(LAG_POLL_MS)) {
+      const lag = await metricValue(replicaUrl, 'nodejs_eventloop_lag_max_seconds').catch(() => 0);
+      worstMs = Math.max(worstMs, lag * 1000);
+    }
+  })();
+  return async () => {
+    watch = false;
+    await watching;
+    return worstMs;
+  };
+}
+
 /** Runs the storm (see the file's comment). */
-export async function reconnectStorm(settings: StormSettings, hooks: StormHooks = {}) {
+export async function reconnectStorm(
+  settings: StormSettings,
+  log: (line: string) => void = () => undefined,
+) {
   const { clients, rate, warmupSeconds, bodyBytes, processes: processCount } = settings;
+  log(
+    `== Reconnect storm: ${clients} clients in rooms of ${ROOM_MIN}–${ROOM_MAX}, ` +
+      `${rate} msg/s per room, one of 2 replicas killed with SIGKILL`,
+  );
   const run = String(Date.now() % 1_000_000);
   const rooms = planRooms(clients, run);
-  const cluster = await startCluster({
-    replicas: 2,
-    env: settings.env ?? SCENARIO_ENV,
-  });
+  const cluster = await startCluster({ replicas: 2, env: SCENARIO_ENV });
   const pool = new IpcPool<StormParentMessage, StormChildMessage>(
     MEMBER_SCRIPT,
     'storm members',
@@ -160,7 +180,7 @@ export async function reconnectStorm(settings: StormSettings, hooks: StormHooks 
     REPLY_TIMEOUT_MS,
   );
   const everyProcess = [...pool.children, probe];
-  const at = async (point: 'warm' | 'kill' | 'back') => hooks.at?.(point, cluster);
+  let redis: Redis | undefined;
   try {
     await Promise.all([pool.ready(), probe.ready]);
     const probeAhead = probe.prioritize(PROBE_NICE);
@@ -200,9 +220,14 @@ export async function reconnectStorm(settings: StormSettings, hooks: StormHooks 
       for (const child of everyProcess) child.tell({ type: 'phase', phase: value });
     };
     await sleep(1000);
-    await at('warm');
+    // Redis commands of the steady traffic (warm-up), then of the storm.
+    redis = new Redis(cluster.redis?.url ?? '', { maxRetriesPerRequest: 1 });
+    const warmStats = await commandStats(redis);
+    const warmAt = Date.now();
     await sleep(warmupSeconds * 1000);
-    await at('kill');
+    const killStats = await commandStats(redis);
+    const warmSeconds = (Date.now() - warmAt) / 1000;
+    const survivorLag = watchLag(survivor.url);
     phase('storm');
     const killedAt = Date.now();
     victim.kill('SIGKILL');
@@ -220,7 +245,8 @@ export async function reconnectStorm(settings: StormSettings, hooks: StormHooks 
       };
       if (status.everClosed > 0 && status.down === 0) backAt = Date.now();
     }
-    await at('back');
+    const survivorLagMs = await survivorLag();
+    const backStats = await commandStats(redis);
     const stormSeconds = ((backAt ?? Date.now()) - killedAt) / 1000;
     phase('after');
     await sleep(2000);
@@ -232,50 +258,98 @@ export async function reconnectStorm(settings: StormSettings, hooks: StormHooks 
     const members = [...loadMembers, ...probeReport.members];
     const reconnected = members.filter((member) => member.closes > 0);
     const reconnects = sum(reconnected.map((member) => member.resumedAt.length));
-    const round2 = (value: number) => Math.round(value * 100) / 100;
-    const perReconnect = (count: (member: MemberReport) => number) =>
-      reconnects > 0 ? round2(sum(reconnected.map(count)) / reconnects) : null;
+    const perReconnect = (calls: (member: MemberReport) => number) =>
+      reconnects > 0 ? round(sum(reconnected.map(calls)) / reconnects, 2) : null;
     const resumeMs = reconnected.map((m) => (m.resumedAt.at(-1) ?? Date.now()) - killedAt);
-    return {
-      rooms: rooms.length,
-      connectSeconds,
-      killedAt,
-      backAt,
-      stormSeconds,
-      status,
+    const bystanders = Object.fromEntries(
+      STORM_PHASES.map((phase) => {
+        const histogram = emptyHistogram();
+        for (const each of reports) merge(histogram, each.bystanders[phase]);
+        return [phase, histogram];
+      }),
+    ) as Record<StormPhase, number[]>;
+    // Steady traffic's share of the storm's commands, from the warm-up's rate.
+    const steady = (command: string) =>
+      (((killStats.get(command) ?? 0) - (warmStats.get(command) ?? 0)) * stormSeconds) /
+      warmSeconds;
+    const redisPer = commandsPer(backStats, killStats, reconnects, 0.05, steady);
+    const clientEventLoop = (key: 'p99Ms' | 'maxMs') =>
+      round(Math.max(...reports.map((each) => each.eventLoop.storm[key])), 0);
+    const probeSeen = probeReport.bystanders;
+    /** What the members saw: the test's assertions and the bench report's figures. */
+    const figures = {
+      killed: victim.id,
+      disconnected: reconnected.length,
+      everyoneBackSeconds: backAt === null ? null : round(stormSeconds, 2),
+      resumeSecondsMedian: round((percentile(resumeMs, 50) ?? 0) / 1000, 2),
+      gaveUp: members.filter((member) => member.gaveUp).length,
+      reconnects,
+      reconnectAttempts: sum(reconnected.map((member) => member.reconnects)),
+      bystanders: loadMembers.filter((member) => member.closes === 0).length,
+      probeMembers: probeReport.members.length,
+      ...checkLists(members),
+      unacknowledged: sum(members.map((member) => member.unacknowledged.length)),
+      // Stored although their sender never got them back: a client that sends them again
+      // would store them twice.
+      unacknowledgedButStored: sum(
+        members.map((member) => {
+          const bodies = new Set(member.list.map((message) => message.body));
+          return member.unacknowledged.filter((body) => bodies.has(body)).length;
+        }),
+      ),
+      repeatedFramesAbsorbed: sum(members.map((member) => member.repeatedFrames)),
+      credentialCallsPerReconnect: perReconnect((member) => member.credentialCalls - 1),
+      ticketCallsPerReconnect: perReconnect((member) => member.ticketCalls - 1),
+      bystanderP50WarmMs: p(bystanders.warm, 0.5),
+      bystanderP99WarmMs: p(bystanders.warm, 0.99),
+      bystanderP50StormMs: p(bystanders.storm, 0.5),
+      bystanderP99StormMs: p(bystanders.storm, 0.99),
+      bystanderMessagesStorm: count(bystanders.storm),
+      // The probe: bystanders in a process of their own that never reconnects, ahead of the load
+      // clients for the CPU when the system allowed it, so its figures are the survivor's delay
+      // with as little of the load clients' own as one machine allows.
       probeAhead,
-      reports,
-      probeReport,
-      /** What the members saw: the test's assertions and the bench report's figures. */
-      figures: {
-        killed: victim.id,
-        disconnected: reconnected.length,
-        everyoneBackSeconds: backAt === null ? null : round2(stormSeconds),
-        resumeSecondsMedian: round2((percentile(resumeMs, 50) ?? 0) / 1000),
-        gaveUp: members.filter((member) => member.gaveUp).length,
-        reconnects,
-        reconnectAttempts: sum(reconnected.map((member) => member.reconnects)),
-        bystanders: loadMembers.filter((member) => member.closes === 0).length,
-        probeMembers: probeReport.members.length,
-        ...checkLists(members),
-        unacknowledged: sum(members.map((member) => member.unacknowledged.length)),
-        // Stored although their sender never got them back: a client that sends them again
-        // would store them twice.
-        unacknowledgedButStored: sum(
-          members.map((member) => {
-            const bodies = new Set(member.list.map((message) => message.body));
-            return member.unacknowledged.filter((body) => bodies.has(body)).length;
-          }),
-        ),
-        repeatedFramesAbsorbed: sum(members.map((member) => member.repeatedFrames)),
-        credentialCallsPerReconnect: perReconnect((member) => member.credentialCalls - 1),
-        ticketCallsPerReconnect: perReconnect((member) => member.ticketCalls - 1),
+      probeP50WarmMs: p(probeSeen.warm, 0.5),
+      probeP99WarmMs: p(probeSeen.warm, 0.99),
+      probeP50StormMs: p(probeSeen.storm, 0.5),
+      probeP99StormMs: p(probeSeen.storm, 0.99),
+      probeMessagesStorm: count(probeSeen.storm),
+      probeEventLoopMaxStormMs: round(probeReport.eventLoop.storm.maxMs, 0),
+      survivorEventLoopMaxStormMs: round(survivorLagMs, 0),
+      clientEventLoopP99StormMs: clientEventLoop('p99Ms'),
+      clientEventLoopMaxStormMs: clientEventLoop('maxMs'),
+      redisCommandsPerReconnect: reconnects > 0 ? round(redisPer.sum, 1) : null,
+      redisCommandsPerReconnectByCommand: redisPer.byCommand,
+    };
+    const f = figures;
+    log(
+      [
+        `  connected ${clients} in ${connectSeconds.toFixed(1)} s; killed ${f.killed} (SIGKILL)`,
+        backAt === null
+          ? `  not everyone came back within 90 s: ${status.down} still down, ${status.gaveUp} gave up`
+          : `  all ${status.everClosed} disconnected clients back and resumed ${stormSeconds.toFixed(1)} s after the kill`,
+        `  bystanders (${f.bystanders}): p50 ${f.bystanderP50WarmMs} ms / p99 ${f.bystanderP99WarmMs} ms before, p50 ${f.bystanderP50StormMs} ms / p99 ${f.bystanderP99StormMs} ms during the storm`,
+        `  probe (${f.probeMembers} members on the survivor, own process${probeAhead ? `, nice ${PROBE_NICE}` : ''}): p50 ${f.probeP50WarmMs} ms / p99 ${f.probeP99WarmMs} ms before, p50 ${f.probeP50StormMs} ms / p99 ${f.probeP99StormMs} ms during the storm (${f.probeMessagesStorm} deliveries; its event loop's max ${f.probeEventLoopMaxStormMs} ms)`,
+        `  event-loop delay during the storm: survivor's max ${f.survivorEventLoopMaxStormMs} ms; load clients' p99 ${f.clientEventLoopP99StormMs} ms, max ${f.clientEventLoopMaxStormMs} ms`,
+        `  messages: ${f.acknowledged} acknowledged, ${f.lost} lost, ${f.shownTwice} shown twice (${f.unacknowledged} in flight at the kill never acknowledged, ${f.unacknowledgedButStored} of them stored all the same)`,
+        `  per reconnect: ${f.credentialCallsPerReconnect} credential calls, ${f.ticketCallsPerReconnect} ticket calls, ${f.redisCommandsPerReconnect} Redis commands ${JSON.stringify(f.redisCommandsPerReconnectByCommand)}`,
+      ].join('\n'),
+    );
+    return {
+      settings: {
+        clients,
+        rooms: rooms.length,
+        rate,
+        warmupSeconds,
+        processes: processCount,
+        bodyBytes,
       },
+      figures,
+      probeReport,
     };
   } finally {
+    redis?.disconnect();
     await Promise.all(everyProcess.map((child) => child.close()));
     await cluster.stop();
   }
 }
-
-export type StormOutcome = Awaited<ReturnType<typeof reconnectStorm>>;

@@ -54,14 +54,6 @@ export const percentile = (values: number[], p: number): number | null => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? null;
 };
 
-/** Replicas (and Redis) that are not running although nobody stopped them. */
-function crashed(cluster: Cluster, stopped: readonly ReplicaHandle[]): number {
-  const down = [...cluster.replicas, ...(cluster.redis ? [cluster.redis] : [])].filter(
-    (child) => !child.isRunning && !stopped.includes(child),
-  );
-  return down.length;
-}
-
 /** `count` members of `room` through `baseUrl`, connected and caught up. */
 export async function members(baseUrl: string, room: string, count: number): Promise<ChatMember[]> {
   const all = Array.from(
@@ -176,9 +168,13 @@ export async function verdict(
 ): Promise<ScenarioResult> {
   const seen = await tally(cluster.url, room, all);
   for (const member of all) member.close();
+  // Replicas (and Redis) that are not running although nobody stopped them.
+  const crashed = [...cluster.replicas, ...(cluster.redis ? [cluster.redis] : [])].filter(
+    (child) => !child.isRunning && !stopped.includes(child),
+  ).length;
   return {
     scenario,
-    crashes: crashed(cluster, stopped) + failed,
+    crashes: crashed + failed,
     missingAcked: seen.missingFromHistory,
     refusedStored: seen.refusedStored,
     duplicatesShown: seen.conflicts,
