@@ -244,12 +244,15 @@ describe.each(setups)('Private rooms: %s', (_label, start) => {
       type: FrameType.Room,
       room,
       encrypted: true,
+      key_check: cipher.keyCheck,
       locked: false,
       disappear_after: 0,
       creator: 'Ann',
       is_creator: true,
     });
-    const [bob] = await member(setup.two, 'Bob');
+    const bobToken = await setup.two.token(room, 'Bob');
+    const [bob, bobRoom] = await enter(setup.two, 'Bob', bobToken);
+    expect(bobRoom).toMatchObject({ encrypted: true, key_check: cipher.keyCheck });
     ann.send({ type: FrameType.Message, body: 'hello in the clear', client_id: 'p-1' });
     expect(await ann.next(isError(ErrorCode.EncryptedRoom))).toEqual({
       type: FrameType.Error,
@@ -273,9 +276,26 @@ describe.each(setups)('Private rooms: %s', (_label, start) => {
     expect(history).toMatchObject({ messages: [{ body }, { body: longest }] });
   });
 
+  it('tells the key check in every room frame, a change’s on the other replica too', async () => {
+    const { keyCheck } = await roomCipher(KEY, room);
+    const annToken = await createRoom('Ann', { encrypted: true, key_check: keyCheck });
+    const [ann] = await enter(setup.one, 'Ann', annToken);
+    const [bob] = await member(setup.two, 'Bob');
+    control(ann, { action: 'lock' });
+    const change = { encrypted: true, key_check: keyCheck, event: { action: 'lock', by: 'Ann' } };
+    expect(await ann.nextOfType(FrameType.Room)).toMatchObject(change);
+    expect(await bob.nextOfType(FrameType.Room)).toMatchObject(change);
+    // A control that changes nothing is answered with the room frame alone: it carries it too.
+    control(ann, { action: 'lock' });
+    expect(await ann.nextOfType(FrameType.Room)).toMatchObject({ key_check: keyCheck });
+  });
+
   it('refuses a ciphertext in a plain room, and a frame over 16 KiB there', async () => {
     const cipher = await roomCipher(KEY, room);
-    const [ann] = await member(setup.one, 'Ann');
+    const token = await setup.one.token(room, 'Ann');
+    const [ann, annRoom] = await enter(setup.one, 'Ann', token);
+    // A plain room, created or not, tells its key check as null.
+    expect(annRoom).toMatchObject({ encrypted: false, key_check: null });
     ann.send({ type: FrameType.Message, body: await cipher.encrypt('secret'), client_id: 'x' });
     expect(await ann.next(isError(ErrorCode.PlainRoom))).toMatchObject({
       message: FrameErrorMessage.plainRoom,

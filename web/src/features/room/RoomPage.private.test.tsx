@@ -128,6 +128,44 @@ describe('Room page: an end-to-end encrypted room', () => {
     expect(log.textContent).not.toMatch(/e1\./);
   });
 
+  describe('reached by the socket alone (settings held from before, or none)', () => {
+    /** A tab that holds a token and `key`, whose room info said the room is plain. */
+    async function joinedAsPlain(key?: string) {
+      const preloadedState = authenticated();
+      if (key !== undefined) preloadedState.roomAuth![keyOf(ROOM)]!.key = key;
+      const rendered = renderApp({ path: `/r/${ROOM}`, preloadedState });
+      await waitFor(() => expect(rendered.fake.sockets).toHaveLength(1), SLOW);
+      const socket = rendered.fake.last();
+      const keyCheck = (await roomCipher(KEY, ROOM)).keyCheck;
+      act(() => {
+        socket.serverOpen();
+        socket.serverSend(roomFrame({ encrypted: true, key_check: keyCheck }));
+      });
+      return { ...rendered, socket };
+    }
+
+    it('tells a wrong key by the room frame’s key check, and leaves the room', async () => {
+      const { socket } = await joinedAsPlain(OTHER_KEY);
+      expect(await screen.findByRole('heading', { name: NEEDS_KEY_TITLE }, SLOW)).toBeVisible();
+      expect(screen.getByText(/carries a key that does not open this room/)).toBeInTheDocument();
+      expect(socket.closedWith).not.toBeNull();
+    });
+
+    it('tells no key from a wrong one', async () => {
+      const { socket } = await joinedAsPlain();
+      expect(await screen.findByRole('heading', { name: NEEDS_KEY_TITLE }, SLOW)).toBeVisible();
+      expect(screen.getByText(/The link you opened has no key/)).toBeInTheDocument();
+      expect(socket.closedWith).not.toBeNull();
+    });
+
+    it('stays in the room with the key that fits', async () => {
+      const { socket } = await joinedAsPlain(KEY);
+      expect(await screen.findByRole('button', { name: 'Encrypted' }, SLOW)).toBeVisible();
+      expect(screen.queryByRole('heading', { name: NEEDS_KEY_TITLE })).not.toBeInTheDocument();
+      expect(socket.closedWith).toBeNull();
+    });
+  });
+
   it('shares the link with its key', () => {
     expect(roomUrl(ROOM, KEY)).toBe(`${window.location.origin}/r/${ROOM}#${KEY}`);
     expect(roomUrl(ROOM)).toBe(`${window.location.origin}/r/${ROOM}`);
