@@ -166,6 +166,66 @@ describe('Room page: an end-to-end encrypted room', () => {
     });
   });
 
+  describe('holding a token: waits for the settings only to check a key (§2.6)', () => {
+    /** `GET /api/room/:room_id` answers when the returned function is called, with `answer`. */
+    function heldRoomInfo(answer: () => Promise<Response>) {
+      let release = () => {};
+      const released = new Promise<void>((resolve) => (release = resolve));
+      server.use(
+        http.get(`${API}/api/room/:room`, async () => {
+          await released;
+          return answer();
+        }),
+      );
+      return release;
+    }
+    const encryptedAnswer = async () =>
+      HttpResponse.json({
+        room_id: ROOM,
+        participants: 1,
+        settings: {
+          encrypted: true,
+          key_check: (await roomCipher(KEY, ROOM)).keyCheck,
+          locked: false,
+          disappear_after: 0,
+          disappear_choices: [0, 3600, 86400, 604800],
+        },
+      });
+
+    it('with a key, opens no socket before the settings came and the key fits', async () => {
+      const release = heldRoomInfo(encryptedAnswer);
+      const preloadedState = authenticated();
+      preloadedState.roomAuth![keyOf(ROOM)]!.key = KEY;
+      const { fake } = renderApp({ path: `/r/${ROOM}`, preloadedState });
+      expect(screen.getByRole('heading', { name: 'Connecting...' })).toBeInTheDocument();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(fake.sockets).toHaveLength(0);
+      release();
+      await waitFor(() => expect(fake.sockets).toHaveLength(1), SLOW);
+    });
+
+    it('without a key, opens the socket at once; the room frame decides', async () => {
+      heldRoomInfo(encryptedAnswer);
+      const { fake } = renderApp({ path: `/r/${ROOM}`, preloadedState: authenticated() });
+      await waitFor(() => expect(fake.sockets).toHaveLength(1), SLOW);
+      act(() => {
+        fake.last().serverOpen();
+        fake.last().serverSend(roomFrame({ encrypted: true, key_check: 'kCkgsYkkv54-WIGsWY4ydg' }));
+      });
+      expect(await screen.findByRole('heading', { name: NEEDS_KEY_TITLE }, SLOW)).toBeVisible();
+      expect(fake.last().closedWith).not.toBeNull();
+    });
+
+    it('with a key, opens the socket when the settings cannot be read', async () => {
+      const release = heldRoomInfo(() => Promise.resolve(HttpResponse.json({}, { status: 503 })));
+      const preloadedState = authenticated();
+      preloadedState.roomAuth![keyOf(ROOM)]!.key = KEY;
+      const { fake } = renderApp({ path: `/r/${ROOM}`, preloadedState });
+      release();
+      await waitFor(() => expect(fake.sockets).toHaveLength(1), SLOW);
+    });
+  });
+
   it('shares the link with its key', () => {
     expect(roomUrl(ROOM, KEY)).toBe(`${window.location.origin}/r/${ROOM}#${KEY}`);
     expect(roomUrl(ROOM)).toBe(`${window.location.origin}/r/${ROOM}`);

@@ -119,10 +119,11 @@ function Room({ room }: { room: string }) {
 
   let view: 'removed' | 'pending' | 'gate' | 'session';
   if (removed) view = 'removed';
-  // With a key, the settings first, to check it before joining. Without one, a visitor is asked
-  // for a name meanwhile (the answer comes long before one is typed), and someone holding a
-  // token was in the room before: a room is encrypted from its creation, so they hold its key.
-  // An answer that fails leaves it to the room frame, which comes before any message.
+  // protocol/README.md §2.6: with a key and no settings held, the settings first, to check it
+  // before joining (a join shows this user present to everyone). Without a key, or with settings
+  // held (a reconnect), no wait: the room frame carries the key check. A visitor is asked for a
+  // name meanwhile (the answer comes long before one is typed). An answer that fails leaves it
+  // to the room frame, which comes right after the roster.
   else if (key !== undefined && !settingsKnown && info.isLoading) view = 'pending';
   // A key check told while the room is open (by the room frame, §6.9) is made without leaving
   // it: the room stays until the answer, and closes only for a key that does not fit.
