@@ -12,9 +12,9 @@ import {
   ROOM_LOCKED_MESSAGE,
   type CreateRoomResponse,
   type RoomInfoResponse,
-  roomCipher,
   type ServerRoomFrame,
 } from '@taco/protocol';
+import { roomCipher } from '@taco/protocol/e2e-crypto';
 import { isError, isHistory, isLive, isPresence, type RawClient } from '@taco/harness';
 import { type RedisCluster, startRedisCluster } from '@taco/harness';
 import { Cluster } from 'ioredis';

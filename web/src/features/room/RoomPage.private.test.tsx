@@ -1,4 +1,5 @@
-import { CloseCode, FrameType, roomCipher, type ServerFrame } from '@taco/protocol';
+import { CloseCode, FrameType, type ServerFrame } from '@taco/protocol';
+import { roomCipher } from '@taco/protocol/e2e-crypto';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { authenticated, openRoom, ROOM } from '../../../test/openRoom';
