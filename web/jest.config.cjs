@@ -28,12 +28,11 @@ module.exports = {
   moduleNameMapper: {
     '^@taco/protocol$': '<rootDir>/../protocol/src/index.ts',
     '^@taco/protocol/testing$': '<rootDir>/../protocol/src/testing/growth.ts',
+    '^@taco/protocol/e2e-crypto$': '<rootDir>/../protocol/src/e2e-crypto.ts',
     // `import.meta.env` does not exist under Jest; every import of app/config goes through `../app/config`.
     '^(\\.\\./)+app/config$': '<rootDir>/test/config.ts',
     // The lazily loaded pages and the room's chat view, loaded at once (see test/pages.ts).
     '^(\\./|(\\.\\./)+app/)pages$': '<rootDir>/test/pages.ts',
     '^\\./chatRoomChunk$': '<rootDir>/test/chatRoomChunk.ts',
-    // The room key's construction as its own module (features/e2e/e2eCrypto.ts): the file itself.
-    '^.*/protocol/src/e2e\\.ts\\?lazy$': '<rootDir>/../protocol/src/e2e.ts',
   },
 };

@@ -25,10 +25,13 @@ export default defineConfig(({ command }) => ({
     }),
   ],
   resolve: {
-    // The protocol package is consumed from source, so the client needs no separate build of it.
-    alias: {
-      '@taco/protocol': here('../protocol/src/index.ts'),
-    },
+    // The protocol package is consumed from source, so the client needs no separate build of it:
+    // its index, and its end-to-end construction (`@taco/protocol/e2e-crypto`), which only the
+    // lazily loaded crypto chunk imports (features/e2e/e2eCrypto.ts).
+    alias: [
+      { find: /^@taco\/protocol$/, replacement: here('../protocol/src/index.ts') },
+      { find: /^@taco\/protocol\/e2e-crypto$/, replacement: here('../protocol/src/e2e-crypto.ts') },
+    ],
   },
   define: {
     'import.meta.env.VITE_BUILD_VERSION': JSON.stringify(pkg.version),
@@ -58,6 +61,12 @@ export default defineConfig(({ command }) => ({
     minify: 'terser',
     target: 'es2022',
     modulePreload: { polyfill: false },
+    rollupOptions: {
+      // A chunk this small costs more as a request than as bytes: Rollup merges it into a chunk
+      // that is always loaded with it (the end-to-end shapes, `protocol/src/e2e.ts`, go to the
+      // main bundle, where the room page and the crypto chunk both find them).
+      output: { experimentalMinChunkSize: 1000 },
+    },
     terserOptions: {
       ecma: 2020,
       module: true,

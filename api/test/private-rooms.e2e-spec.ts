@@ -12,9 +12,9 @@ import {
   ROOM_LOCKED_MESSAGE,
   type CreateRoomResponse,
   type RoomInfoResponse,
-  roomCipher,
   type ServerRoomFrame,
 } from '@taco/protocol';
+import { roomCipher } from '@taco/protocol/e2e-crypto';
 import { isError, isHistory, isLive, isPresence, type RawClient } from '@taco/harness';
 import { type RedisCluster, startRedisCluster } from '@taco/harness';
 import { Cluster } from 'ioredis';
@@ -22,6 +22,7 @@ import { nameForms } from '../src/bus/name-claim';
 import { roomKeys } from '../src/bus/redis/redis-keys';
 import { RoomSettingsStore } from '../src/bus/room-settings.port';
 import { RedisServer } from './support/redis-server';
+import { roomSettings } from './support/room-settings';
 import { until } from './support/until';
 import { say } from './support/chat-socket';
 import { startTestApp, TEST_SECRET, type TestApp } from './support/test-app';
@@ -175,14 +176,7 @@ describe.each(setups)('Private rooms: %s', (label, start) => {
         room,
         token: expect.any(String) as unknown,
         creator: true,
-        settings: {
-          encrypted: true,
-          key_check: 'kCkgsYkkv54-WIGsWY4ydg',
-          locked: false,
-          disappear_after: 86_400,
-          disappear_choices: [0, 3600, 86_400, 604_800],
-          creator: 'Ann',
-        },
+        settings: roomSettings({ ...settings, creator: 'Ann' }),
       },
     });
     // Settings are the creator's: a latecomer asking for some is refused, one without joins.
@@ -202,13 +196,7 @@ describe.each(setups)('Private rooms: %s', (label, start) => {
     expect((await info.json()) as RoomInfoResponse).toEqual({
       room_id: room,
       participants: 0,
-      settings: {
-        encrypted: true,
-        key_check: 'kCkgsYkkv54-WIGsWY4ydg',
-        locked: false,
-        disappear_after: 86_400,
-        disappear_choices: [0, 3600, 86_400, 604_800],
-      },
+      settings: roomSettings(settings),
     });
     const unknown = await fetch(`${setup.two.baseUrl}${ApiPath.roomInfo(`${room}-none`)}`);
     expect(await unknown.json()).toMatchObject({ settings: null });
@@ -254,12 +242,15 @@ describe.each(setups)('Private rooms: %s', (label, start) => {
       type: FrameType.Room,
       room,
       encrypted: true,
+      key_check: cipher.keyCheck,
       locked: false,
       disappear_after: 0,
       creator: 'Ann',
       is_creator: true,
     });
-    const [bob] = await member(setup.two, 'Bob');
+    const bobToken = await setup.two.token(room, 'Bob');
+    const [bob, bobRoom] = await enter(setup.two, 'Bob', bobToken);
+    expect(bobRoom).toMatchObject({ encrypted: true, key_check: cipher.keyCheck });
     ann.send({ type: FrameType.Message, body: 'hello in the clear', client_id: 'p-1' });
     expect(await ann.next(isError(ErrorCode.EncryptedRoom))).toEqual({
       type: FrameType.Error,
@@ -283,9 +274,26 @@ describe.each(setups)('Private rooms: %s', (label, start) => {
     expect(history).toMatchObject({ messages: [{ body }, { body: longest }] });
   });
 
+  it('tells the key check in every room frame, a change’s on the other replica too', async () => {
+    const { keyCheck } = await roomCipher(KEY, room);
+    const annToken = await createRoom('Ann', { encrypted: true, key_check: keyCheck });
+    const [ann] = await enter(setup.one, 'Ann', annToken);
+    const [bob] = await member(setup.two, 'Bob');
+    control(ann, { action: 'lock' });
+    const change = { encrypted: true, key_check: keyCheck, event: { action: 'lock', by: 'Ann' } };
+    expect(await ann.nextOfType(FrameType.Room)).toMatchObject(change);
+    expect(await bob.nextOfType(FrameType.Room)).toMatchObject(change);
+    // A control that changes nothing is answered with the room frame alone: it carries it too.
+    control(ann, { action: 'lock' });
+    expect(await ann.nextOfType(FrameType.Room)).toMatchObject({ key_check: keyCheck });
+  });
+
   it('refuses a ciphertext in a plain room, and a frame over 16 KiB there', async () => {
     const cipher = await roomCipher(KEY, room);
-    const [ann] = await member(setup.one, 'Ann');
+    const token = await setup.one.token(room, 'Ann');
+    const [ann, annRoom] = await enter(setup.one, 'Ann', token);
+    // A plain room, created or not, tells its key check as null.
+    expect(annRoom).toMatchObject({ encrypted: false, key_check: null });
     ann.send({ type: FrameType.Message, body: await cipher.encrypt('secret'), client_id: 'x' });
     expect(await ann.next(isError(ErrorCode.PlainRoom))).toMatchObject({
       message: FrameErrorMessage.plainRoom,

@@ -37,6 +37,7 @@ import {
   ticketPath,
   typed,
 } from './support/room-calls';
+import { roomSettings } from './support/room-settings';
 import { startTestApp, type TestApp } from './support/test-app';
 
 /** Every answer and header of the calls (the helpers' file says which calls). */
@@ -49,14 +50,7 @@ const issued = (name: string, room = 'teal-otter'): Expected => ({
     sender_id: name,
     token: expect.any(String) as unknown,
     // A room no create call made: default settings, no creator (protocol/README.md §6.9).
-    settings: {
-      encrypted: false,
-      key_check: null,
-      locked: false,
-      disappear_after: 0,
-      disappear_choices: [0, 3600, 86_400, 604_800],
-      creator: null,
-    },
+    settings: roomSettings({ creator: null }),
   },
 });
 

@@ -9,6 +9,7 @@ import {
   ValidationMessage,
 } from '@taco/protocol';
 import { RedisServer } from './support/redis-server';
+import { DISAPPEAR_CHOICES } from './support/room-settings';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const get = (app: TestApp, path: string) => fetch(`${app.baseUrl}${path}`);
@@ -44,7 +45,7 @@ function describeRoomDirectory(driver: string, start: () => Promise<TestApp[]>) 
         expect(response.headers.get('cache-control')).toBe('no-store');
         const { room_id, disappear_choices } = (await response.json()) as RoomNameResponse;
         // With it, what a new room's messages may disappear after (protocol/README.md §2.5).
-        expect(disappear_choices).toEqual([0, 3600, 86_400, 604_800]);
+        expect(disappear_choices).toEqual(DISAPPEAR_CHOICES);
         const [colour, animal] = room_id.split('-');
         expect(COLOURS).toContain(colour);
         expect(ANIMALS).toContain(animal);

@@ -124,6 +124,8 @@ describe('room frames from the server (type 9)', () => {
 
   test.each([
     room,
+    { ...room, key_check: 'kCkgsYkkv54-WIGsWY4ydg' },
+    { ...room, encrypted: false, key_check: null },
     { ...room, creator: null },
     { ...room, event: { action: 'lock', by: 'Ann' } },
     { ...room, event: { action: 'remove', by: 'Ann', name: 'Bob' } },
@@ -134,6 +136,8 @@ describe('room frames from the server (type 9)', () => {
 
   test.each([
     { ...room, encrypted: 'yes' },
+    { ...room, key_check: 5 },
+    { ...room, key_check: false },
     { ...room, creator: 5 },
     { ...room, is_creator: undefined },
     { ...room, disappear_after: -1 },

@@ -349,6 +349,7 @@ function isRoomFrame(raw: Record<string, unknown>): boolean {
   return (
     isString(raw.room) &&
     typeof raw.encrypted === 'boolean' &&
+    (raw.key_check === undefined || raw.key_check === null || isString(raw.key_check)) &&
     typeof raw.locked === 'boolean' &&
     isWholeNumber(raw.disappear_after) &&
     (raw.creator === null || isString(raw.creator)) &&

@@ -1,14 +1,8 @@
 import { createDecipheriv, hkdfSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  E2E_BODY_MAX_LENGTH,
-  fromBase64url,
-  isCiphertextBody,
-  isRoomKey,
-  newRoomKey,
-  roomCipher,
-} from './e2e';
+import { E2E_BODY_MAX_LENGTH, isCiphertextBody, isRoomKey } from './e2e';
+import { fromBase64url, newRoomKey, roomCipher } from './e2e-crypto';
 import { MESSAGE_MAX_LENGTH } from './limits';
 
 interface Vector {

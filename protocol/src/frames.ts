@@ -175,6 +175,11 @@ export interface RoomSettingsFields {
 export interface ServerRoomFrame extends RoomSettingsFields {
   type: typeof FrameType.Room;
   room: string;
+  /**
+   * The encrypted room's key check (§6.12); null in a plain room. Always sent by this server;
+   * absent only from a server older than the field, which a client reads as not told.
+   */
+  key_check?: string | null;
   /** The name the creator right was last taken or moved under; null when the room has none. */
   creator: string | null;
   /** Whether this connection's credential holds the creator right. */

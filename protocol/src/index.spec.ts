@@ -47,6 +47,18 @@ describe('@taco/protocol public surface', () => {
     expect((protocol as Record<string, unknown>)[name]).toBeDefined();
   });
 
+  test('tells ciphertext bodies by their shape, and leaves the construction to its own entry', () => {
+    expect(protocol).toHaveProperty('isCiphertextBody');
+    expect(protocol).toHaveProperty('isRoomKey');
+    expect(protocol).toHaveProperty('isKeyCheck');
+    // `@taco/protocol/e2e-crypto`: a client loads the keys and the cipher only when it needs them.
+    expect(protocol).not.toHaveProperty('roomCipher');
+    expect(protocol).not.toHaveProperty('newRoomKey');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const entry = require('../e2e-crypto/package.json') as { main: string; types: string };
+    expect(entry).toEqual({ main: '../dist/e2e-crypto.js', types: '../dist/e2e-crypto.d.ts' });
+  });
+
   test('has no runtime dependencies', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const pkg = require('../package.json') as { dependencies?: Record<string, string> };

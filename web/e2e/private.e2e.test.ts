@@ -156,6 +156,13 @@ describe("The creator's controls", () => {
     const room = await createPrivateRoom(ana, 'Ana');
     const bob = await newPage();
     await join(bob, `/r/${room}`, 'Bob');
+    // The creator's "⋯" on Bob's row leaves it as high as every other row.
+    await ana.getByRole('button', { name: 'Actions for Bob' }).waitFor();
+    const heights = await ana
+      .locator('li.participant')
+      .evaluateAll((rows) => rows.map((row) => row.getBoundingClientRect().height));
+    expect(heights).toHaveLength(2);
+    expect(new Set(heights).size).toBe(1);
 
     // Only the creator has the controls.
     await bob.getByRole('button', { name: 'Room menu' }).click();

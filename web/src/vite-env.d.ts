@@ -8,8 +8,3 @@ interface ImportMetaEnv {
 interface ImportMeta {
   readonly env: ImportMetaEnv;
 }
-
-/** `protocol/src/e2e.ts` as a module of its own (see features/e2e/e2eCrypto.ts). */
-declare module '*/protocol/src/e2e.ts?lazy' {
-  export { newRoomKey, roomCipher } from '@taco/protocol';
-}

@@ -106,6 +106,7 @@ export function roomFrame(
     type: FrameType.Room,
     room,
     encrypted: record?.encrypted ?? false,
+    key_check: record?.keyCheck ?? null,
     locked: record?.locked ?? false,
     disappear_after: record?.disappearAfter ?? 0,
     creator: record?.creatorName ?? null,

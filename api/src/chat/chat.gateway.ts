@@ -7,29 +7,24 @@ import {
   WebSocketGateway,
 } from '@nestjs/websockets';
 import {
-  type ClientControlFrame,
   type ClientFrame,
   CloseCode,
   CloseReason,
   encodeFrame,
   errorFrame,
   type ErrorFrame,
-  FrameErrorMessage,
   FrameType,
   type HeartbeatFrame,
-  ErrorCode,
   NAME_TAKEN_ERROR,
   DRAIN_TIMEOUT_MS,
   RATE_LIMITED_ERROR,
-  REMOVED_NAME_BAR_MS,
   RENAME_REFUSED_ERROR,
-  type RoomEvent as RoomChange,
   type ServerFrame,
   UNAVAILABLE_ERROR,
 } from '@taco/protocol';
 import { type WebSocket } from 'ws';
 import { ChatBus } from '../bus/chat-bus.port';
-import { nameClaim, nameForms } from '../bus/name-claim';
+import { nameClaim } from '../bus/name-claim';
 import { PresenceStore } from '../bus/presence.port';
 import {
   messageFrame,
@@ -39,7 +34,7 @@ import {
   roomFrame,
   typingEvent,
 } from '../bus/room-events';
-import { type RoomControl, RoomSettingsStore } from '../bus/room-settings.port';
+import { RoomSettingsStore } from '../bus/room-settings.port';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
 import { HealthService } from '../health/health.service';
@@ -49,6 +44,7 @@ import { CarriedLimits } from './carried-limits';
 import { ChatConnection } from './chat-connection';
 import { ConnectionAdmission } from './connection-admission';
 import { ConnectionLog } from './connection-log';
+import { RoomControls } from './room-controls.service';
 import { type FrameReply, RoomFrameHandler } from './room-frame-handler';
 import { RoomHub } from './room-hub.service';
 
@@ -79,7 +75,8 @@ type FrameRoutes = { [T in RoomFrame['type']]: FrameRoute<Extract<RoomFrame, { t
 /**
  * The room socket `/api/room/:room_id/ws?token=…`: admits a socket (`ConnectionAdmission`), keeps
  * presence as it joins and leaves, turns client frames (decoded by `RoomWsAdapter`) into stored
- * messages, relayed typing, clears and history replies, and drains on shutdown. Outbound delivery
+ * messages, relayed typing, clears, history replies and renames, hands the creator's controls
+ * (frame 9) to `RoomControls`, and drains on shutdown. Outbound delivery
  * does not pass through here: it goes bus → `RoomHub` → sockets.
  */
 @WebSocketGateway()
@@ -154,7 +151,8 @@ export class ChatGateway
     [FrameType.Room]: {
       // A control counts as a message; it waits for a rename under way (the creator's holder).
       allow: (connection, now) => connection.allowMessage(now),
-      act: (connection, frame) => connection.renames.run(() => this.control(connection, frame)),
+      act: (connection, frame) =>
+        connection.renames.run(() => this.controls.control(connection, frame)),
       failure: 'Changing the room failed',
     },
   };
@@ -170,6 +168,7 @@ export class ChatGateway
     private readonly metrics: MetricsService,
     private readonly tokens: RoomTokenService,
     private readonly rooms: RoomSettingsStore,
+    private readonly controls: RoomControls,
   ) {
     this.log = new ConnectionLog();
   }
@@ -245,52 +244,6 @@ export class ChatGateway
     }
     // The newcomer's roster and room frame leave in one write, however many are present.
     connection.sendAll(frames);
-  }
-
-  /**
-   * Frame 9: the creator changes the room (protocol/README.md §6.9–§6.11, §6.13). The store checks
-   * the creator right and applies the change in one step; every replica then hears the room frame,
-   * and closes a removed holder's connections. A control that changes nothing is answered with
-   * the room frame to the sender alone.
-   */
-  private async control(
-    connection: ChatConnection,
-    frame: ClientControlFrame,
-  ): Promise<FrameReply> {
-    const { room, claim } = connection;
-    const refuse = (code: ErrorCode, message: string) =>
-      errorFrame({ code, message }, frame.client_id);
-    let command: RoomControl;
-    if (frame.action === 'disappear') {
-      if (!this.config.disappearChoices.includes(frame.after)) {
-        return refuse(
-          ErrorCode.BadFrame,
-          FrameErrorMessage.disappearAfter(this.config.disappearChoices),
-        );
-      }
-      command = { action: 'disappear', after: frame.after };
-    } else if (frame.action === 'remove' || frame.action === 'hand_over') {
-      command = { action: frame.action, target: nameForms(frame.name.trim()) };
-    } else {
-      command = { action: frame.action };
-    }
-    const outcome = await this.rooms.control(room, claim.holder, command, {
-      holderMs: this.config.tokenTtlSeconds * 1000,
-      nameMs: REMOVED_NAME_BAR_MS,
-    });
-    if (!outcome.done) {
-      return outcome.refused === 'not_creator'
-        ? refuse(ErrorCode.NotCreator, FrameErrorMessage.notCreator)
-        : refuse(ErrorCode.NotPresent, FrameErrorMessage.notPresent);
-    }
-    const { record, target } = outcome;
-    if (!outcome.changed) return roomFrame(room, record, record.creator === claim.holder);
-    const change: RoomChange = { action: frame.action, by: claim.name };
-    if (target) change.name = target.name;
-    if (frame.action === 'disappear') change.after = frame.after;
-    const removed = frame.action === 'remove' ? target?.holder : undefined;
-    await this.bus.publish(room, roomControlEvent(room, record, change, removed));
-    return undefined;
   }
 
   /**

@@ -4,6 +4,7 @@ import { ChatGateway } from './chat.gateway';
 import { ConnectionAdmission } from './connection-admission';
 import { HeartbeatService } from './heartbeat.service';
 import { PresenceKeeper } from './presence-keeper.service';
+import { RoomControls } from './room-controls.service';
 import { RoomFrameHandler } from './room-frame-handler';
 import { RoomHub } from './room-hub.service';
 
@@ -13,6 +14,7 @@ import { RoomHub } from './room-hub.service';
     ChatGateway,
     { provide: RoomFrameHandler, useExisting: ChatGateway },
     RoomHub,
+    RoomControls,
     ConnectionAdmission,
     HeartbeatService,
     PresenceKeeper,

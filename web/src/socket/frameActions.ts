@@ -108,6 +108,8 @@ const frameTable: {
     roomFrameReceived({
       room,
       encrypted: frame.encrypted,
+      // A server older than the field does not tell it: the check held stays (§6.9).
+      ...(frame.key_check !== undefined ? { keyCheck: frame.key_check } : {}),
       locked: frame.locked,
       disappearAfter: frame.disappear_after,
       creator: frame.creator,

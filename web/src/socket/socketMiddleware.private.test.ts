@@ -1,4 +1,5 @@
-import { CloseCode, FrameType, roomCipher, type ServerFrame } from '@taco/protocol';
+import { CloseCode, FrameType, type ServerFrame } from '@taco/protocol';
+import { roomCipher } from '@taco/protocol/e2e-crypto';
 import { messageSent, roomControlSent, roomKeyFound } from '../features/chat/chatActions';
 import { selectMessages } from '../features/messages/messagesSlice';
 import { selectRemoved, selectRoomAuth } from '../features/roomAuth/roomAuthSlice';

@@ -7,11 +7,11 @@ import {
   FrameType,
   HISTORY_REQUEST_COUNT,
   isSameUserName,
-  type RoomCipher,
   type ReconnectDecision,
   type ServerFrame,
   TYPING_STALE_MS,
 } from '@taco/protocol';
+import type { RoomCipher } from '@taco/protocol/e2e-crypto';
 import {
   connectionClosed,
   connectionLost,

@@ -241,6 +241,8 @@ export const credentialsShared = createAction<{ room: string; name: string; toke
 export const roomFrameReceived = createAction<{
   room: string;
   encrypted: boolean;
+  /** The encrypted room's key check (§6.12), null in a plain room; absent when not told. */
+  keyCheck?: string | null;
   locked: boolean;
   /** Seconds; 0: messages stay. */
   disappearAfter: number;

@@ -3,8 +3,8 @@ import {
   type CreateRoomRequest,
   ROOM_EXISTS_MESSAGE,
   ROOM_LOCKED_MESSAGE,
-  roomCipher,
 } from '@taco/protocol';
+import { roomCipher } from '@taco/protocol/e2e-crypto';
 import { screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { renderApp } from '../../../test/render';

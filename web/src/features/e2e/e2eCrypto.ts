@@ -1,10 +1,11 @@
 // The room key's construction (protocol/README.md §6.12), in a chunk of its own: only an
-// encrypted room, or creating one, loads it. The main bundle holds `e2e.ts` too (the codec tells
-// ciphertext bodies by their shape), and a bundler keeps a module in one chunk: the query makes
-// this a module of its own, so the construction stays out of the first load.
-export { newRoomKey, roomCipher } from '../../../../protocol/src/e2e.ts?lazy';
+// encrypted room, or creating one, loads it (`loadE2eCrypto`). The protocol package publishes it
+// apart from its index (`@taco/protocol/e2e-crypto`), so the first load keeps only the shapes the
+// codec needs (`isCiphertextBody`, `isRoomKey`) and this chunk shares them.
+export { newRoomKey, roomCipher } from '@taco/protocol/e2e-crypto';
 
-import { FrameType, isHistoryFrame, type RoomCipher, type ServerFrame } from '@taco/protocol';
+import { FrameType, isHistoryFrame, type ServerFrame } from '@taco/protocol';
+import type { RoomCipher } from '@taco/protocol/e2e-crypto';
 import type { ReceivedMessage } from '../chat/chatActions';
 
 /** A message with its body opened by the room's cipher (none: no key), or marked as unreadable. */

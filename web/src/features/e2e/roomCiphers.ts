@@ -1,4 +1,4 @@
-import type { RoomCipher } from '@taco/protocol';
+import type { RoomCipher } from '@taco/protocol/e2e-crypto';
 
 const ciphers = new Map<string, Promise<RoomCipher>>();
 

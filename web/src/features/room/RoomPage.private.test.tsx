@@ -1,4 +1,5 @@
-import { CloseCode, FrameType, roomCipher, type ServerFrame } from '@taco/protocol';
+import { CloseCode, FrameType, type ServerFrame } from '@taco/protocol';
+import { roomCipher } from '@taco/protocol/e2e-crypto';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { authenticated, openRoom, ROOM } from '../../../test/openRoom';
@@ -126,6 +127,104 @@ describe('Room page: an end-to-end encrypted room', () => {
     expect(within(log).getByText('bold').tagName).toBe('STRONG');
     expect(within(log).getByText(UNDECRYPTABLE_TEXT)).toBeInTheDocument();
     expect(log.textContent).not.toMatch(/e1\./);
+  });
+
+  describe('reached by the socket alone (settings held from before, or none)', () => {
+    /** A tab that holds a token and `key`, whose room info said the room is plain. */
+    async function joinedAsPlain(key?: string) {
+      const preloadedState = authenticated();
+      if (key !== undefined) preloadedState.roomAuth![keyOf(ROOM)]!.key = key;
+      const rendered = renderApp({ path: `/r/${ROOM}`, preloadedState });
+      await waitFor(() => expect(rendered.fake.sockets).toHaveLength(1), SLOW);
+      const socket = rendered.fake.last();
+      const keyCheck = (await roomCipher(KEY, ROOM)).keyCheck;
+      act(() => {
+        socket.serverOpen();
+        socket.serverSend(roomFrame({ encrypted: true, key_check: keyCheck }));
+      });
+      return { ...rendered, socket };
+    }
+
+    it('tells a wrong key by the room frame’s key check, and leaves the room', async () => {
+      const { socket } = await joinedAsPlain(OTHER_KEY);
+      expect(await screen.findByRole('heading', { name: NEEDS_KEY_TITLE }, SLOW)).toBeVisible();
+      expect(screen.getByText(/carries a key that does not open this room/)).toBeInTheDocument();
+      expect(socket.closedWith).not.toBeNull();
+    });
+
+    it('tells no key from a wrong one', async () => {
+      const { socket } = await joinedAsPlain();
+      expect(await screen.findByRole('heading', { name: NEEDS_KEY_TITLE }, SLOW)).toBeVisible();
+      expect(screen.getByText(/The link you opened has no key/)).toBeInTheDocument();
+      expect(socket.closedWith).not.toBeNull();
+    });
+
+    it('stays in the room with the key that fits', async () => {
+      const { socket } = await joinedAsPlain(KEY);
+      expect(await screen.findByRole('button', { name: 'Encrypted' }, SLOW)).toBeVisible();
+      expect(screen.queryByRole('heading', { name: NEEDS_KEY_TITLE })).not.toBeInTheDocument();
+      expect(socket.closedWith).toBeNull();
+    });
+  });
+
+  describe('holding a token: waits for the settings only to check a key (§2.6)', () => {
+    /** `GET /api/room/:room_id` answers when the returned function is called, with `answer`. */
+    function heldRoomInfo(answer: () => Promise<Response>) {
+      let release = () => {};
+      const released = new Promise<void>((resolve) => (release = resolve));
+      server.use(
+        http.get(`${API}/api/room/:room`, async () => {
+          await released;
+          return answer();
+        }),
+      );
+      return release;
+    }
+    const encryptedAnswer = async () =>
+      HttpResponse.json({
+        room_id: ROOM,
+        participants: 1,
+        settings: {
+          encrypted: true,
+          key_check: (await roomCipher(KEY, ROOM)).keyCheck,
+          locked: false,
+          disappear_after: 0,
+          disappear_choices: [0, 3600, 86400, 604800],
+        },
+      });
+
+    it('with a key, opens no socket before the settings came and the key fits', async () => {
+      const release = heldRoomInfo(encryptedAnswer);
+      const preloadedState = authenticated();
+      preloadedState.roomAuth![keyOf(ROOM)]!.key = KEY;
+      const { fake } = renderApp({ path: `/r/${ROOM}`, preloadedState });
+      expect(screen.getByRole('heading', { name: 'Connecting...' })).toBeInTheDocument();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(fake.sockets).toHaveLength(0);
+      release();
+      await waitFor(() => expect(fake.sockets).toHaveLength(1), SLOW);
+    });
+
+    it('without a key, opens the socket at once; the room frame decides', async () => {
+      heldRoomInfo(encryptedAnswer);
+      const { fake } = renderApp({ path: `/r/${ROOM}`, preloadedState: authenticated() });
+      await waitFor(() => expect(fake.sockets).toHaveLength(1), SLOW);
+      act(() => {
+        fake.last().serverOpen();
+        fake.last().serverSend(roomFrame({ encrypted: true, key_check: 'kCkgsYkkv54-WIGsWY4ydg' }));
+      });
+      expect(await screen.findByRole('heading', { name: NEEDS_KEY_TITLE }, SLOW)).toBeVisible();
+      expect(fake.last().closedWith).not.toBeNull();
+    });
+
+    it('with a key, opens the socket when the settings cannot be read', async () => {
+      const release = heldRoomInfo(() => Promise.resolve(HttpResponse.json({}, { status: 503 })));
+      const preloadedState = authenticated();
+      preloadedState.roomAuth![keyOf(ROOM)]!.key = KEY;
+      const { fake } = renderApp({ path: `/r/${ROOM}`, preloadedState });
+      release();
+      await waitFor(() => expect(fake.sockets).toHaveLength(1), SLOW);
+    });
   });
 
   it('shares the link with its key', () => {

@@ -73,7 +73,7 @@ function useKeyFit(room: string, encrypted: boolean, keyCheck: string | null, ke
   if (!encrypted) fit = 'plain';
   else if (key === undefined) fit = 'missing';
   else if (!isRoomKey(key)) fit = 'wrong';
-  // No check to compare with (told only by the room frame): messages that do not open say so.
+  // No check to compare with yet (the room frame tells it, §6.9): nothing to refuse the key by.
   else if (keyCheck === null) fit = 'fits';
   else if (checked?.key !== key || checked.keyCheck !== keyCheck) fit = 'checking';
   else fit = checked.fits ? 'fits' : 'wrong';
@@ -98,6 +98,8 @@ function Room({ room }: { room: string }) {
   const key = useAppSelector((state) => selectRoomKey(state, room)) ?? linkKey;
   const removed = useAppSelector((state) => selectRemoved(state, room));
   const fit = useKeyFit(room, encrypted, keyCheck, key);
+  /** Whether the room itself was shown at the last render (not a gate or the spinner). */
+  const [inSession, setInSession] = useState(false);
 
   // Before the first paint: the key never stays in the address bar, history or a screenshot.
   // A link opened in this tab again with another key after the # changes only the fragment: the
@@ -115,14 +117,24 @@ function Room({ room }: { room: string }) {
     return () => window.removeEventListener('hashchange', takeFragment);
   }, [dispatch, room]);
 
-  if (removed) return <RoomGate room={room} title={REMOVED_TITLE} removed />;
-  // With a key, the settings first, to check it before joining. Without one, a visitor is asked
-  // for a name meanwhile (the answer comes long before one is typed), and someone holding a
-  // token was in the room before: a room is encrypted from its creation, so they hold its key.
-  // An answer that fails leaves it to the room frame, which comes before any message.
-  if (key !== undefined && !settingsKnown && info.isLoading) return <Pending />;
-  if (fit === 'checking') return <Pending />;
-  if (fit === 'missing' || fit === 'wrong') {
+  let view: 'removed' | 'pending' | 'gate' | 'session';
+  if (removed) view = 'removed';
+  // protocol/README.md §2.6: with a key and no settings held, the settings first, to check it
+  // before joining (a join shows this user present to everyone). Without a key, or with settings
+  // held (a reconnect), no wait: the room frame carries the key check. A visitor is asked for a
+  // name meanwhile (the answer comes long before one is typed). An answer that fails leaves it
+  // to the room frame, which comes right after the roster.
+  else if (key !== undefined && !settingsKnown && info.isLoading) view = 'pending';
+  // A key check told while the room is open (by the room frame, §6.9) is made without leaving
+  // it: the room stays until the answer, and closes only for a key that does not fit.
+  else if (fit === 'checking') view = inSession ? 'session' : 'pending';
+  else if (fit === 'missing' || fit === 'wrong') view = 'gate';
+  else view = 'session';
+  if ((view === 'session') !== inSession) setInSession(view === 'session');
+
+  if (view === 'removed') return <RoomGate room={room} title={REMOVED_TITLE} removed />;
+  if (view === 'pending') return <Pending />;
+  if (view === 'gate') {
     return <RoomGate room={room} title={NEEDS_KEY_TITLE} wrongKey={fit === 'wrong'} />;
   }
   return <RoomSession room={room} />;

@@ -58,6 +58,36 @@ describe('room settings', () => {
     expect(reduce(state, roomForgotten({ room: ROOM }))).toEqual({});
   });
 
+  it('take the key check from the room frame over an older answer, and keep it when not told', () => {
+    const frame = (keyCheck?: string | null) =>
+      roomFrameReceived({
+        room: ROOM,
+        encrypted: true,
+        ...(keyCheck !== undefined ? { keyCheck } : {}),
+        locked: false,
+        disappearAfter: 0,
+        creator: null,
+        isCreator: false,
+        time: 0,
+        feedAt: { epoch: null, seq: null },
+      });
+    const store = makeStore();
+    store.dispatch(
+      fulfilled('roomInfo', {
+        room_id: ROOM,
+        participants: 1,
+        settings: { ...SETTINGS, encrypted: false, key_check: null },
+      }),
+    );
+    store.dispatch(frame('v7jdDV9n7s4cExpZyQxdzg'));
+    expect(selectRoomSettings(store.getState(), ROOM)).toMatchObject({
+      encrypted: true,
+      keyCheck: 'v7jdDV9n7s4cExpZyQxdzg',
+    });
+    store.dispatch(frame());
+    expect(selectRoomSettings(store.getState(), ROOM).keyCheck).toBe('v7jdDV9n7s4cExpZyQxdzg');
+  });
+
   it('come from the HTTP answers: the room info, and the creation with its creator right', () => {
     const store = makeStore();
     const matchInfo = roomsApi.endpoints.roomInfo.matchFulfilled;

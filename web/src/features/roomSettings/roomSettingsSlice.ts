@@ -12,7 +12,10 @@ import { roomForgotten, roomFrameReceived } from '../chat/chatActions';
  */
 export interface RoomSettingsRecord {
   encrypted: boolean;
-  /** The encrypted room's key check (§6.12); null in a plain room or when not told yet. */
+  /**
+   * The encrypted room's key check (§6.12), from the room's info, a credential answer or the room
+   * frame, whichever came last; null in a plain room or when not told yet.
+   */
   keyCheck: string | null;
   locked: boolean;
   /** Seconds after which messages disappear; 0: never (§6.13). */
@@ -73,6 +76,8 @@ export const roomSettingsSlice = createSlice({
       .addCase(roomFrameReceived, (state, { payload }) => {
         const record = (state[keyOf(payload.room)] ??= { ...PLAIN_ROOM });
         record.encrypted = payload.encrypted;
+        // The frame's key check is the room's own: it replaces one read from an older answer.
+        if (payload.keyCheck !== undefined) record.keyCheck = payload.keyCheck;
         record.locked = payload.locked;
         record.disappearAfter = payload.disappearAfter;
         record.creator = payload.creator;
