@@ -11,7 +11,9 @@ import {
   encodeFrame,
   FRAME_MAX_BYTES,
   FrameType,
+  MISSED_PONGS_LIMIT,
   parseSocketPath,
+  PING_INTERVAL_MS,
   SEND_BUFFER_MAX_BYTES,
 } from '@taco/protocol';
 import Redis from 'ioredis';
@@ -91,6 +93,24 @@ async function join(ws: WebSocket, room: string, name: string): Promise<void> {
   });
 }
 
+/**
+ * The server's side of liveness, as the contract has it (protocol/README.md §5.7) and `ws`'s own
+ * documentation shows: a ping every 25 s, a socket that missed 2 pongs terminated.
+ */
+const missedPongs = new WeakMap<WebSocket, number>();
+wss.on('connection', (ws) => ws.on('pong', () => missedPongs.set(ws, 0)));
+setInterval(() => {
+  for (const ws of wss.clients) {
+    const missed = missedPongs.get(ws) ?? 0;
+    if (missed >= MISSED_PONGS_LIMIT) {
+      ws.terminate();
+    } else {
+      missedPongs.set(ws, missed + 1);
+      ws.ping();
+    }
+  }
+}, PING_INTERVAL_MS).unref();
+
 httpServer.on('upgrade', (req, socket, head) => {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const room = parseSocketPath(url.pathname);
@@ -99,6 +119,9 @@ httpServer.on('upgrade', (req, socket, head) => {
     socket.destroy();
     return;
   }
-  wss.handleUpgrade(req, socket, head, (ws) => void join(ws, room, name));
+  wss.handleUpgrade(req, socket, head, (ws) => {
+    wss.emit('connection', ws, req);
+    void join(ws, room, name);
+  });
 });
 listen();
