@@ -52,13 +52,13 @@ export class AppConfig {
   closeTimeoutMs: number;
   /** How long a connection's backlog may stay over the send buffer limit after one large frame. */
   backlogGraceMs: number;
-  /** How often a replica refreshes its participants in shared presence and reaps stale ones. */
+  /** How often a replica renews its presence lease and reaps the lapsed leases of others. */
   presenceRefreshMs: number;
-  /** How long a participant stays present without a refresh (a replica that died). */
+  /** How long a presence lease runs without a renewal (then its participants are reaped). */
   presenceExpiryMs: number;
   /**
-   * How often the Redis subscriptions of quiet rooms are probed (and how long a probe may take
-   * before the room is subscribed again and its gap filled).
+   * How often the Redis subscriptions are checked (and how long a probe may take before its room
+   * is subscribed again and its gap filled).
    */
   subscriptionCheckMs: number;
   /**

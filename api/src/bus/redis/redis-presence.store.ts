@@ -66,6 +66,8 @@ export class RedisPresenceStore extends PresenceStore {
   private readonly local = new Map<string, Set<string>>();
   /** Set when an index write failed: the next renewal writes every local room again. */
   private indexStale = false;
+  /** Set when the lease was replaced, until a renewal reports it (one that fails does not). */
+  private lapsed = false;
   /** Leaves Redis did not take (it was away), by room and member. */
   private readonly unfinishedLeaves = new Map<string, () => Promise<unknown>>();
 
@@ -191,12 +193,11 @@ export class RedisPresenceStore extends PresenceStore {
   }
 
   async tend(): Promise<PresenceTended> {
-    let lapsed = false;
     const held = this.lease;
     let answer = await this.renew();
     if (answer[0] === 0) {
       // Renewed too late: the lease may be reaped already. Every local member goes under a new one.
-      lapsed = true;
+      this.lapsed = true;
       this.lease = newLease();
       this.leased = false;
       this.indexStale = true;
@@ -204,15 +205,22 @@ export class RedisPresenceStore extends PresenceStore {
     }
     this.leased = true;
     if (this.indexStale) await this.reindex();
-    for (const [key, run] of this.unfinishedLeaves) {
-      await run();
-      this.unfinishedLeaves.delete(key);
-    }
+    // One that fails again waits for the next renewal; it never holds up the reaping below.
+    await Promise.all(
+      [...this.unfinishedLeaves].map(([key, run]) =>
+        run().then(
+          () => this.unfinishedLeaves.delete(key),
+          () => undefined,
+        ),
+      ),
+    );
     const gone: PresenceTended['gone'] = [];
     // Its own lapsed lease is reaped from the next renewal on, once `keep` moved its members.
     for (const other of answer.slice(1) as string[]) {
       if (other !== this.lease && other !== held) gone.push(...(await this.reap(other)));
     }
+    const lapsed = this.lapsed;
+    this.lapsed = false;
     return { lapsed, gone };
   }
 
