@@ -12,6 +12,7 @@ import { RedisConnections } from '../src/bus/redis/redis-connections';
 import { SHARED_KEYS } from '../src/bus/redis/redis-keys';
 import { RedisConnectionLimiter } from '../src/bus/redis/redis-connection-limiter';
 import { RedisIpRateLimiter } from '../src/bus/redis/redis-ip-rate-limiter';
+import { ReplicaLease } from '../src/bus/redis/replica-lease';
 import { freePorts, RawClient } from '@taco/harness';
 import { RedisServer } from './support/redis-server';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -111,10 +112,8 @@ describe('Per-IP limits and tickets over two replicas sharing Redis', () => {
 
   /** Open sockets of 127.0.0.1 as Redis counts them, over every replica. */
   const openCount = async () => {
-    const fields = await plain.hgetall(SHARED_KEYS.connections('127.0.0.1'));
-    return Object.entries(fields)
-      .filter(([field]) => !field.endsWith(':until'))
-      .reduce((sum, [, count]) => sum + Number(count), 0);
+    const counts = await plain.hvals(SHARED_KEYS.connections('127.0.0.1'));
+    return counts.reduce((sum, count) => sum + Number(count), 0);
   };
 
   beforeAll(async () => {
@@ -196,27 +195,38 @@ describe('Per-IP limits and tickets over two replicas sharing Redis', () => {
     await Promise.all(open.map((client) => client.closed));
   });
 
-  it('stops counting a replica’s connections once it stops refreshing them', async () => {
+  it('keeps a renewing replica’s connections counted, and stops once its lease is reaped', async () => {
     const connections = [
       new RedisConnections(redis.url, 'lapse-a'),
       new RedisConnections(redis.url, 'lapse-b'),
     ];
-    const [a, b] = connections.map(
-      (c, i) => new RedisConnectionLimiter(c, `lapse-${i}`, 2, 400),
-    ) as [RedisConnectionLimiter, RedisConnectionLimiter];
+    const [leaseA, leaseB] = connections.map((c) => new ReplicaLease(c, 400)) as [
+      ReplicaLease,
+      ReplicaLease,
+    ];
+    const a = new RedisConnectionLimiter(connections[0]!, leaseA, 2);
+    const b = new RedisConnectionLimiter(connections[1]!, leaseB, 2);
+    const ip = '198.51.100.7';
     try {
       await Promise.all(connections.map((c) => c.waitUntilReady(5000)));
-      expect(await a.acquire('198.51.100.7')).toBe(true);
-      expect(await a.acquire('198.51.100.7')).toBe(true);
-      expect(await b.acquire('198.51.100.7')).toBe(false);
-      // `a` dies without releasing: nothing refreshes its count, which lapses after 400 ms.
-      a.close();
-      await until(() => b.acquire('198.51.100.7'), 3000, 100);
-      expect(await b.acquire('198.51.100.7')).toBe(true);
-      expect(await b.acquire('198.51.100.7')).toBe(false);
+      expect(await a.acquire(ip)).toBe(true);
+      expect(await a.acquire(ip)).toBe(true);
+      expect(await b.acquire(ip)).toBe(false);
+      // Both renew for five lease lengths: nothing is refreshed per address, and `a`'s count holds.
+      for (let i = 0; i < 20; i++) {
+        await Promise.all([leaseA.tend(), leaseB.tend()]);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await b.acquire(ip)).toBe(false);
+      expect(await plain.smembers(SHARED_KEYS.leaseIndex('ips', leaseA.id))).toEqual([ip]);
+      // `a` dies without releasing: its lease lapses, and `b`'s renewal reaps its count.
+      await until(async () => (await leaseB.tend(), b.acquire(ip)), 3000, 100);
+      expect(await b.acquire(ip)).toBe(true);
+      expect(await b.acquire(ip)).toBe(false);
+      expect(await plain.exists(SHARED_KEYS.leaseIndex('ips', leaseA.id))).toBe(0);
+      b.release(ip);
+      b.release(ip);
     } finally {
-      a.close();
-      b.close();
       await Promise.all(connections.map((c) => c.close()));
     }
   });

@@ -9,6 +9,7 @@ import {
 import { type Redis } from 'ioredis';
 import { RedisConnections } from '../src/bus/redis/redis-connections';
 import { RedisPresenceStore } from '../src/bus/redis/redis-presence.store';
+import { ReplicaLease } from '../src/bus/redis/replica-lease';
 import { PresenceKeeper } from '../src/chat/presence-keeper.service';
 import { RoomTokenService } from '../src/rooms/room-token.service';
 import { parsePrometheusText } from './support/prometheus-text';
@@ -201,7 +202,7 @@ describe('Two replicas sharing Redis', () => {
     // A replica that joins Ghost and then dies: it never refreshes, and its entry expires.
     const dead = new RedisConnections(redis.url, 'dead');
     await dead.waitUntilReady(5000);
-    const deadPresence = new RedisPresenceStore(dead, 300);
+    const deadPresence = new RedisPresenceStore(dead, new ReplicaLease(dead, 300));
     expect(await deadPresence.join(room, nameClaim('Ghost', 'ghost'), 'dead:1')).toMatchObject({
       first: true,
     });

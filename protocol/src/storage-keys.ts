@@ -42,12 +42,15 @@ export const SHARED_KEYS = {
   rateLimitPrefix: (budget: string) => `taco:limit:${budget}`,
   /** Rooms whose messages disappear, scored by when they are next due for a sweep (§6.13). */
   disappearing: 'taco:disappearing',
-  /** Open sockets of one client IP, counted per replica (§7.3). */
-  connections: (ip: string) => `taco:connections:{${ip}}`,
+  /** Open sockets of one client IP, counted per presence lease (§7.3, §8.1). */
+  connections: (ip: string) => `taco:sockets:{${ip}}`,
   /** The replicas' presence leases, each scored by when it lapses (§8.1). */
   presenceLeases: 'taco:{presence}:leases',
-  /** The rooms a presence lease has members in (§8.1). */
-  presenceLeaseRooms: (lease: string) => `taco:{presence}:rooms:${lease}`,
+  /**
+   * What a presence lease holds (§8.1): `rooms`, the rooms it has members in; `ips`, the
+   * addresses it counts sockets of.
+   */
+  leaseIndex: (index: 'rooms' | 'ips', lease: string) => `taco:{presence}:${index}:${lease}`,
   /** Held by the replica that reaps a lapsed lease (§8.1). */
-  presenceReaping: (lease: string) => `taco:{presence}:reaping:${lease}`,
+  leaseReaping: (lease: string) => `taco:{presence}:reaping:${lease}`,
 } as const;

@@ -30,7 +30,7 @@ import { TokenSecretStore } from './token-secret-store.port';
 const busLog = new Logger('RedisChatBus');
 
 function redisDriver(config: AppConfig, metrics: MetricsService, target: RedisTarget) {
-  return new RedisStorageDriver(new RedisConnections(target, config.replicaId), config.replicaId, {
+  return new RedisStorageDriver(new RedisConnections(target, config.replicaId), {
     bus: {
       historyMax: config.historyMax,
       roomTtlSeconds: config.roomTtlSeconds,

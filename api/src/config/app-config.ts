@@ -54,7 +54,10 @@ export class AppConfig {
   backlogGraceMs: number;
   /** How often a replica renews its presence lease and reaps the lapsed leases of others. */
   presenceRefreshMs: number;
-  /** How long a presence lease runs without a renewal (then its participants are reaped). */
+  /**
+   * How long a presence lease runs without a renewal (then its participants and its socket counts
+   * are reaped).
+   */
   presenceExpiryMs: number;
   /**
    * How often the Redis subscriptions are checked (and how long a probe may take before its room

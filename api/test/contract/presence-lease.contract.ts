@@ -1,15 +1,21 @@
 import { type Cluster, type Redis } from 'ioredis';
 import { nameClaim } from '../../src/bus/name-claim';
+import { type ConnectionLimiter } from '../../src/bus/connection-limiter.port';
 import { type PresenceStore } from '../../src/bus/presence.port';
 import { SHARED_KEYS } from '../../src/bus/redis/redis-keys';
 
 /** How long a lease runs in these tests. */
 export const LEASE_MS = 300;
+/** The per-address socket cap of the limiters under test. */
+export const SOCKET_CAP = 2;
 
 export interface PresenceLeasesUnderTest {
   /** Two replicas' presence, each with its own lease of `LEASE_MS`. */
   one: PresenceStore;
   two: PresenceStore;
+  /** Each replica's open sockets per address (cap `SOCKET_CAP`), counted under the same lease. */
+  oneSockets: ConnectionLimiter;
+  twoSockets: ConnectionLimiter;
   /** A client of the same Redis, for counting what it was sent. */
   plain: Redis | Cluster;
   dispose(): Promise<void>;
@@ -80,8 +86,9 @@ export function describePresenceLeaseContract(
       expect(await two.names(room)).toEqual(['Ann']);
     });
 
-    it('renews with one script, however many members and rooms the replica has', async () => {
+    it('renews with one script, however many members, rooms and addresses the replica has', async () => {
       for (let i = 0; i < 40; i++) await one.join(`${room}-${i % 10}`, as(`N${i}`), `one:${i}`);
+      for (let i = 0; i < 20; i++) await subject.oneSockets.acquire(`192.0.2.${i}`);
       // No lapsed lease of an earlier test left to reap: this replica's renewals alone are counted.
       await subject.plain.del(SHARED_KEYS.presenceLeases);
       await one.tend();
@@ -118,6 +125,18 @@ export function describePresenceLeaseContract(
       ]);
       expect(goneForTwo).toEqual([]);
       expect(await two.names(room)).toEqual(['Ann']);
+    });
+
+    it('counts a replica’s sockets while it renews, and no longer once its lease is reaped', async () => {
+      const ip = `198.51.100.${counter % 250}`;
+      for (let i = 0; i < SOCKET_CAP; i++) expect(await subject.oneSockets.acquire(ip)).toBe(true);
+      await Promise.all([tendFor(one, LEASE_MS * 3), tendFor(two, LEASE_MS * 3)]);
+      expect(await subject.twoSockets.acquire(ip)).toBe(false);
+      // Replica one stops renewing: two reaps its lease, and with it its count of the address.
+      await tendFor(two, LEASE_MS * 3);
+      expect(await subject.twoSockets.acquire(ip)).toBe(true);
+      expect(await subject.twoSockets.acquire(ip)).toBe(true);
+      expect(await subject.twoSockets.acquire(ip)).toBe(false);
     });
   });
 }

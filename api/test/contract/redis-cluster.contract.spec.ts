@@ -4,6 +4,7 @@ import { RedisChatBus } from '../../src/bus/redis/redis-chat-bus';
 import { RedisConnections } from '../../src/bus/redis/redis-connections';
 import { roomKeys } from '../../src/bus/redis/redis-keys';
 import { RedisPresenceStore } from '../../src/bus/redis/redis-presence.store';
+import { ReplicaLease } from '../../src/bus/redis/replica-lease';
 import { until } from '../support/until';
 import { describeChatBusContract } from './chat-bus.contract';
 import { describePresenceContract } from './presence.contract';
@@ -63,7 +64,7 @@ describeChatBusContract('redis cluster', async () => {
 describePresenceContract('redis cluster', async () => {
   const redis = await connections('presence');
   return {
-    store: new RedisPresenceStore(redis, 20_000),
+    store: new RedisPresenceStore(redis, new ReplicaLease(redis, 20_000)),
     bus: new RedisChatBus(redis, { historyMax: HISTORY_MAX, roomTtlSeconds: 60 }),
     dispose: () => redis.close(),
   };

@@ -1,5 +1,6 @@
 import { RedisChatBus } from '../../src/bus/redis/redis-chat-bus';
 import { RedisPresenceStore } from '../../src/bus/redis/redis-presence.store';
+import { ReplicaLease } from '../../src/bus/redis/replica-lease';
 import { RedisRoomSettingsStore } from '../../src/bus/redis/redis-room-settings.store';
 import { describeRoomSettingsContract } from './room-settings.contract';
 import { type Cluster, type Redis } from 'ioredis';
@@ -12,7 +13,7 @@ import { RedisTokenSecretStore } from '../../src/bus/redis/redis-token-secret.st
 import { elapseKeys } from '../support/redis-clock';
 import { describeConnectionLimiterContract } from './connection-limiter.contract';
 import { describeIpRateLimiterContract } from './ip-rate-limiter.contract';
-import { describePresenceLeaseContract, LEASE_MS } from './presence-lease.contract';
+import { describePresenceLeaseContract, LEASE_MS, SOCKET_CAP } from './presence-lease.contract';
 import { describeTicketStoreContract } from './ticket-store.contract';
 import { describeTokenSecretStoreContract } from './token-secret-store.contract';
 
@@ -44,7 +45,7 @@ export function describeSharedPortContracts(
     return {
       store: new RedisRoomSettingsStore(one, 60, () => Promise.resolve()),
       peer: new RedisRoomSettingsStore(two, 60, () => Promise.resolve()),
-      presence: new RedisPresenceStore(one, 20_000),
+      presence: new RedisPresenceStore(one, new ReplicaLease(one, 20_000)),
       bus: new RedisChatBus(one, { historyMax: 5, roomTtlSeconds: 60 }),
       // Redis keeps its own time: removals lapse as it passes.
       elapse: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -54,9 +55,12 @@ export function describeSharedPortContracts(
 
   describePresenceLeaseContract(driver, async () => {
     const { one, two, close } = await replicas();
+    const [oneLease, twoLease] = [new ReplicaLease(one, LEASE_MS), new ReplicaLease(two, LEASE_MS)];
     return {
-      one: new RedisPresenceStore(one, LEASE_MS),
-      two: new RedisPresenceStore(two, LEASE_MS),
+      one: new RedisPresenceStore(one, oneLease),
+      two: new RedisPresenceStore(two, twoLease),
+      oneSockets: new RedisConnectionLimiter(one, oneLease, SOCKET_CAP),
+      twoSockets: new RedisConnectionLimiter(two, twoLease, SOCKET_CAP),
       plain: plain(),
       dispose: close,
     };
@@ -74,16 +78,10 @@ export function describeSharedPortContracts(
 
   describeConnectionLimiterContract(driver, async (cap) => {
     const { one, two, close } = await replicas();
-    const limiter = new RedisConnectionLimiter(one, 'one', cap);
-    const peer = new RedisConnectionLimiter(two, 'two', cap);
     return {
-      limiter,
-      peer,
-      dispose: async () => {
-        limiter.close();
-        peer.close();
-        await close();
-      },
+      limiter: new RedisConnectionLimiter(one, new ReplicaLease(one, 20_000), cap),
+      peer: new RedisConnectionLimiter(two, new ReplicaLease(two, 20_000), cap),
+      dispose: close,
     };
   });
 

@@ -1,6 +1,7 @@
 import { RedisChatBus } from '../../src/bus/redis/redis-chat-bus';
 import { RedisConnections } from '../../src/bus/redis/redis-connections';
 import { RedisPresenceStore } from '../../src/bus/redis/redis-presence.store';
+import { ReplicaLease } from '../../src/bus/redis/replica-lease';
 import { type Redis } from 'ioredis';
 import { roomKeys } from '../../src/bus/redis/redis-keys';
 import { RedisServer } from '../support/redis-server';
@@ -173,7 +174,7 @@ describe('RedisChatBus, the messages of one turn', () => {
 describePresenceContract('redis', async () => {
   const redis = await connections();
   return {
-    store: new RedisPresenceStore(redis, 20_000),
+    store: new RedisPresenceStore(redis, new ReplicaLease(redis, 20_000)),
     bus: new RedisChatBus(redis, { historyMax: HISTORY_MAX, roomTtlSeconds: 60 }),
     dispose: () => redis.close(),
   };

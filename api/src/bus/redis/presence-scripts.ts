@@ -153,27 +153,3 @@ local result = {}
 for name in pairs(live_names(KEYS[1])) do table.insert(result, name) end
 return result
 `;
-
-/**
- * A replica's lease (KEYS: the leases; ARGV: the lease, its length in ms, '1' to take it new, and
- * how many lapsed leases to return at most). A lease that lapsed is never renewed (its members may
- * be reaped already): the answer is {0}, and the replica takes a new one. Otherwise the lease runs
- * for its length from now, and the answer is {1, lapsed leases of other replicas...}.
- */
-export const LEASE_RENEW_SCRIPT = `
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local until_ms = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if ARGV[3] ~= '1' and (not until_ms or tonumber(until_ms) <= now) then return {0} end
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-local lapsed = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[4]))
-table.insert(lapsed, 1, 1)
-return lapsed
-`;
-
-/** A lapsed lease reaped (KEYS: the leases, its rooms, its reaping lock; ARGV: the lease). */
-export const LEASE_REAPED_SCRIPT = `
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('DEL', KEYS[2], KEYS[3])
-return 1
-`;

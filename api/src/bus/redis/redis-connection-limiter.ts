@@ -3,122 +3,144 @@ import { MemoryConnectionLimiter } from '../memory/memory-connection-limiter';
 import { LuaScript } from './lua-script';
 import { type RedisConnections } from './redis-connections';
 import { SHARED_KEYS } from './redis-keys';
-
-/** How long a replica's count stands without a refresh: a dead replica's stops counting then. */
-export const CONNECTION_COUNT_TTL_MS = 30_000;
-const REFRESH_INTERVAL_MS = 10_000;
+import { LEASE_BATCH, type ReplicaLease } from './replica-lease';
 
 /**
- * Shared by the connection scripts (KEYS: the address's hash): Redis's clock, and the hash read
- * as counts per replica, dropping replicas whose count was not refreshed in time. The hash holds
- * `<replica>` → open connections and `<replica>:until` → when that count lapses (ms).
+ * Acquire (KEYS: the address's hash of counts per lease; ARGV: the lease, the cap). Returns 1
+ * when a place was taken, 0 when the address is at the cap.
  */
-const PRELUDE = `
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local function live_total()
-  local fields = redis.call('HGETALL', KEYS[1])
-  local counts, untils = {}, {}
-  for i = 1, #fields, 2 do
-    local replica = string.match(fields[i], '^(.*):until$')
-    if replica then untils[replica] = tonumber(fields[i + 1]) else counts[fields[i]] = tonumber(fields[i + 1]) end
-  end
-  local total = 0
-  for replica, count in pairs(counts) do
-    local until_ms = untils[replica]
-    if until_ms and until_ms > now then
-      total = total + count
-    else
-      redis.call('HDEL', KEYS[1], replica, replica .. ':until')
-    end
-  end
-  return total
-end
-`;
-
-/** Acquire. ARGV: replica, cap, ttl ms. Returns 1 when a place was taken, 0 when at the cap. */
-const ACQUIRE = new LuaScript(`${PRELUDE}
-if live_total() >= tonumber(ARGV[2]) then return 0 end
+const ACQUIRE = new LuaScript(`
+local total = 0
+for _, count in ipairs(redis.call('HVALS', KEYS[1])) do total = total + tonumber(count) end
+if total >= tonumber(ARGV[2]) then return 0 end
 redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
-redis.call('HSET', KEYS[1], ARGV[1] .. ':until', now + tonumber(ARGV[3]))
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `);
 
-/** Set this replica's count. ARGV: replica, count, ttl ms (count 0 removes it). */
+/** Set the lease's count (ARGV: the lease, the count, 0 removing it; and a lease whose count goes). */
 const SET_COUNT = new LuaScript(`
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-if tonumber(ARGV[2]) <= 0 then
-  redis.call('HDEL', KEYS[1], ARGV[1], ARGV[1] .. ':until')
-  return 0
+if tonumber(ARGV[2]) > 0 then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+else
+  redis.call('HDEL', KEYS[1], ARGV[1])
 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2], ARGV[1] .. ':until', now + tonumber(ARGV[3]))
-if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+if ARGV[3] then redis.call('HDEL', KEYS[1], ARGV[3]) end
 return 1
 `);
 
 /**
- * The cap over every replica: each address's open connections are counted in Redis per replica,
- * each replica's count lapsing unless it refreshes it (every 10 s; a dead replica's count stops
- * counting within 30 s). This replica's own count, kept in memory, is the truth it writes back.
- * While Redis cannot be reached the cap holds per replica, and nobody waits on Redis.
+ * The cap over every replica: each address's open sockets are counted in Redis per presence lease
+ * (§8.1), and the lease indexes the addresses it counts, so when a replica dies the survivor that
+ * reaps its lease takes its counts out too. Nothing is refreshed per address: keeping the counts
+ * costs the lease's one renewal. This replica's own count, kept in memory, is the truth it writes;
+ * while Redis cannot be reached the cap holds per replica, and nobody waits on Redis.
  */
 export class RedisConnectionLimiter extends ConnectionLimiter {
   private readonly local: MemoryConnectionLimiter;
-  private readonly refresher = setInterval(() => void this.refresh(), REFRESH_INTERVAL_MS).unref();
+  /** Addresses whose count Redis did not take: written again after the next renewal. */
+  private readonly unwritten = new Set<string>();
+  /** Addresses in the lease's index: those with sockets here, and some that had. */
+  private readonly indexed = new Set<string>();
+  /** Acquires under way, per address. */
+  private readonly pending = new Map<string, number>();
 
   constructor(
     private readonly redis: RedisConnections,
-    private readonly replicaId: string,
+    private readonly lease: ReplicaLease,
     private readonly cap: number,
-    private readonly ttlMs = CONNECTION_COUNT_TTL_MS,
   ) {
     super();
     this.local = new MemoryConnectionLimiter(cap);
+    lease.hold('ips', {
+      held: () => this.indexed,
+      reap: (lapsed, ips) => this.reap(lapsed, ips),
+      replaced: (previous) => this.rewrite([...this.indexed], previous),
+      renewed: () => this.renewed(),
+    });
   }
 
   async acquire(ip: string): Promise<boolean> {
     if (this.local.countOf(ip) >= this.cap) return false;
-    try {
-      const taken = await ACQUIRE.run(
-        this.redis.coalesced(),
-        [SHARED_KEYS.connections(ip)],
-        [this.replicaId, this.cap, this.ttlMs],
-      );
-      if (taken !== 1) return false;
-    } catch {
-      // Redis is away: count here only. The next refresh writes this replica's true count back.
+    // Indexed under the lease before it is counted, so that no count is left unreaped.
+    if (!this.indexed.has(ip)) {
+      this.indexed.add(ip);
+      this.lease.index('ips', 'sadd', ip);
     }
-    if (this.local.take(ip)) return true;
+    this.pending.set(ip, (this.pending.get(ip) ?? 0) + 1);
+    let taken = true;
+    try {
+      taken =
+        (await ACQUIRE.run(
+          this.redis.coalesced(),
+          [SHARED_KEYS.connections(ip)],
+          [this.lease.id, this.cap],
+        )) === 1;
+    } catch {
+      // Redis is away: count here only, and write this replica's count back once it is back.
+      this.unwritten.add(ip);
+    } finally {
+      const pending = (this.pending.get(ip) ?? 1) - 1;
+      if (pending > 0) this.pending.set(ip, pending);
+      else this.pending.delete(ip);
+    }
+    if (taken && this.local.take(ip)) return true;
     // Others from the same address took the last places here meanwhile: undo the shared count.
-    void this.write(ip, this.local.countOf(ip));
+    if (taken) void this.write(ip);
     return false;
   }
 
   release(ip: string): void {
     this.local.release(ip);
-    void this.write(ip, this.local.countOf(ip));
+    void this.write(ip);
   }
 
-  /** Writes every address's count of this replica again, renewing its lapse time. */
-  async refresh(): Promise<void> {
-    await Promise.all([...this.local.entries()].map(([ip, count]) => this.write(ip, count)));
+  /** Writes the address's count under the lease (and drops `previous`'s count of it). */
+  private async write(ip: string, previous?: string): Promise<void> {
+    const count = this.local.countOf(ip);
+    try {
+      await SET_COUNT.run(
+        this.redis.coalesced(),
+        [SHARED_KEYS.connections(ip)],
+        previous ? [this.lease.id, count, previous] : [this.lease.id, count],
+      );
+      this.unwritten.delete(ip);
+    } catch {
+      // Redis is away: written again after the next renewal.
+      this.unwritten.add(ip);
+    }
   }
 
-  private write(ip: string, count: number): Promise<void> {
-    return SET_COUNT.run(
-      this.redis.coalesced(),
-      [SHARED_KEYS.connections(ip)],
-      [this.replicaId, count, this.ttlMs],
-    ).then(
-      () => undefined,
-      // Redis is away: the next refresh writes the count again.
-      () => undefined,
+  /**
+   * After a renewal: counts Redis did not take are written again, and addresses with no socket
+   * here (and none being opened) leave the lease's index, in one command.
+   */
+  private async renewed(): Promise<void> {
+    await this.rewrite([...this.unwritten]);
+    const idle = [...this.indexed].filter(
+      (ip) => this.local.countOf(ip) === 0 && !this.pending.has(ip) && !this.unwritten.has(ip),
     );
+    for (let start = 0; start < idle.length; start += LEASE_BATCH) {
+      const batch = idle.slice(start, start + LEASE_BATCH);
+      for (const ip of batch) this.indexed.delete(ip);
+      this.lease.index('ips', 'srem', ...batch);
+    }
   }
 
-  override close(): void {
-    clearInterval(this.refresher);
+  private async rewrite(ips: string[], previous?: string): Promise<void> {
+    for (let start = 0; start < ips.length; start += LEASE_BATCH) {
+      await Promise.all(
+        ips.slice(start, start + LEASE_BATCH).map((ip) => this.write(ip, previous)),
+      );
+    }
+  }
+
+  /** Takes a lapsed lease's counts out of every address it indexed. */
+  private async reap(lapsed: string, ips: string[]): Promise<void> {
+    for (let start = 0; start < ips.length; start += LEASE_BATCH) {
+      const batch = ips.slice(start, start + LEASE_BATCH);
+      await Promise.all(
+        batch.map((ip) => this.redis.coalesced().hdel(SHARED_KEYS.connections(ip), lapsed)),
+      );
+    }
   }
 }

@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import {
   type PresenceEntry,
   type PresenceJoin,
@@ -12,8 +11,6 @@ import { clashesWithAny, type NameClaim, nameForms } from '../name-claim';
 import { encodeEnvelope } from './envelope';
 import { LuaScript } from './lua-script';
 import {
-  LEASE_REAPED_SCRIPT,
-  LEASE_RENEW_SCRIPT,
   PRESENCE_JOIN_SCRIPT,
   PRESENCE_KEEP_SCRIPT,
   PRESENCE_LEAVE_SCRIPT,
@@ -21,15 +18,14 @@ import {
   PRESENCE_REAP_SCRIPT,
 } from './presence-scripts';
 import { type RedisConnections } from './redis-connections';
-import { roomKeys, SHARED_KEYS } from './redis-keys';
+import { roomKeys } from './redis-keys';
+import { LEASE_BATCH, type ReplicaLease } from './replica-lease';
 
 const join = new LuaScript(PRESENCE_JOIN_SCRIPT);
 const leave = new LuaScript(PRESENCE_LEAVE_SCRIPT);
 const keep = new LuaScript(PRESENCE_KEEP_SCRIPT);
 const reap = new LuaScript(PRESENCE_REAP_SCRIPT);
 const names = new LuaScript(PRESENCE_NAMES_SCRIPT);
-const renew = new LuaScript(LEASE_RENEW_SCRIPT);
-const reaped = new LuaScript(LEASE_REAPED_SCRIPT);
 
 /** A connection's member of the room's presence set (see `PRESENCE_PRELUDE`). */
 const member = ({ name, holder, key, skeleton }: NameClaim, connectionId: string) =>
@@ -38,17 +34,6 @@ const member = ({ name, holder, key, skeleton }: NameClaim, connectionId: string
 /** The join script's answers when the name is someone else's, and when the holder was removed. */
 const TAKEN = -1;
 const REMOVED = -2;
-
-/** Lapsed leases taken from one renewal at most; the rest wait for the next. */
-const LAPSED_PER_RENEWAL = 8;
-/** Rooms reaped, or indexed, at once. */
-const ROOMS_PER_BATCH = 64;
-
-/**
- * A new lease: an integer from 2^50 to 2^53 (exact as a double, and far beyond any time in ms, so
- * members scored by it are live by the presence scripts' clock test), as Redis writes it.
- */
-const newLease = () => String(2 ** 50 + randomInt(2 ** 40) * 2 ** 12 + randomInt(2 ** 12));
 
 /**
  * Presence shared by every replica: a sorted set per room of members naming a connection and the
@@ -59,23 +44,23 @@ const newLease = () => String(2 ** 50 + randomInt(2 ** 40) * 2 ** 12 + randomInt
  * holds across replicas.
  */
 export class RedisPresenceStore extends PresenceStore {
-  private lease = newLease();
-  /** Whether `lease` is in the leases set yet (taken at the first renewal that reaches Redis). */
-  private leased = false;
   /** This replica's members, per room: the rooms its lease is indexed under. */
   private readonly local = new Map<string, Set<string>>();
-  /** Set when an index write failed: the next renewal writes every local room again. */
-  private indexStale = false;
-  /** Set when the lease was replaced, until a renewal reports it (one that fails does not). */
-  private lapsed = false;
   /** Leaves Redis did not take (it was away), by room and member. */
   private readonly unfinishedLeaves = new Map<string, () => Promise<unknown>>();
+  /** Names no one is left of, found by reaping since the last renewal reported them. */
+  private gone: PresenceTended['gone'] = [];
 
   constructor(
     private readonly redis: RedisConnections,
-    private readonly leaseMs: number,
+    private readonly lease: ReplicaLease,
   ) {
     super();
+    lease.hold('rooms', {
+      held: () => this.local.keys(),
+      reap: (lapsed, rooms) => this.reap(lapsed, rooms),
+      renewed: () => this.finishLeaves(),
+    });
   }
 
   async join(
@@ -88,7 +73,7 @@ export class RedisPresenceStore extends PresenceStore {
     const keys = roomKeys(room);
     const entry = member(claim, connectionId);
     // A lease must be known before its first member is, or no one could reap that member.
-    if (!this.leased) this.register();
+    this.lease.register();
     // Tracked first, and kept when the script fails: it may have added the member all the same.
     this.track(room, entry);
     const [first, ...roster] = (await join.run(
@@ -97,7 +82,7 @@ export class RedisPresenceStore extends PresenceStore {
       [
         claim.name,
         entry,
-        this.lease,
+        this.lease.id,
         claim.holder,
         claim.key,
         claim.skeleton,
@@ -143,7 +128,7 @@ export class RedisPresenceStore extends PresenceStore {
     let entries = this.local.get(room);
     if (!entries) {
       this.local.set(room, (entries = new Set()));
-      this.index('sadd', room);
+      this.lease.index('rooms', 'sadd', room);
     }
     entries.add(entry);
   }
@@ -153,15 +138,7 @@ export class RedisPresenceStore extends PresenceStore {
     const entries = this.local.get(room);
     if (!entries?.delete(entry) || entries.size > 0) return;
     this.local.delete(room);
-    this.index('srem', room);
-  }
-
-  private index(command: 'sadd' | 'srem', room: string): void {
-    const rooms = SHARED_KEYS.presenceLeaseRooms(this.lease);
-    this.redis
-      .coalesced()
-      [command](rooms, room)
-      .catch(() => (this.indexStale = true));
+    this.lease.index('rooms', 'srem', room);
   }
 
   /** The scripts' optional last arguments: the event as published, and the publish command. */
@@ -187,25 +164,20 @@ export class RedisPresenceStore extends PresenceStore {
     const [back, taken, removed] = (await keep.run(
       this.redis.coalesced(),
       [keys.presence, keys.removed],
-      [this.lease, ...args],
+      [this.lease.id, ...args],
     )) as [string[], string[], string[]];
     return { back, taken, removed };
   }
 
   async tend(): Promise<PresenceTended> {
-    const held = this.lease;
-    let answer = await this.renew();
-    if (answer[0] === 0) {
-      // Renewed too late: the lease may be reaped already. Every local member goes under a new one.
-      this.lapsed = true;
-      this.lease = newLease();
-      this.leased = false;
-      this.indexStale = true;
-      answer = await this.renew();
-    }
-    this.leased = true;
-    if (this.indexStale) await this.reindex();
-    // One that fails again waits for the next renewal; it never holds up the reaping below.
+    const lapsed = await this.lease.tend();
+    const gone = this.gone;
+    this.gone = [];
+    return { lapsed, gone };
+  }
+
+  /** Leaves Redis did not take, tried again; one that fails again never holds up the reaping. */
+  private async finishLeaves(): Promise<void> {
     await Promise.all(
       [...this.unfinishedLeaves].map(([key, run]) =>
         run().then(
@@ -214,60 +186,12 @@ export class RedisPresenceStore extends PresenceStore {
         ),
       ),
     );
-    const gone: PresenceTended['gone'] = [];
-    // Its own lapsed lease is reaped from the next renewal on, once `keep` moved its members.
-    for (const other of answer.slice(1) as string[]) {
-      if (other !== this.lease && other !== held) gone.push(...(await this.reap(other)));
-    }
-    const lapsed = this.lapsed;
-    this.lapsed = false;
-    return { lapsed, gone };
   }
 
-  /** Takes the lease in the same write as the join that needs it (in front of it). */
-  private register(): void {
-    this.renew().then(
-      () => (this.leased = true),
-      () => undefined,
-    );
-  }
-
-  private async renew(): Promise<[number, ...string[]]> {
-    return (await renew.run(
-      this.redis.coalesced(),
-      [SHARED_KEYS.presenceLeases],
-      [this.lease, this.leaseMs, this.leased ? '0' : '1', LAPSED_PER_RENEWAL],
-    )) as [number, ...string[]];
-  }
-
-  /** Indexes every local room under the lease again. */
-  private async reindex(): Promise<void> {
-    this.indexStale = false;
-    const rooms = [...this.local.keys()];
-    const key = SHARED_KEYS.presenceLeaseRooms(this.lease);
-    try {
-      for (let start = 0; start < rooms.length; start += ROOMS_PER_BATCH) {
-        await this.redis.coalesced().sadd(key, ...rooms.slice(start, start + ROOMS_PER_BATCH));
-      }
-    } catch (error) {
-      this.indexStale = true;
-      throw error;
-    }
-  }
-
-  /**
-   * Removes a lapsed lease's members from every room it indexed, unless another replica is at it,
-   * then the lease and its index. Returns the names no one is left of, per room.
-   */
-  private async reap(lapsed: string): Promise<PresenceTended['gone']> {
-    const lock = SHARED_KEYS.presenceReaping(lapsed);
-    const client = this.redis.coalesced();
-    if ((await client.set(lock, this.lease, 'PX', this.leaseMs, 'NX')) === null) return [];
-    const roomsKey = SHARED_KEYS.presenceLeaseRooms(lapsed);
-    const rooms = await client.smembers(roomsKey);
-    const gone: PresenceTended['gone'] = [];
-    for (let start = 0; start < rooms.length; start += ROOMS_PER_BATCH) {
-      const batch = rooms.slice(start, start + ROOMS_PER_BATCH);
+  /** Removes a lapsed lease's members from the rooms it indexed; notes the names gone. */
+  private async reap(lapsed: string, rooms: string[]): Promise<void> {
+    for (let start = 0; start < rooms.length; start += LEASE_BATCH) {
+      const batch = rooms.slice(start, start + LEASE_BATCH);
       const answers = await Promise.all(
         batch.map(
           (room) =>
@@ -278,14 +202,8 @@ export class RedisPresenceStore extends PresenceStore {
       );
       batch.forEach((room, i) => {
         const names = answers[i] ?? [];
-        if (names.length > 0) gone.push({ room, names });
+        if (names.length > 0) this.gone.push({ room, names });
       });
     }
-    await reaped.run(
-      this.redis.coalesced(),
-      [SHARED_KEYS.presenceLeases, roomsKey, lock],
-      [lapsed],
-    );
-    return gone;
   }
 }

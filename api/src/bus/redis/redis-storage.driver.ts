@@ -9,6 +9,7 @@ import { RedisDisappearSweeper } from './redis-disappear-sweeper';
 import { RedisRoomSettingsStore } from './redis-room-settings.store';
 import { RedisTicketStore } from './redis-ticket.store';
 import { RedisTokenSecretStore } from './redis-token-secret.store';
+import { ReplicaLease } from './replica-lease';
 
 export interface RedisStorageOptions {
   bus: RedisChatBusOptions;
@@ -43,12 +44,13 @@ export class RedisStorageDriver extends StorageDriver {
   /** `redis`: the connections every port uses; closed by `stop`. */
   constructor(
     readonly redis: RedisConnections,
-    replicaId: string,
     options: RedisStorageOptions,
   ) {
     super();
     this.bus = new RedisChatBus(redis, options.bus);
-    this.presence = new RedisPresenceStore(redis, options.presenceExpiryMs);
+    // Presence members and per-address socket counts are held under the replica's one lease.
+    const lease = new ReplicaLease(redis, options.presenceExpiryMs);
+    this.presence = new RedisPresenceStore(redis, lease);
     this.sweeper = new RedisDisappearSweeper(redis, (error) =>
       options.sweepLog.warn(`Sweeping disappearing messages failed: ${String(error)}`),
     );
@@ -56,7 +58,7 @@ export class RedisStorageDriver extends StorageDriver {
       this.sweeper.register(room),
     );
     this.tickets = new RedisTicketStore(redis, options.ticketLog);
-    this.connections = new RedisConnectionLimiter(redis, replicaId, options.connectionsPerIp);
+    this.connections = new RedisConnectionLimiter(redis, lease, options.connectionsPerIp);
     this.credentialsBudget = new RedisIpRateLimiter(
       redis,
       'credentials',
@@ -75,7 +77,6 @@ export class RedisStorageDriver extends StorageDriver {
 
   /** The connections close last, once the gateway has drained. */
   async stop(): Promise<void> {
-    this.connections.close();
     this.bus.stop();
     await this.sweeper.stop();
     await this.redis.close();
