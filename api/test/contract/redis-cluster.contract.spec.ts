@@ -97,4 +97,47 @@ describe('Room channels on a Redis Cluster', () => {
       await redis.close();
     }
   });
+
+  it('are probed through each master nothing came through from, one room there', async () => {
+    const redis = await connections('probes');
+    const checkMs = 200;
+    const bus = new RedisChatBus(redis, {
+      historyMax: HISTORY_MAX,
+      roomTtlSeconds: 60,
+      subscriptionCheckMs: checkMs,
+    });
+    /** `SPUBLISH` calls each master has served. */
+    const spublishes = async (ports: number[]) =>
+      Promise.all(
+        ports.map(async (port) => {
+          const stats = await cluster.cli(port, 'info', 'commandstats');
+          return Number(/^cmdstat_spublish:calls=(\d+)/m.exec(stats)?.[1] ?? 0);
+        }),
+      );
+    try {
+      // Five quiet rooms on each master.
+      const rooms = new Map<number, string[]>();
+      for (let i = 0; i < 500 && [...rooms.values()].filter((r) => r.length >= 5).length < 3; i++) {
+        const room = `probed-${i}`;
+        const { port } = await cluster.ownerOf(roomKeys(room).log);
+        const held = rooms.get(port) ?? [];
+        if (held.length < 5) rooms.set(port, [...held, room]);
+      }
+      for (const room of [...rooms.values()].flat()) await bus.subscribe(room);
+      const masters = [...rooms.keys()];
+      expect(masters).toHaveLength(3);
+      const before = await spublishes(masters);
+      await new Promise((resolve) => setTimeout(resolve, checkMs * 10));
+      const after = await spublishes(masters);
+      // Every master is probed, about once a check, however many rooms it has (not five a check).
+      const probes = after.map((count, i) => count - (before[i] ?? 0));
+      for (const count of probes) {
+        expect(count).toBeGreaterThan(0);
+        expect(count).toBeLessThanOrEqual(11);
+      }
+    } finally {
+      bus.stop();
+      await redis.close();
+    }
+  });
 });

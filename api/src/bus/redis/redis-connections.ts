@@ -187,6 +187,13 @@ export class RedisConnections {
     return node;
   }
 
+  /** The master serving a channel on a cluster (`host:port`, '' while unknown); '' standalone. */
+  shardOf(channel: string): string {
+    const command = this.command;
+    if (!(command instanceof Cluster)) return '';
+    return command.slots[new Command('spublish', [channel]).getSlot()]?.[0] ?? '';
+  }
+
   /** Subscribes to a room channel (a shard channel on a cluster). */
   subscribe(channel: string): Promise<unknown> {
     return this.sharded ? this.subscriber.ssubscribe(channel) : this.subscriber.subscribe(channel);
@@ -241,13 +248,15 @@ export class RedisConnections {
   async subscriptionCount(): Promise<number> {
     const nodes = this.command instanceof Cluster ? this.command.nodes('master') : [this.command];
     const field = this.sharded ? 'ssub' : 'sub';
+    // ioredis names a cluster's shard subscribers after the node connection's name, prefixed.
+    const name = this.sharded ? `ioredis-cluster(ssubscriber):${this.name}` : this.name;
     const lists = await Promise.all(
       nodes.map((node) => node.call('CLIENT', 'LIST', 'TYPE', 'pubsub') as Promise<string>),
     );
     let count = 0;
     for (const line of lists.join('\n').split('\n')) {
       const fields = new Map(line.split(' ').map((pair) => pair.split('=', 2) as [string, string]));
-      if (fields.get('name') === this.name) count += Number(fields.get(field) ?? 0);
+      if (fields.get('name') === name) count += Number(fields.get(field) ?? 0);
     }
     return count;
   }

@@ -52,8 +52,6 @@ export class RedisRoomSubscriptions {
   private readonly renewAfter = new Set<RoomFeed>();
   /** Rooms whose subscription Redis confirmed, and that were not unsubscribed since. */
   private readonly confirmed = new Set<string>();
-  /** When anything last came through the subscriber. */
-  private heardAt = performance.now();
   private readonly checker: NodeJS.Timeout | undefined;
   private checking = false;
   private probes = 0;
@@ -88,7 +86,6 @@ export class RedisRoomSubscriptions {
     if (room === null) return;
     const feed = this.feeds.get(room);
     const now = performance.now();
-    this.heardAt = now;
     if (envelope[0] === PROBE_MARK) {
       // Any probe through the channel, ours or another replica's, shows the subscription works.
       if (feed) {
@@ -115,10 +112,11 @@ export class RedisRoomSubscriptions {
   /**
    * Checks the subscriptions per subscriber connection, not per room: Redis's count of this
    * replica's subscriptions (`CLIENT LIST TYPE pubsub`, one command per master) must not fall
-   * short of those it confirmed; and while nothing at all came through for `checkMs`, one probe
-   * published to a room's channel must come back through it. A count that falls short (a
-   * subscription gone without a word), or an answer that cannot be read, has every quiet room
-   * probed instead. A probe that does not come back within `checkMs` has its room renewed.
+   * short of those it confirmed; and while nothing at all came through from a master (the one
+   * Redis) for `checkMs`, one probe published to a room's channel there must come back. A count
+   * that falls short (a subscription gone without a word), or an answer that cannot be read, has
+   * every quiet room probed instead. A probe that does not come back within `checkMs` has its
+   * room renewed.
    */
   private async checkSubscriptions(checkMs: number): Promise<void> {
     if (this.checking) return;
@@ -137,9 +135,17 @@ export class RedisRoomSubscriptions {
         for (const [room, feed] of this.feeds) {
           if (now - feed.heardAt >= checkMs) this.probe(room, feed);
         }
-      } else if (now - this.heardAt >= checkMs) {
-        const [room, feed] = this.feeds.entries().next().value ?? [];
-        if (room !== undefined && feed !== undefined) this.probe(room, feed);
+      } else {
+        // Per master (one standalone): the room last heard from, probed when that is `checkMs` ago.
+        const latest = new Map<string, [string, RoomFeed]>();
+        for (const entry of this.feeds) {
+          const shard = this.redis.shardOf(roomKeys(entry[0]).channel);
+          const known = latest.get(shard);
+          if (!known || entry[1].heardAt > known[1].heardAt) latest.set(shard, entry);
+        }
+        for (const [room, feed] of latest.values()) {
+          if (now - feed.heardAt >= checkMs) this.probe(room, feed);
+        }
       }
     } finally {
       this.checking = false;
