@@ -13,7 +13,7 @@ import {
 import { BODY_BYTES, MIN_SEND_GAP_MS, TIMING, WS_URL } from './config.js';
 import { metrics } from './chat-metrics.js';
 import { credentials, socketPath } from './http-calls.js';
-import { checkLength, jittered, parseProbe, probeBody, sleep } from './plan.js';
+import { checkLength, jittered, parseJson, parseProbe, probeBody, sleep } from './plan.js';
 
 const { RateLimited, Unavailable, EmptyMessage, TooLong, BadFrame } = ErrorCode;
 /** Error codes that answer a message frame. */
@@ -261,13 +261,8 @@ export class Member {
   }
 
   onFrame(data) {
-    let frame;
-    try {
-      frame = JSON.parse(data);
-    } catch {
-      metrics.errorFrames.add(1, { code: 'not_json' });
-      return;
-    }
+    const frame = parseJson(data);
+    if (frame === undefined) return metrics.errorFrames.add(1, { code: 'not_json' });
     if (frame.type === FrameType.Message && Array.isArray(frame.messages)) {
       if (this.historyId !== null) this.historyReply = frame;
     } else if (frame.type === FrameType.Message) {

@@ -6,10 +6,9 @@
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e CONNECTIONS=2000 -e HOLD=600 loadtest/k6/soak.js
 /* global __VU */
 import { clearInterval, setInterval } from 'k6/timers';
-import { envNumber, MAX_MEMBER_RATE, PROFILE, PROFILE_NAME, SLO, TIMING } from './config.js';
+import { envNumber, MAX_MEMBER_RATE, PROFILE, SLO, TIMING } from './config.js';
 import { checkSession, oncePerVu, scriptOptions } from './chat-metrics.js';
 import { between, newPlan, sleep } from './plan.js';
-import { assertReady } from './http-calls.js';
 import { FINISH_MAX_MS, Member } from './member.js';
 
 const S = PROFILE.soak;
@@ -40,15 +39,13 @@ export const options = scriptOptions(
   },
 );
 
-export function setup() {
-  assertReady();
-  const plan = newPlan('soak', ROOMS);
-  console.log(
-    `soak ${PROFILE_NAME}: run ${plan.runId}, ${CONNECTIONS} connections (${VUS} VUs × ${PER_VU}) ` +
-      `in ${ROOMS} rooms of ≤ ${ROOM_SIZE}, ramp ${RAMP_MS / 1000} s, hold ${HOLD_MS / 1000} s`,
+export const setup = () =>
+  newPlan(
+    'soak',
+    ROOMS,
+    `${CONNECTIONS} connections (${VUS} VUs × ${PER_VU}) in ${ROOMS} rooms of ≤ ${ROOM_SIZE}, ` +
+      `ramp ${RAMP_MS / 1000} s, hold ${HOLD_MS / 1000} s`,
   );
-  return plan;
-}
 
 /** One connection's whole life: stagger in, idle with heartbeats and a few messages, leave. */
 async function connection(plan, index) {
