@@ -2,7 +2,6 @@
 // barrier until the whole room is present (bounded by `joinTimeoutMs` from the start of the run),
 // then SENDERS per room send RATE messages/s in all for HOLD s at random phases, the last one
 // marked. Everyone stays until every sender's last message arrived: received = sent × members.
-// `-e ARRIVALS=poisson`: each sender's gaps are exponential instead (same mean, seeded by `SEED`).
 //
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e MEMBERS=500 -e RATE=80 loadtest/k6/fanout.js
 /* global __VU */

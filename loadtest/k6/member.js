@@ -25,7 +25,6 @@ const RESUME_PAGES = 4;
 export const FINISH_MAX_MS =
   2 * TIMING.drainMs + 2 * TIMING.replyTimeoutMs + TIMING.settleMs + 2000;
 
-/** The last seq of a history page, 0 when it is empty. */
 const lastSeq = (messages) => (messages.length > 0 ? messages[messages.length - 1].seq : 0);
 
 /**
@@ -231,9 +230,8 @@ export class Member {
   }
 
   /**
-   * Sends one message (the last one of this member when `last`), never sooner than the api's
-   * refill interval after the previous one, so catching up after a stall never bursts; false
-   * when not in the room.
+   * Sends one message (its last one when `last`), never sooner than the api's refill interval
+   * after the previous one, so catching up after a stall never bursts; false when not in the room.
    */
   async send(last = false) {
     await sleep(this.lastSentAt + MIN_SEND_GAP_MS - Date.now());

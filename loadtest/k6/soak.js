@@ -23,9 +23,8 @@ const ROOMS = Math.ceil(CONNECTIONS / ROOM_SIZE);
 const RAMP_MS = 1000 * envNumber('RAMP', S.rampSeconds, { min: 0 });
 const HOLD_MS = 1000 * envNumber('HOLD', S.holdSeconds, { min: 1 });
 const HEARTBEAT_MS = envNumber('HEARTBEAT_MS', S.heartbeatMs, { min: 1000 });
-const MESSAGE_EVERY = S.messageEveryMs;
 const MAX_UNEXPECTED_CLOSES = envNumber('MAX_UNEXPECTED_CLOSES', 0, { integer: true });
-if (MESSAGE_EVERY.min < 1000 / MAX_MEMBER_RATE) {
+if (S.messageEveryMs.min < 1000 / MAX_MEMBER_RATE) {
   throw new Error(`soak: messageEveryMs.min must be at least ${1000 / MAX_MEMBER_RATE} ms`);
 }
 
@@ -56,7 +55,7 @@ async function connection(plan, index) {
   if (await member.join()) {
     const heartbeats = setInterval(() => member.heartbeat(), HEARTBEAT_MS);
     for (;;) {
-      const next = Date.now() + between(MESSAGE_EVERY.min, MESSAGE_EVERY.max);
+      const next = Date.now() + between(S.messageEveryMs.min, S.messageEveryMs.max);
       if (next >= stopAt || member.gone) break;
       await sleep(next - Date.now());
       await member.send();

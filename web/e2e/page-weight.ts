@@ -26,20 +26,6 @@ export const CPU_SLOWDOWN = 4;
 
 const ASSET_TYPES = new Set(['script', 'stylesheet']);
 
-/** The same-origin JS and CSS URLs a cold browser fetches for `path` until the network is idle. */
-function firstLoadAssets(browser: Browser, origin: string, path: string) {
-  return inFreshContext(browser, async (page) => {
-    const urls = new Set<string>();
-    page.on('request', (request) => {
-      if (ASSET_TYPES.has(request.resourceType()) && request.url().startsWith(origin)) {
-        urls.add(request.url());
-      }
-    });
-    await page.goto(`${origin}${path}`, { waitUntil: 'networkidle', timeout: 30_000 });
-    return [...urls].sort();
-  });
-}
-
 /** `run` on a page of a fresh browser context (an empty cache), closed afterwards. */
 async function inFreshContext<T>(browser: Browser, run: (page: Page) => Promise<T>): Promise<T> {
   const context = await browser.newContext();
@@ -65,13 +51,25 @@ const ACCEPT = { brotli: 'gzip, deflate, br, zstd', gzip: 'gzip', raw: 'identity
 
 export type PageWeight = { path: string; assets: string[] } & Record<keyof typeof ACCEPT, number>;
 
-/** What the first load of `path` transfers in JS and CSS, per encoding. */
+/**
+ * What the first load of `path` transfers in JS and CSS, per encoding: the same-origin JS and CSS
+ * a cold browser fetches until the network is idle, each fetched again with each Accept-Encoding.
+ */
 export async function pageWeight(
   browser: Browser,
   origin: string,
   path: string,
 ): Promise<PageWeight> {
-  const assets = await firstLoadAssets(browser, origin, path);
+  const assets = await inFreshContext(browser, async (page) => {
+    const urls = new Set<string>();
+    page.on('request', (request) => {
+      if (ASSET_TYPES.has(request.resourceType()) && request.url().startsWith(origin)) {
+        urls.add(request.url());
+      }
+    });
+    await page.goto(`${origin}${path}`, { waitUntil: 'networkidle', timeout: 30_000 });
+    return [...urls].sort();
+  });
   const weight: PageWeight = { path, assets, brotli: 0, gzip: 0, raw: 0 };
   for (const url of assets) {
     for (const key of ['brotli', 'gzip', 'raw'] as const) {
