@@ -41,7 +41,7 @@ export function checkLength(what, name, max = USER_NAME_MAX_LENGTH) {
  * average size gives, each at least `min`, the rest spread at random. Fewer people than `min`:
  * one room of all of them.
  */
-export function roomSizes(people, min, max, random = Math.random) {
+export function roomSizes(people, min, max) {
   if (people <= min) return [people];
   const rooms = Math.min(
     Math.floor(people / min),
@@ -51,7 +51,7 @@ export function roomSizes(people, min, max, random = Math.random) {
   // Every room can take up to max, since rooms × max ≥ people.
   for (let left = people - rooms * min; left > 0; left -= 1) {
     const open = sizes.map((size, index) => (size < max ? index : -1)).filter((i) => i >= 0);
-    sizes[open[Math.floor(random() * open.length)]] += 1;
+    sizes[open[Math.floor(Math.random() * open.length)]] += 1;
   }
   return sizes;
 }
@@ -72,9 +72,8 @@ export const between = (min, max) => Math.floor(min + Math.random() * (max - min
  * A promise that settles after `ms` (a k6 timer keeps the VU's event loop alive meanwhile); at
  * once, with no timer, when `ms` ≤ 0: in k6 1.8 a 0 ms timer can make the next timer fire at once.
  */
-export function sleep(ms) {
-  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
-}
+export const sleep = (ms) =>
+  ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 
 /** `ms` ± 20 %. */
 export const jittered = (ms) => Math.round(ms * (0.8 + Math.random() * 0.4));
