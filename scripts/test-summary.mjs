@@ -28,27 +28,21 @@ for (let i = 0; i < args.length; i += 2) {
     continue;
   }
   const runPassed = report.numPassedTests ?? 0;
-  const runSkipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
-  const brokenSuites = (report.testResults ?? []).filter(
-    (suite) =>
-      suite.status === 'failed' &&
-      (suite.assertionResults ?? []).every((test) => test.status !== 'failed'),
-  ).length;
-  let runFailed = (report.numFailedTests ?? 0) + brokenSuites;
+  let runFailed = report.numFailedTests ?? 0;
+  for (const suite of (report.testResults ?? []).filter((s) => s.status === 'failed')) {
+    // A failed suite with no failed test could not run.
+    if ((suite.assertionResults ?? []).every((test) => test.status !== 'failed')) runFailed += 1;
+    if (suite.message) console.error(`\nFAILED ${suite.name}\n${suite.message.slice(0, 4000)}`);
+  }
   if (jestStatus !== '0' && runFailed === 0) {
     // Jest failed for a reason outside any test (for example a failed global setup).
     console.error(`${file}: Jest exited with status ${jestStatus} although no test failed`);
     runFailed = 1;
   }
-  for (const suite of report.testResults ?? []) {
-    if (suite.status === 'failed' && suite.message) {
-      console.error(`\nFAILED ${suite.name}\n${suite.message.slice(0, 4000)}`);
-    }
-  }
   lines.push(`${file}: ${runPassed} passed, ${runFailed} failed`);
   passed += runPassed;
   failed += runFailed;
-  skipped += runSkipped;
+  skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
 }
 
 if (args.length > 2) for (const line of lines) console.log(`  ${line}`);

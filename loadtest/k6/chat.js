@@ -4,17 +4,9 @@
 //
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e PROFILE=smoke loadtest/k6/chat.js
 /* global __ENV, __VU, __ITER */
-import {
-  durationSeconds,
-  envNumber,
-  MAX_MEMBER_RATE,
-  PROFILE,
-  PROFILE_NAME,
-  TIMING,
-} from './config.js';
+import { envNumber, MAX_MEMBER_RATE, PROFILE, TIMING } from './config.js';
 import { checkSession, scriptOptions } from './chat-metrics.js';
 import { between, newPlan, roomSizes, roundRobin, sleep } from './plan.js';
-import { assertReady } from './http-calls.js';
 import { FINISH_MAX_MS, Member } from './member.js';
 
 const C = PROFILE.chat;
@@ -22,8 +14,8 @@ const VUS = envNumber('VUS', C.vus, { min: 1, integer: true });
 const ROOM_MIN = envNumber('ROOM_MIN', C.roomSize.min, { min: 1, integer: true });
 const ROOM_MAX = Math.max(ROOM_MIN, envNumber('ROOM_MAX', C.roomSize.max, { integer: true }));
 const MESSAGES = envNumber('MESSAGES', C.messagesPerSession, { min: 1, integer: true });
+// k6 checks the stage durations before the run starts: a bad -e DURATION never runs.
 const HOLD = __ENV.DURATION || C.hold;
-durationSeconds(HOLD); // a bad -e DURATION stops the run here, not halfway
 
 // A member sends one message per think time and one typing frame per message: far below the
 // api's per-connection limits (a burst of 10 messages, 2 per second; typing 2 per second).
@@ -54,14 +46,10 @@ export const options = scriptOptions(
 );
 
 export function setup() {
-  assertReady();
   const sizes = roomSizes(VUS, ROOM_MIN, ROOM_MAX);
-  const plan = { ...newPlan('chat', sizes.length), sizes, seats: roundRobin(sizes) };
-  console.log(
-    `chat ${PROFILE_NAME}: run ${plan.runId}, ${VUS} VUs in ${sizes.length} rooms of ` +
-      `${sizes.join(', ')}, ${MESSAGES} messages a session`,
-  );
-  return plan;
+  const about = `${VUS} VUs in ${sizes.length} rooms of ${sizes.join(', ')}`;
+  const plan = newPlan('chat', sizes.length, `${about}, ${MESSAGES} messages a session`);
+  return { ...plan, sizes, seats: roundRobin(sizes) };
 }
 
 export default async function (plan) {

@@ -2,16 +2,14 @@
 // barrier until the whole room is present (bounded by `joinTimeoutMs` from the start of the run),
 // then SENDERS per room send RATE messages/s in all for HOLD s at random phases, the last one
 // marked. Everyone stays until every sender's last message arrived: received = sent × members.
-// `-e ARRIVALS=poisson`: each sender's gaps are exponential instead (same mean, seeded by `SEED`).
 //
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e MEMBERS=500 -e RATE=80 loadtest/k6/fanout.js
-/* global __ENV, __VU */
+/* global __VU */
 import { Counter } from 'k6/metrics';
 import { poissonGaps } from './arrivals.js';
-import { envNumber, MAX_MEMBER_RATE, PROFILE, PROFILE_NAME, TIMING } from './config.js';
+import { envChoice, envNumber, MAX_MEMBER_RATE, PROFILE, TIMING } from './config.js';
 import { checkSession, oncePerVu, scriptOptions } from './chat-metrics.js';
 import { newPlan, sleep } from './plan.js';
-import { assertReady } from './http-calls.js';
 import { FINISH_MAX_MS, Member } from './member.js';
 
 const F = PROFILE.fanout;
@@ -23,10 +21,7 @@ const JOIN_TIMEOUT_MS = envNumber('JOIN_TIMEOUT_MS', F.joinTimeoutMs, { min: 100
 /** Members arrive spread over this long, not all in the same millisecond. */
 const JOIN_SPREAD_MS = Math.min(JOIN_TIMEOUT_MS / 2, envNumber('JOIN_SPREAD_MS', F.joinSpreadMs));
 /** `fixed` (evenly spaced) or `poisson` (exponential gaps from SEED and the sender's index). */
-const ARRIVALS = __ENV.ARRIVALS || 'fixed';
-if (ARRIVALS !== 'fixed' && ARRIVALS !== 'poisson') {
-  throw new Error(`ARRIVALS must be fixed or poisson (got "${ARRIVALS}")`);
-}
+const ARRIVALS = envChoice('ARRIVALS', ['fixed', 'poisson'], 'fixed');
 const SEED = envNumber('SEED', 1, { integer: true });
 /** Enough senders that none sends faster than the api lets one connection send. */
 const SENDERS = Math.max(
@@ -55,15 +50,13 @@ export const options = scriptOptions(
 /** Members that gave up waiting for the whole room before sending or for the senders to end. */
 const barrierTimeouts = new Counter('chat_barrier_timeouts');
 
-export function setup() {
-  assertReady();
-  const plan = newPlan('fanout', ROOMS);
-  console.log(
-    `fanout ${PROFILE_NAME}: run ${plan.runId}, ${ROOMS} room(s) × ${MEMBERS} members, ` +
-      `${SENDERS} senders × ${PER_SENDER} messages (${RATE}/s per room for ${HOLD_S} s, ${ARRIVALS})`,
+export const setup = () =>
+  newPlan(
+    'fanout',
+    ROOMS,
+    `${ROOMS} room(s) × ${MEMBERS} members, ${SENDERS} senders × ${PER_SENDER} messages ` +
+      `(${RATE}/s per room for ${HOLD_S} s, ${ARRIVALS})`,
   );
-  return plan;
-}
 
 export default async function (plan) {
   const index = __VU - 1;

@@ -1,19 +1,11 @@
-// The HTTP calls of a run, with no state of their own (`Member` in member.js makes them): the
-// readiness check of setup(), credentials with bounded, jittered backoff, and the socket's path
-// (with a single-use ticket when SOCKET_AUTH=ticket). Calls are tagged by route, never room id.
+// The HTTP calls of a `Member` (member.js), with no state of their own: credentials with bounded,
+// jittered backoff, and the socket's path (with a single-use ticket when SOCKET_AUTH=ticket).
+// Calls are tagged by route, never room id.
 import http from 'k6/http';
 import { ApiPath } from './protocol.js';
 import { BASE_URL, SOCKET_AUTH, TICKET_CALL, TIMING } from './config.js';
 import { metrics } from './chat-metrics.js';
-import { jittered, sleep } from './plan.js';
-
-/** Fails setup() with a clear message when BASE_URL is not a ready Taco Chat. */
-export function assertReady() {
-  const res = http.get(`${BASE_URL}/api/health/ready`, { tags: { name: 'GET /api/health/ready' } });
-  if (res.status !== 200) {
-    throw new Error(`${BASE_URL}/api/health/ready answered ${res.status}: is BASE_URL right?`);
-  }
-}
+import { jittered, parseJson, sleep } from './plan.js';
 
 /**
  * POST `path` with `params`: the response (status 0 when none came) and, as `value`, the string
@@ -23,12 +15,7 @@ async function post(path, body, params, ok, field) {
   const res = await http
     .asyncRequest('POST', `${BASE_URL}${path}`, body, { ...params, timeout: '10s' })
     .catch((error) => ({ status: 0, headers: {}, body: String(error) }));
-  let value = null;
-  try {
-    value = res.status === ok ? res.json(field) : null;
-  } catch {
-    // Not JSON: a failed call.
-  }
+  const value = res.status === ok ? parseJson(res.body)?.[field] : null;
   return { res, value: typeof value === 'string' ? value : null };
 }
 

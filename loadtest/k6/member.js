@@ -13,7 +13,7 @@ import {
 import { BODY_BYTES, MIN_SEND_GAP_MS, TIMING, WS_URL } from './config.js';
 import { metrics } from './chat-metrics.js';
 import { credentials, socketPath } from './http-calls.js';
-import { checkLength, jittered, parseProbe, probeBody, sleep } from './plan.js';
+import { checkLength, jittered, parseJson, parseProbe, probeBody, sleep } from './plan.js';
 
 const { RateLimited, Unavailable, EmptyMessage, TooLong, BadFrame } = ErrorCode;
 /** Error codes that answer a message frame. */
@@ -25,7 +25,6 @@ const RESUME_PAGES = 4;
 export const FINISH_MAX_MS =
   2 * TIMING.drainMs + 2 * TIMING.replyTimeoutMs + TIMING.settleMs + 2000;
 
-/** The last seq of a history page, 0 when it is empty. */
 const lastSeq = (messages) => (messages.length > 0 ? messages[messages.length - 1].seq : 0);
 
 /**
@@ -231,9 +230,8 @@ export class Member {
   }
 
   /**
-   * Sends one message (the last one of this member when `last`), never sooner than the api's
-   * refill interval after the previous one, so catching up after a stall never bursts; false
-   * when not in the room.
+   * Sends one message (its last one when `last`), never sooner than the api's refill interval
+   * after the previous one, so catching up after a stall never bursts; false when not in the room.
    */
   async send(last = false) {
     await sleep(this.lastSentAt + MIN_SEND_GAP_MS - Date.now());
@@ -261,13 +259,8 @@ export class Member {
   }
 
   onFrame(data) {
-    let frame;
-    try {
-      frame = JSON.parse(data);
-    } catch {
-      metrics.errorFrames.add(1, { code: 'not_json' });
-      return;
-    }
+    const frame = parseJson(data);
+    if (frame === undefined) return metrics.errorFrames.add(1, { code: 'not_json' });
     if (frame.type === FrameType.Message && Array.isArray(frame.messages)) {
       if (this.historyId !== null) this.historyReply = frame;
     } else if (frame.type === FrameType.Message) {

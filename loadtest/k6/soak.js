@@ -6,10 +6,9 @@
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e CONNECTIONS=2000 -e HOLD=600 loadtest/k6/soak.js
 /* global __VU */
 import { clearInterval, setInterval } from 'k6/timers';
-import { envNumber, MAX_MEMBER_RATE, PROFILE, PROFILE_NAME, SLO, TIMING } from './config.js';
+import { envNumber, MAX_MEMBER_RATE, PROFILE, SLO, TIMING } from './config.js';
 import { checkSession, oncePerVu, scriptOptions } from './chat-metrics.js';
 import { between, newPlan, sleep } from './plan.js';
-import { assertReady } from './http-calls.js';
 import { FINISH_MAX_MS, Member } from './member.js';
 
 const S = PROFILE.soak;
@@ -24,9 +23,8 @@ const ROOMS = Math.ceil(CONNECTIONS / ROOM_SIZE);
 const RAMP_MS = 1000 * envNumber('RAMP', S.rampSeconds, { min: 0 });
 const HOLD_MS = 1000 * envNumber('HOLD', S.holdSeconds, { min: 1 });
 const HEARTBEAT_MS = envNumber('HEARTBEAT_MS', S.heartbeatMs, { min: 1000 });
-const MESSAGE_EVERY = S.messageEveryMs;
 const MAX_UNEXPECTED_CLOSES = envNumber('MAX_UNEXPECTED_CLOSES', 0, { integer: true });
-if (MESSAGE_EVERY.min < 1000 / MAX_MEMBER_RATE) {
+if (S.messageEveryMs.min < 1000 / MAX_MEMBER_RATE) {
   throw new Error(`soak: messageEveryMs.min must be at least ${1000 / MAX_MEMBER_RATE} ms`);
 }
 
@@ -40,15 +38,13 @@ export const options = scriptOptions(
   },
 );
 
-export function setup() {
-  assertReady();
-  const plan = newPlan('soak', ROOMS);
-  console.log(
-    `soak ${PROFILE_NAME}: run ${plan.runId}, ${CONNECTIONS} connections (${VUS} VUs × ${PER_VU}) ` +
-      `in ${ROOMS} rooms of ≤ ${ROOM_SIZE}, ramp ${RAMP_MS / 1000} s, hold ${HOLD_MS / 1000} s`,
+export const setup = () =>
+  newPlan(
+    'soak',
+    ROOMS,
+    `${CONNECTIONS} connections (${VUS} VUs × ${PER_VU}) in ${ROOMS} rooms of ≤ ${ROOM_SIZE}, ` +
+      `ramp ${RAMP_MS / 1000} s, hold ${HOLD_MS / 1000} s`,
   );
-  return plan;
-}
 
 /** One connection's whole life: stagger in, idle with heartbeats and a few messages, leave. */
 async function connection(plan, index) {
@@ -59,7 +55,7 @@ async function connection(plan, index) {
   if (await member.join()) {
     const heartbeats = setInterval(() => member.heartbeat(), HEARTBEAT_MS);
     for (;;) {
-      const next = Date.now() + between(MESSAGE_EVERY.min, MESSAGE_EVERY.max);
+      const next = Date.now() + between(S.messageEveryMs.min, S.messageEveryMs.max);
       if (next >= stopAt || member.gone) break;
       await sleep(next - Date.now());
       await member.send();

@@ -30,14 +30,10 @@ export function extractClasses(source: string): string[] {
 
 /** The custom properties the client's own styles and components read with `var()`, tests aside. */
 export function sourceVarReads(dir: string): string[] {
-  const reads = new Set<string>();
-  for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
-    if (!STYLED_FILE.test(file) || TEST_FILE.test(file)) continue;
-    for (const [, name = ''] of readFileSync(join(dir, file), 'utf8').matchAll(VAR_READ)) {
-      reads.add(name);
-    }
-  }
-  return [...reads];
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' });
+  const styled = files.filter((file) => STYLED_FILE.test(file) && !TEST_FILE.test(file));
+  const text = styled.map((file) => readFileSync(join(dir, file), 'utf8')).join('\n');
+  return [...new Set([...text.matchAll(VAR_READ)].map(([, name = '']) => name))];
 }
 
 /**

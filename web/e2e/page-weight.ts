@@ -26,20 +26,6 @@ export const CPU_SLOWDOWN = 4;
 
 const ASSET_TYPES = new Set(['script', 'stylesheet']);
 
-/** The same-origin JS and CSS URLs a cold browser fetches for `path` until the network is idle. */
-export function firstLoadAssets(browser: Browser, origin: string, path: string) {
-  return inFreshContext(browser, async (page) => {
-    const urls = new Set<string>();
-    page.on('request', (request) => {
-      if (ASSET_TYPES.has(request.resourceType()) && request.url().startsWith(origin)) {
-        urls.add(request.url());
-      }
-    });
-    await page.goto(`${origin}${path}`, { waitUntil: 'networkidle', timeout: 30_000 });
-    return [...urls].sort();
-  });
-}
-
 /** `run` on a page of a fresh browser context (an empty cache), closed afterwards. */
 async function inFreshContext<T>(browser: Browser, run: (page: Page) => Promise<T>): Promise<T> {
   const context = await browser.newContext();
@@ -55,45 +41,40 @@ async function inFreshContext<T>(browser: Browser, run: (page: Page) => Promise<
  * bytes as they travel (compressed when `encoding` is set).
  */
 export async function transfer(url: string, acceptEncoding: string) {
-  const { status, headers, body } = await rawRequest(url, {
-    headers: { 'Accept-Encoding': acceptEncoding },
-  });
-  return {
-    status,
-    encoding: String(headers['content-encoding'] ?? ''),
-    bytes: body.length,
-    headers,
-  };
+  const res = await rawRequest(url, { headers: { 'Accept-Encoding': acceptEncoding } });
+  const encoding = String(res.headers['content-encoding'] ?? '');
+  return { ...res, encoding, bytes: res.body.length };
 }
 
-export interface PageWeight {
-  path: string;
-  assets: string[];
-  /** Sum of the bodies as Chromium's Accept-Encoding gets them (brotli). */
-  brotli: number;
-  /** The same files for `Accept-Encoding: gzip`. */
-  gzip: number;
-  /** Uncompressed. */
-  raw: number;
-}
+/** The Accept-Encoding of each sum: Chromium's own (brotli), gzip only, uncompressed. */
+const ACCEPT = { brotli: 'gzip, deflate, br, zstd', gzip: 'gzip', raw: 'identity' } as const;
 
-/** What the first load of `path` transfers in JS and CSS, per encoding. */
+export type PageWeight = { path: string; assets: string[] } & Record<keyof typeof ACCEPT, number>;
+
+/**
+ * What the first load of `path` transfers in JS and CSS, per encoding: the same-origin JS and CSS
+ * a cold browser fetches until the network is idle, each fetched again with each Accept-Encoding.
+ */
 export async function pageWeight(
   browser: Browser,
   origin: string,
   path: string,
 ): Promise<PageWeight> {
-  const assets = await firstLoadAssets(browser, origin, path);
+  const assets = await inFreshContext(browser, async (page) => {
+    const urls = new Set<string>();
+    page.on('request', (request) => {
+      if (ASSET_TYPES.has(request.resourceType()) && request.url().startsWith(origin)) {
+        urls.add(request.url());
+      }
+    });
+    await page.goto(`${origin}${path}`, { waitUntil: 'networkidle', timeout: 30_000 });
+    return [...urls].sort();
+  });
   const weight: PageWeight = { path, assets, brotli: 0, gzip: 0, raw: 0 };
   for (const url of assets) {
-    const [brotli, gzip, raw] = await Promise.all([
-      transfer(url, 'gzip, deflate, br, zstd'),
-      transfer(url, 'gzip'),
-      transfer(url, 'identity'),
-    ]);
-    weight.brotli += brotli.bytes;
-    weight.gzip += gzip.bytes;
-    weight.raw += raw.bytes;
+    for (const key of ['brotli', 'gzip', 'raw'] as const) {
+      weight[key] += (await transfer(url, ACCEPT[key])).bytes;
+    }
   }
   return weight;
 }
@@ -116,11 +97,4 @@ export function throttledFcp(browser: Browser, url: string): Promise<number> {
     );
     return Math.round((await fcp.jsonValue()) as number);
   });
-}
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length / 2;
-  // The middle value, or the mean of the two middle values of an even count.
-  return ((sorted[Math.ceil(middle) - 1] ?? 0) + (sorted[Math.floor(middle)] ?? 0)) / 2;
 }

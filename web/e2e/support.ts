@@ -45,18 +45,10 @@ export class ServerProcess extends Service {
   }
 }
 
+/** Playwright's own switches already make it headless, unsandboxed, quiet (no updates, sync…). */
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: ['--disable-gpu', '--disable-quic'],
   });
 }
