@@ -251,6 +251,8 @@ export async function openSession(server: RunningServer, crowd: Crowd, settings:
       await sleep(settings.settleMs * 2);
       return [first, await step(roomRate, seconds, true)];
     },
+    /** Every member leaves; the load clients stay up (a step after that measures no member). */
+    leave: () => pool.all(() => ({ type: 'leave' }), 'left'),
     close: () => pool.close(),
   };
 }

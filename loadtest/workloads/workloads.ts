@@ -104,10 +104,12 @@ export function benchPlan(
       rooms: u.rooms,
       members: u.members,
       replicas: u.replicas,
-      /** The stack with no member, then each window after the warm-up (seconds). */
-      baselineSeconds: upkeep.window === undefined ? u.baselineSeconds : window / 2,
       warmupSeconds: upkeep.warmup ?? u.warmupSeconds,
+      /** Each window (quiet, heartbeats) and the baseline with no member, as long (seconds). */
       windowSeconds: window,
+      baselineSeconds: window,
+      /** Between the members leaving and the baseline (the replicas' leave work). */
+      settleSeconds: u.settleSeconds,
     },
     idle: {
       id: 'idle' as const,
