@@ -23,7 +23,7 @@ function idleCost(step: StepResult, connections: number) {
   const cores = (seconds: number) => seconds / step.wallSeconds;
   return {
     connections,
-    apiCores: cores(step.serverCpuSeconds - step.redisCpuSeconds - step.nginxCpuSeconds),
+    apiCores: cores(step.apiCpuSeconds),
     nginxCores: cores(step.nginxCpuSeconds),
     redisCoresByNode: mapValues(step.redisCpuByNode, cores),
   };
@@ -39,7 +39,6 @@ function clusterStep(step: StepResult, idle: IdleCost) {
         Math.max(0, micros(seconds - idleSeconds(name))),
       )
     : {};
-  const api = step.serverCpuSeconds - step.redisCpuSeconds - step.nginxCpuSeconds;
   return {
     ...step,
     /** Every api process and Redis node, seconds per 10,000 deliveries. */
@@ -47,7 +46,7 @@ function clusterStep(step: StepResult, idle: IdleCost) {
     /** CPU per delivered message (µs): Redis (all nodes and per node), the api processes, nginx. */
     redisMicrosPerDelivery: any ? micros(step.redisCpuSeconds) : null,
     redisMicrosPerDeliveryByNode: byNode,
-    apiMicrosPerDelivery: any ? micros(api) : null,
+    apiMicrosPerDelivery: any ? micros(step.apiCpuSeconds) : null,
     nginxMicrosPerDelivery: any ? micros(step.nginxCpuSeconds) : null,
     /** Redis CPU per delivery less what the same nodes spend idle for as long (`IdleCost`). */
     netRedisMicrosPerDelivery: any ? sum(Object.values(netByNode)) : null,

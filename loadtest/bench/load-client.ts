@@ -227,14 +227,11 @@ serveParent<ParentMessage>({
   heartbeat: ({ periodMs, total }) => {
     for (const conn of conns) {
       const beat = () => conn.send({ type: FrameType.Heartbeat });
-      const start = setTimeout(
-        () => {
-          beat();
-          heartbeats.push(setInterval(beat, periodMs));
-        },
-        (periodMs * conn.spec.id) / total,
-      );
-      heartbeats.push(start);
+      const first = () => {
+        beat();
+        heartbeats.push(setInterval(beat, periodMs));
+      };
+      heartbeats.push(setTimeout(first, (periodMs * conn.spec.id) / total));
     }
     reply({ type: 'beating' });
   },
