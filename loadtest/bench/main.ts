@@ -95,8 +95,7 @@ async function main(): Promise<void> {
   const servers = parseList('servers', values.servers, SERVER_IDS);
   const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
   const started = Date.now();
-  const seconds = (name: 'warmup' | 'window') =>
-    values[name] === undefined ? undefined : intOption(name, values[name], 0, 1, 600);
+  const seconds = (name: 'warmup' | 'window') => intOption(name, values[name], undefined, 1, 600);
   const scale = positive('BENCH_SCALE', process.env.BENCH_SCALE, DEFAULT_SCALE, 1);
   const plan = benchPlan(scale, smoke, { warmup: seconds('warmup'), window: seconds('window') });
   const settings: RunSettings = {

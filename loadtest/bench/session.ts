@@ -122,8 +122,7 @@ export async function openSession(server: RunningServer, crowd: Crowd, settings:
     throw error;
   });
   const step = async (roomRate: number, seconds: number, repeat = false, log = settings.log) => {
-    stepCounter += 1;
-    const id = stepCounter;
+    const id = ++stepCounter;
     const redisPids = Object.fromEntries(
       server.redisNodes().map((node) => [node.name, [node.pid]]),
     );

@@ -93,18 +93,13 @@ export function benchPlan(
       title:
         `idle upkeep: ${u.rooms} rooms × ${u.members} quiet members, ${u.replicas} replicas, ` +
         `without and with heartbeats${smoke ? ' (smoke)' : ''}`,
-      rooms: u.rooms,
-      members: u.members,
-      replicas: u.replicas,
+      // settleSeconds, between the members leaving and the baseline: after 2,000 members left,
+      // Taco Chat's replicas were seen busy at once and again 25 to 40 s later, idle from then on.
+      ...u,
       warmupSeconds: upkeep.warmup ?? u.warmupSeconds,
       /** Each window (quiet, heartbeats) and the baseline with no member, as long (seconds). */
       windowSeconds: window,
       baselineSeconds: window,
-      /**
-       * Between the members leaving and the baseline: after 2,000 members left, Taco Chat's replicas
-       * were seen busy at once and again 25 to 40 s later, idle from then on.
-       */
-      settleSeconds: u.settleSeconds,
     },
     idle: {
       id: 'idle' as const,
