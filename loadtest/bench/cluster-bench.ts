@@ -9,13 +9,13 @@ import { settle } from './outcome';
 import { mapValues, sum } from './scenarios/common';
 import { openRateSession } from './run-workload';
 import { per10k, type RunSettings, type StepResult, withServer } from './session';
-import { type RunningServer, startServer } from './servers';
+import { type RunningServer, startServer, type TacoOptions } from './servers';
 
 /** One fixed-rate step of the comparison, with its CPU split per delivery. */
 export type ClusterStep = ReturnType<typeof clusterStep>;
 /** What the connected but silent workload costs (presence refresh, pings, cluster bus). */
 type IdleCost = ReturnType<typeof idleCost>;
-export type ClusterRun = NonNullable<Awaited<ReturnType<typeof runOn>>['figures']>;
+export type ClusterRun = Awaited<ReturnType<typeof runOn>>;
 export type ClusterFigures = Awaited<ReturnType<typeof runClusterComparison>>;
 
 /** CPU seconds per second (cores) of the api processes, nginx, and each Redis node. */
@@ -23,7 +23,7 @@ function idleCost(step: StepResult, connections: number) {
   const cores = (seconds: number) => seconds / step.wallSeconds;
   return {
     connections,
-    apiCores: cores(step.serverCpuSeconds - step.redisCpuSeconds - step.nginxCpuSeconds),
+    apiCores: cores(step.apiCpuSeconds),
     nginxCores: cores(step.nginxCpuSeconds),
     redisCoresByNode: mapValues(step.redisCpuByNode, cores),
   };
@@ -39,7 +39,6 @@ function clusterStep(step: StepResult, idle: IdleCost) {
         Math.max(0, micros(seconds - idleSeconds(name))),
       )
     : {};
-  const api = step.serverCpuSeconds - step.redisCpuSeconds - step.nginxCpuSeconds;
   return {
     ...step,
     /** Every api process and Redis node, seconds per 10,000 deliveries. */
@@ -47,7 +46,7 @@ function clusterStep(step: StepResult, idle: IdleCost) {
     /** CPU per delivered message (µs): Redis (all nodes and per node), the api processes, nginx. */
     redisMicrosPerDelivery: any ? micros(step.redisCpuSeconds) : null,
     redisMicrosPerDeliveryByNode: byNode,
-    apiMicrosPerDelivery: any ? micros(api) : null,
+    apiMicrosPerDelivery: any ? micros(step.apiCpuSeconds) : null,
     nginxMicrosPerDelivery: any ? micros(step.nginxCpuSeconds) : null,
     /** Redis CPU per delivery less what the same nodes spend idle for as long (`IdleCost`). */
     netRedisMicrosPerDelivery: any ? sum(Object.values(netByNode)) : null,
@@ -55,63 +54,57 @@ function clusterStep(step: StepResult, idle: IdleCost) {
   };
 }
 
+/** The workload on a server `start` starts: a silent step, then each rate of the workload. */
 async function runOn(
   start: () => Promise<RunningServer>,
   workload: ClusterWorkload,
   settings: RunSettings,
 ) {
-  return settle(
-    () =>
-      withServer(start, async (server) => {
-        const session = await openRateSession(workload.rooms, server, settings);
-        try {
-          // A silent step first: what the connected members cost with nobody sending.
-          await sleep(settings.settleMs);
-          settings.log('    idle (connected, nobody sending):');
-          const connections = workload.rooms.rooms * workload.rooms.members;
-          const idle = idleCost(await session.step(0, workload.stepSeconds), connections);
-          const steps = [];
-          for (const rate of workload.roomRates) {
-            await sleep(settings.settleMs);
-            const step = clusterStep(await session.step(rate, workload.stepSeconds), idle);
-            steps.push(step);
-            const byNode = Object.entries(step.netRedisMicrosPerDeliveryByNode).map(
-              ([name, micros]) => `${name} ${micros.toFixed(2)}`,
-            );
-            const line = `      Redis µs per delivery by node, net of idle: ${byNode.join(', ')}`;
-            if (byNode.length > 1) settings.log(line);
-          }
-          return { nodes: server.redisNodes().map((node) => node.name), idle, steps };
-        } finally {
-          await session.close();
-        }
-      }),
-    settings.log,
-  );
+  return withServer(start, async (server) => {
+    const session = await openRateSession(workload.rooms, server, settings);
+    try {
+      // A silent step first: what the connected members cost with nobody sending.
+      await sleep(settings.settleMs);
+      settings.log('    idle (connected, nobody sending):');
+      const connections = workload.rooms.rooms * workload.rooms.members;
+      const idle = idleCost(await session.step(0, workload.stepSeconds), connections);
+      const steps = [];
+      for (const rate of workload.roomRates) {
+        await sleep(settings.settleMs);
+        const step = clusterStep(await session.step(rate, workload.stepSeconds), idle);
+        steps.push(step);
+        const byNode = Object.entries(step.netRedisMicrosPerDeliveryByNode).map(
+          ([name, micros]) => `${name} ${micros.toFixed(2)}`,
+        );
+        const line = `      Redis µs per delivery by node, net of idle: ${byNode.join(', ')}`;
+        if (byNode.length > 1) settings.log(line);
+      }
+      return { nodes: server.redisNodes().map((node) => node.name), idle, steps };
+    } finally {
+      await session.close();
+    }
+  });
 }
 
 /**
- * Taco Chat on one Redis (clients straight to the replicas, then through nginx), then on the
- * cluster, each at every rate of the workload.
+ * Taco Chat on one Redis (clients straight to each replica's port, then through nginx), then on
+ * the cluster, each at every rate of the workload.
  */
 export async function runClusterComparison(
   workload: ClusterWorkload,
   settings: RunSettings,
   profileDir?: string,
 ) {
-  const replicas = workload.rooms.replicas;
-  const run = (title: string, start: () => Promise<RunningServer>) => {
+  const run = (title: string, taco: TacoOptions) => {
     settings.log(`  Taco Chat, ${title}`);
-    return runOn(start, workload, settings);
+    const start = () => startServer('taco', workload.rooms.replicas, profileDir, taco);
+    return settle(() => runOn(start, workload, settings), settings.log);
   };
-  const standalone = await run('one Redis', () => startServer('taco', replicas, profileDir));
-  const viaNginx = await run('one Redis, every client through nginx', () =>
-    startServer('taco', replicas, profileDir, { viaNginx: true }),
-  );
-  const cluster = await run(
-    `Redis Cluster (${workload.masters} masters + ${workload.masters} replicas)`,
-    () => startServer('taco', replicas, profileDir, { masters: workload.masters }),
-  );
-  // One Redis, clients straight to each replica's port; then through nginx; then the cluster.
+  const standalone = await run('one Redis', {});
+  const viaNginx = await run('one Redis, every client through nginx', { viaNginx: true });
+  const { masters } = workload;
+  const cluster = await run(`Redis Cluster (${masters} masters + ${masters} replicas)`, {
+    masters,
+  });
   return { standalone, viaNginx, cluster };
 }

@@ -51,6 +51,8 @@ export type ParentMessage =
   | { type: 'heartbeat'; periodMs: number; total: number }
   | { type: 'peek' }
   | { type: 'collect'; step: number }
+  /** Closes every connection (no heartbeat left), the process staying up for more steps. */
+  | { type: 'leave' }
   | { type: 'close' };
 
 /** CPU and wall seconds are the client's own since the step started (while it was sending). */
@@ -59,6 +61,7 @@ export type ClientMessage =
   | { type: 'sent'; step: number; sent: number; cpuSeconds: number; wallSeconds: number }
   | { type: 'count'; received: number }
   | { type: 'beating' }
+  | { type: 'left' }
   | ({ type: 'stats'; step: number; histogram: number[] } & ReturnType<typeof counts>);
 
 type StepMessage = Extract<ParentMessage, { type: 'step' }>;
@@ -204,6 +207,14 @@ function counts() {
   return { received, cpuSeconds: (cpu.user + cpu.system) / 1e6, wallSeconds, errors, closed };
 }
 
+/** Closes every connection on purpose (not counted as dropped) and stops the heartbeats. */
+function leave(): void {
+  state.closing = true;
+  for (const timer of heartbeats) clearTimeout(timer);
+  for (const conn of conns) conn.close();
+  conns = [];
+}
+
 serveParent<ParentMessage>({
   connect: ({ kind, conns: specs, concurrency, web }) =>
     void openAll(specs, concurrency, (spec) => connectOne(kind, spec, web)).then(
@@ -216,24 +227,22 @@ serveParent<ParentMessage>({
   heartbeat: ({ periodMs, total }) => {
     for (const conn of conns) {
       const beat = () => conn.send({ type: FrameType.Heartbeat });
-      const start = setTimeout(
-        () => {
-          beat();
-          heartbeats.push(setInterval(beat, periodMs));
-        },
-        (periodMs * conn.spec.id) / total,
-      );
-      heartbeats.push(start);
+      const first = () => {
+        beat();
+        heartbeats.push(setInterval(beat, periodMs));
+      };
+      heartbeats.push(setTimeout(first, (periodMs * conn.spec.id) / total));
     }
     reply({ type: 'beating' });
   },
   peek: () => reply({ type: 'count', received: state.received }),
   collect: ({ step }) => reply({ type: 'stats', step, histogram: state.histogram, ...counts() }),
+  leave: () => {
+    leave();
+    reply({ type: 'left' });
+  },
   close: () => {
-    state.closing = true;
-    for (const timer of heartbeats) clearTimeout(timer);
-    for (const conn of conns) conn.close();
-    conns = [];
+    leave();
     reply({ type: 'closed' });
     setTimeout(() => process.exit(0), 200).unref();
   },

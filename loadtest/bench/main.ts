@@ -34,12 +34,9 @@ const DEFAULT_SCALE = 0.4;
 
 /** A number above 0 and at most `max` from an option's text, `fallback` when not given. */
 function positive(name: string, text: string | undefined, fallback: number, max: number): number {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!(value > 0 && value <= max)) {
-    throw new Error(`${name} must be a number above 0 and at most ${max} (got "${text}")`);
-  }
-  return value;
+  const value = Number(text ?? fallback);
+  if (value > 0 && value <= max) return value;
+  throw new Error(`${name} must be a number above 0 and at most ${max} (got "${text}")`);
 }
 
 const WORKLOAD_IDS = [
@@ -47,27 +44,21 @@ const WORKLOAD_IDS = [
 ] as const;
 type WorkloadId = (typeof WORKLOAD_IDS)[number];
 
-function parseList<T extends string>(
-  name: string,
-  text: string | undefined,
-  all: readonly T[],
-): T[] {
-  if (text === undefined) return [...all];
-  const wanted = text.split(',').map((item) => item.trim());
+function parseList<T extends string>(name: string, text: string | undefined, all: readonly T[]) {
+  const wanted = text?.split(',').map((item) => item.trim()) ?? all;
   const unknown = wanted.filter((item) => !all.includes(item as T));
-  if (unknown.length > 0)
-    throw new Error(`--${name}: unknown ${unknown.join(', ')} (known: ${all.join(', ')})`);
-  return wanted as T[];
+  if (unknown.length === 0) return wanted as T[];
+  throw new Error(`--${name}: unknown ${unknown.join(', ')} (known: ${all.join(', ')})`);
 }
 
 /** `--rate R [--seconds S]`: hold R messages/s per room for S seconds (default 10), no search. */
 function parseFixed(rate: string | undefined, seconds: string | undefined): RunSettings['fixed'] {
-  if (rate === undefined) {
-    if (seconds !== undefined) throw new Error('--seconds goes with --rate');
-    return undefined;
+  if (rate !== undefined) {
+    const roomRate = positive('--rate (messages/s per room)', rate, 0, Number.MAX_VALUE);
+    return { roomRate, seconds: intOption('seconds', seconds, 10, 1, 600) };
   }
-  const roomRate = positive('--rate (messages/s per room)', rate, 0, Number.MAX_VALUE);
-  return { roomRate, seconds: intOption('seconds', seconds, 10, 1, 600) };
+  if (seconds !== undefined) throw new Error('--seconds goes with --rate');
+  return undefined;
 }
 
 /** The scenarios (scenarios/): each a run of its own, with options of its own. */
@@ -104,8 +95,7 @@ async function main(): Promise<void> {
   const servers = parseList('servers', values.servers, SERVER_IDS);
   const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
   const started = Date.now();
-  const seconds = (name: 'warmup' | 'window') =>
-    values[name] === undefined ? undefined : intOption(name, values[name], 0, 1, 600);
+  const seconds = (name: 'warmup' | 'window') => intOption(name, values[name], undefined, 1, 600);
   const scale = positive('BENCH_SCALE', process.env.BENCH_SCALE, DEFAULT_SCALE, 1);
   const plan = benchPlan(scale, smoke, { warmup: seconds('warmup'), window: seconds('window') });
   const settings: RunSettings = {

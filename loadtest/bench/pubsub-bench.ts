@@ -7,7 +7,6 @@ import { Redis } from 'ioredis';
 import { cpuWindow, type RedisCluster, startRedisCluster } from '@taco/harness';
 import type { PubSubWorkload } from '../workloads/workloads';
 import { mapValues, sum } from './scenarios/common';
-import { redisNodePid } from './servers';
 
 type PubSubMode = 'PUBLISH' | 'SPUBLISH';
 export type PubSubRun = Awaited<ReturnType<typeof runMode>>;
@@ -23,12 +22,11 @@ type Node = Awaited<ReturnType<typeof openNodes>>[number];
 async function openNodes(cluster: RedisCluster, subscribers: number) {
   return Promise.all(
     cluster.nodes.map(async (node) => {
-      const pid = await redisNodePid(cluster, node.port);
       const options = { host: '127.0.0.1', port: node.port, lazyConnect: true };
       const subs = Array.from({ length: subscribers }, () => new Redis(options));
       const pub = new Redis(options);
       await Promise.all([...subs.map((sub) => sub.connect()), pub.connect()]);
-      return { port: node.port, pid, subs, pub, received: 0 };
+      return { port: node.port, pid: node.pid ?? 0, subs, pub, received: 0 };
     }),
   );
 }
@@ -160,8 +158,7 @@ export async function runPubSubBench(workload: PubSubWorkload, log: (line: strin
     const cluster = await startRedisCluster({ masters, replicasPerMaster: 0 });
     try {
       // CPU seconds per second every node of the cluster spends with nothing to do.
-      const pids = await Promise.all(cluster.nodes.map((node) => redisNodePid(cluster, node.port)));
-      const window = cpuWindow({ redis: pids });
+      const window = cpuWindow({ redis: cluster.nodes.map((node) => node.pid ?? 0) });
       await sleep(workload.seconds * 1000);
       const { total, wallSeconds } = window();
       const idleRate = total / wallSeconds;

@@ -10,14 +10,7 @@
  */
 import { Redis } from 'ioredis';
 import { RedisChatBus, RedisConnections } from '@taco/api/tools';
-import {
-  defineCommands,
-  frameHead,
-  HISTORY_MAX,
-  keys,
-  ROOM_TTL_SECONDS,
-  storeMessage,
-} from '../peers/store';
+import { defineCommands, HISTORY_MAX, keys, ROOM_TTL_SECONDS, storeMessage } from '../peers/store';
 import { intOption, median } from './scenarios/common';
 import { startRedis as startServerRedis } from './servers';
 
@@ -70,8 +63,7 @@ async function rawSide(url: string, delivered: () => void): Promise<Side> {
     send: (index) => {
       const text = body(index);
       const timestamp = Date.now() / 1000;
-      const head = frameHead(ROOM, SENDER, text, timestamp, `c-${index}`);
-      return storeMessage(redis, ROOM, SENDER, text, timestamp, head);
+      return storeMessage(redis, ROOM, SENDER, text, timestamp, { clientId: `c-${index}` });
     },
     close: () => {
       redis.disconnect();

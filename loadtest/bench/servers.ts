@@ -1,11 +1,8 @@
 /**
- * The servers under test, started as real processes on loopback, each as two processes (ports)
- * sharing one redis-server, addressed directly by port by the load clients:
- * - Taco Chat: `startCluster` (@taco/harness) with 2 api replicas and rate limits raised, on one
- *   Redis or on a Redis Cluster;
- * - Socket.IO 4 + @socket.io/redis-adapter (loadtest/peers/socketio-server.ts);
- * - the raw ws + ioredis ceiling (loadtest/peers/raw-server.ts).
- * Redis runs with the repository's redis.conf and the cluster runner's flags for all three.
+ * The servers under test, on loopback, each as processes on ports of their own sharing one
+ * redis-server (the repository's redis.conf), addressed directly by port by the load clients:
+ * Taco Chat by the harness's `startCluster` (rate limits raised; one Redis or a Redis Cluster),
+ * and the peers Socket.IO 4 + @socket.io/redis-adapter and raw ws + ioredis (loadtest/peers/).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,24 +49,17 @@ interface RedisNode {
   pid: number;
 }
 
-const START_TIMEOUT_MS = 30_000;
-const PEERS_DIR = resolve(__dirname, '..', 'peers');
-
 const pids = (list: readonly (number | undefined)[]) => list.filter((pid) => pid !== undefined);
 const standaloneRedis = (pid: number | undefined) => (pid ? [{ name: 'redis', pid }] : []);
 
-const HOOKS = resolve(__dirname, 'server-hooks.cjs');
-
 /**
- * The same preload for every server process: a full GC on SIGUSR2 (see collectGarbage) and, with
- * a folder, a V8 CPU profile written there when the process stops.
+ * The same preload for every server process (server-hooks.cjs): a full GC on SIGUSR2 (see
+ * collectGarbage) and, with a folder, a V8 CPU profile written there when the process stops.
  */
-function hooksEnv(profileDir: string | undefined): Record<string, string> {
-  return {
-    NODE_OPTIONS: `--expose-gc --require ${HOOKS}`,
-    ...(profileDir ? { BENCH_PROFILE_DIR: profileDir } : {}),
-  };
-}
+const hooksEnv = (profileDir: string | undefined): Record<string, string> => ({
+  NODE_OPTIONS: `--expose-gc --require ${resolve(__dirname, 'server-hooks.cjs')}`,
+  ...(profileDir ? { BENCH_PROFILE_DIR: profileDir } : {}),
+});
 
 /** Asks server processes to run a full garbage collection (they are preloaded with the hooks). */
 export function collectGarbage(pids: readonly number[]): void {
@@ -90,21 +80,17 @@ export interface TacoOptions {
   masters?: number;
 }
 
-/** Names each node of a Redis Cluster for the report (`:port master|replica`), with its pid. */
-async function clusterNodes(cluster: RedisCluster): Promise<RedisNode[]> {
+/** Each node of a Redis Cluster named for the report (`:port master|replica`), with its pid. */
+function clusterNodes(cluster: RedisCluster): Promise<RedisNode[]> {
   return Promise.all(
     cluster.nodes.map(async (node) => {
       const role = (await cluster.cli(node.port, 'role')).split('\n', 1)[0] ?? '';
-      const name = `:${node.port} ${role === 'slave' ? 'replica' : role}`;
-      return { name, pid: await redisNodePid(cluster, node.port) };
+      return { name: `:${node.port} ${role === 'slave' ? 'replica' : role}`, pid: node.pid ?? 0 };
     }),
   );
 }
 
-/**
- * Taco Chat by the harness's `startCluster`: replicas, nginx, and one Redis or a Redis Cluster
- * (`REDIS_CLUSTER_NODES`: sharded pub/sub), every node's CPU counted under its own name.
- */
+/** Taco Chat by the harness's `startCluster`: replicas, nginx, and one Redis or a Redis Cluster. */
 async function startTaco(
   replicas: number,
   profileDir: string | undefined,
@@ -122,32 +108,25 @@ async function startTaco(
         throw error;
       })
     : undefined;
-  const nginxPids = () => {
-    const master = cluster.nginx.pid;
-    return viaNginx && master !== undefined ? [master, ...childPids(master)] : [];
-  };
+  const nginx = cluster.nginx.pid;
   return {
     id: 'taco',
     // Through nginx: one address, nginx spreads the sockets over the replicas.
     ports: viaNginx ? [cluster.nginx.port] : cluster.replicas.map((replica) => replica.port),
     processPids: () => pids(cluster.replicas.map((replica) => replica.pid)),
     redisNodes: () => nodes ?? standaloneRedis(cluster.redis?.pid),
-    nginxPids,
+    nginxPids: () => (viaNginx && nginx !== undefined ? [nginx, ...childPids(nginx)] : []),
     cluster,
     stop: () => cluster.stop(),
   };
 }
 
-/**
- * Starts a process of the benchmark's own and waits until it is ready; killed if that fails, or if
- * the parent exits without stopping it.
- */
+/** Starts a process and waits until it is ready; killed if that fails or the parent exits first. */
 async function startService(service: Service): Promise<Service> {
   const kill = () => service.kill('SIGKILL');
   process.once('exit', kill);
-  const started = service.start();
   void service.exited.then(() => process.removeListener('exit', kill));
-  await started.catch(async (error: unknown) => {
+  await service.start().catch(async (error: unknown) => {
     await service.stop('SIGKILL', 5000);
     throw error;
   });
@@ -180,18 +159,17 @@ async function startPeer(
   profileDir: string | undefined,
 ): Promise<RunningServer> {
   const redis = await startRedis();
-  const ports = await freePorts(replicas);
-  const script = join(PEERS_DIR, `${id}-server.ts`);
+  const script = resolve(__dirname, '..', 'peers', `${id}-server.ts`);
   const env = { ...baseEnvironment(), REDIS_URL: redis.url, ...hooksEnv(profileDir) };
   const peers: Service[] = [];
   const stop = async () => {
     await Promise.all(peers.map((child) => child.stop('SIGTERM', 5000)));
     await redis.stop();
   };
+  const ports = await freePorts(replicas);
   try {
     for (const [index, port] of ports.entries()) {
-      const name = `${id}-${index + 1}`;
-      const url = `http://127.0.0.1:${port}`;
+      const [name, url] = [`${id}-${index + 1}`, `http://127.0.0.1:${port}`];
       const peer = new Service({
         name,
         command: process.execPath,
@@ -201,7 +179,7 @@ async function startPeer(
         output: 'quiet',
         port,
         url,
-        startTimeoutMs: START_TIMEOUT_MS,
+        startTimeoutMs: 30_000,
         ready: async () => (await httpStatus(`${url}/health`)) === 200,
       });
       peers.push(await startService(peer));
@@ -218,14 +196,6 @@ async function startPeer(
     nginxPids: () => [],
     stop,
   };
-}
-
-/** The pid a Redis node reports about itself. */
-export async function redisNodePid(cluster: RedisCluster, port: number): Promise<number> {
-  const info = await cluster.cli(port, 'info', 'server');
-  const pid = Number(/^process_id:(\d+)/m.exec(info)?.[1]);
-  if (!Number.isInteger(pid)) throw new Error(`redis node on port ${port} did not say its pid`);
-  return pid;
 }
 
 /** Starts one of the servers; `taco` (Taco Chat only) says where it runs. */

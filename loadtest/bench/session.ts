@@ -109,8 +109,6 @@ let stepCounter = 0;
 /** Connections each load client opens at a time. */
 const CONNECT_CONCURRENCY = 64;
 
-const fmt = (value: number | null) => (value === null ? '–' : value.toFixed(1));
-
 /**
  * Starts the load clients (load-client.ts) of a session on `server`; `close` ends them. `connect`
  * opens every connection of `crowd`, `step` runs `roomRate` messages/s per room for `seconds`.
@@ -124,8 +122,7 @@ export async function openSession(server: RunningServer, crowd: Crowd, settings:
     throw error;
   });
   const step = async (roomRate: number, seconds: number, repeat = false, log = settings.log) => {
-    stepCounter += 1;
-    const id = stepCounter;
+    const id = ++stepCounter;
     const redisPids = Object.fromEntries(
       server.redisNodes().map((node) => [node.name, [node.pid]]),
     );
@@ -189,6 +186,8 @@ export async function openSession(server: RunningServer, crowd: Crowd, settings:
       p99Ms,
       /** Every server process, Redis node and nginx (when in the path). */
       serverCpuSeconds: total,
+      /** Of which the server processes (api replicas or peers), without Redis and nginx. */
+      apiCpuSeconds: total - redisCpuSeconds - nginxCpuSeconds,
       /** Of which redis-server (every node of a Redis Cluster), and per node (`redis`, `:port …`). */
       redisCpuSeconds,
       redisCpuByNode,
@@ -207,7 +206,7 @@ export async function openSession(server: RunningServer, crowd: Crowd, settings:
       repeat,
     };
     log(
-      `    ${roomRate} msg/s/room: ${received}/${expected} delivered, p50 ${fmt(p50Ms)} p99 ${fmt(p99Ms)} ms, ` +
+      `    ${roomRate} msg/s/room: ${received}/${expected} delivered, p50 ${p50Ms?.toFixed(1) ?? '–'} p99 ${p99Ms?.toFixed(1) ?? '–'} ms, ` +
         `server CPU ${total.toFixed(2)} s (Redis ${redisCpuSeconds.toFixed(2)}), client CPU ${(clientCpu * 100).toFixed(0)} %, ` +
         `outside ${outsideCores.toFixed(2)} + steal ${stealCores.toFixed(2)} cores` +
         `${pass || roomRate === 0 ? '' : ' ✗'}${result.valid ? '' : ' (client saturated: invalid)'}`,
@@ -217,8 +216,11 @@ export async function openSession(server: RunningServer, crowd: Crowd, settings:
   type Step = Awaited<ReturnType<typeof step>>;
   return {
     pool,
-    /** Opens every connection (`web`: as the web client joins); counts what opened and failed. */
-    connect: async (web = false) => {
+    /**
+     * Opens every connection (`web`: as the web client joins); counts what opened and failed, and
+     * unless `partial`, fails when any did not open.
+     */
+    connect: async (web = false, partial = false) => {
       const answers = await pool.all(
         (index) => ({
           type: 'connect',
@@ -229,11 +231,13 @@ export async function openSession(server: RunningServer, crowd: Crowd, settings:
         }),
         'connected',
       );
-      return {
-        ok: sum(answers.map((answer) => answer.ok)),
-        failed: sum(answers.map((answer) => answer.failed)),
-        firstError: answers.find((answer) => answer.firstError)?.firstError ?? null,
-      };
+      const ok = sum(answers.map((answer) => answer.ok));
+      const failed = sum(answers.map((answer) => answer.failed));
+      const firstError = answers.find((answer) => answer.firstError)?.firstError ?? null;
+      if (failed > 0 && !partial) {
+        throw new Error(`${failed} connections failed: ${firstError ?? 'unknown'}`);
+      }
+      return { ok, failed, firstError };
     },
     step,
     /** Every member sends a heartbeat each `periodMs` from now on, spread evenly over the period. */
@@ -251,6 +255,8 @@ export async function openSession(server: RunningServer, crowd: Crowd, settings:
       await sleep(settings.settleMs * 2);
       return [first, await step(roomRate, seconds, true)];
     },
+    /** Every member leaves; the load clients stay up (a step after that measures no member). */
+    leave: () => pool.all(() => ({ type: 'leave' }), 'left'),
     close: () => pool.close(),
   };
 }

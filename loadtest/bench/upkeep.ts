@@ -1,8 +1,9 @@
 /**
  * Idle upkeep (`--only upkeep`): what quiet members cost a stack of 2 replicas and Redis once they
- * have settled. The stack alone first (baseline), then members joined as the web client joins, a
- * warm-up (replica CPU keeps falling for about two minutes after joins), a window with every member
- * silent, and one with every member sending the web client's heartbeat, spread evenly.
+ * have settled: members joined as the web client joins, a warm-up (replica CPU keeps falling for
+ * about two minutes after joins), a window with every member silent, one with every member sending
+ * the web client's heartbeat, spread evenly, and once they left and a settle, the stack alone
+ * (baseline) over as long a window.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PING_INTERVAL_MS } from '@taco/protocol';
@@ -13,13 +14,10 @@ import type { RunningServer } from './servers';
 export type UpkeepFigures = Awaited<ReturnType<typeof runUpkeep>>;
 
 /** CPU seconds per second (cores) of the replicas together, and of Redis, over a window. */
-function cores(step: StepResult) {
-  const replicas = step.serverCpuSeconds - step.redisCpuSeconds - step.nginxCpuSeconds;
-  return {
-    replicaCores: replicas / step.wallSeconds,
-    redisCores: step.redisCpuSeconds / step.wallSeconds,
-  };
-}
+const cores = (step: StepResult) => ({
+  replicaCores: step.apiCpuSeconds / step.wallSeconds,
+  redisCores: step.redisCpuSeconds / step.wallSeconds,
+});
 
 type Cores = ReturnType<typeof cores>;
 
@@ -54,27 +52,29 @@ export async function runUpkeep(
   };
   const session = await openSession(server, crowd, settings);
   try {
-    // The stack settles first (a process just started still compiles and connects): unmeasured.
-    await sleep(workload.baselineSeconds * 1000);
-    settings.log(`    baseline (no member), ${workload.baselineSeconds} s:`);
-    const baseline = cores(await session.step(0, workload.baselineSeconds));
     const connected = await session.connect(true);
-    if (connected.failed > 0) {
-      throw new Error(
-        `${connected.failed} connections failed: ${connected.firstError ?? 'unknown'}`,
-      );
-    }
     settings.log(`    ${connected.ok} members joined; warm-up ${workload.warmupSeconds} s`);
     await sleep(workload.warmupSeconds * 1000);
     const window = async (title: string) => {
       settings.log(`    ${title}, ${workload.windowSeconds} s:`);
-      const step = await session.step(0, workload.windowSeconds);
-      return upkeep(step, baseline, connected.ok);
+      return session.step(0, workload.windowSeconds);
     };
     const quiet = await window('quiet');
     await session.heartbeat(PING_INTERVAL_MS);
     const heartbeat = await window(`a heartbeat every ${PING_INTERVAL_MS / 1000} s`);
-    return { members: connected.ok, replicas: workload.replicas, baseline, quiet, heartbeat };
+    // The baseline in the same warmed processes (a replica just started still compiles and
+    // connects): the members leave, and the replicas' leave work is done before it is measured.
+    await session.leave();
+    settings.log(`    members left; settle ${workload.settleSeconds} s`);
+    await sleep(workload.settleSeconds * 1000);
+    const baseline = cores(await window('baseline (no member)'));
+    return {
+      members: connected.ok,
+      replicas: workload.replicas,
+      baseline,
+      quiet: upkeep(quiet, baseline, connected.ok),
+      heartbeat: upkeep(heartbeat, baseline, connected.ok),
+    };
   } finally {
     await session.close();
   }

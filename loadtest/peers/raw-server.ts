@@ -18,7 +18,7 @@ import {
 } from '@taco/protocol';
 import Redis from 'ioredis';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { frameHead, keys, peer, peerErrors, storeMessage, validMessage } from './store';
+import { keys, peer, peerErrors, storeMessage, validMessage } from './store';
 
 const wss = new WebSocketServer({
   noServer: true,
@@ -73,8 +73,8 @@ async function join(ws: WebSocket, room: string, name: string): Promise<void> {
     const message = validMessage(frame);
     if (message) {
       const timestamp = Date.now() / 1000;
-      const head = frameHead(room, name, message.body, timestamp, message.clientId);
-      storeMessage(redis, room, name, message.body, timestamp, head).catch(() =>
+      const publish = { clientId: message.clientId };
+      storeMessage(redis, room, name, message.body, timestamp, publish).catch(() =>
         ws.send(UNAVAILABLE),
       );
     } else if ((frame as { type?: unknown } | null)?.type === FrameType.Heartbeat) {

@@ -47,8 +47,8 @@ export function defineCommands(redis: Redis): PeerRedis {
 }
 
 /**
- * Stores one message of `sender` in `room` and, given the message frame's text up to its seq
- * (`frameHead`), publishes the finished frame on the room's channel in the same script: its seq.
+ * Stores one message of `sender` in `room`: its seq. With `publish`, the same script publishes
+ * the message frame Taco Chat would send (`client_id` echoed) on the room's channel.
  */
 export function storeMessage(
   redis: PeerRedis,
@@ -56,13 +56,19 @@ export function storeMessage(
   sender: string,
   body: string,
   timestamp: number,
-  frameHead?: string,
+  publish?: { clientId: string | undefined },
 ): Promise<number> {
   const keyList = [keys.seq(room), keys.log(room)];
-  if (frameHead !== undefined) keyList.push(keys.channel(room));
-  // The stored history entry up to its seq: `{"sender":…,"body":…,"timestamp":…,"seq":`.
-  const history = `{"sender":${JSON.stringify(sender)},"body":${JSON.stringify(body)},"timestamp":${timestamp},"seq":`;
-  const args = [history, frameHead ?? '', HISTORY_MAX, ROOM_TTL_SECONDS];
+  // The history entry and the frame, each up to its seq (the script appends `<seq>}`).
+  const fields = `"sender":${JSON.stringify(sender)},"body":${JSON.stringify(body)},"timestamp":${timestamp}`;
+  let frame = '';
+  if (publish) {
+    keyList.push(keys.channel(room));
+    const id =
+      publish.clientId === undefined ? '' : `,"client_id":${JSON.stringify(publish.clientId)}`;
+    frame = `{"type":${FrameType.Message},"room":${JSON.stringify(room)},${fields}${id},"seq":`;
+  }
+  const args = [`{${fields},"seq":`, frame, HISTORY_MAX, ROOM_TTL_SECONDS];
   return redis.appendMessage(keyList.length, ...keyList, ...args);
 }
 
@@ -80,18 +86,6 @@ export function validMessage(frame: unknown): { body: string; clientId?: string 
     return null;
   }
   return { body: trimmed, clientId };
-}
-
-/** The message frame's text up to its seq (the script appends `<seq>}`), as Taco Chat sends it. */
-export function frameHead(
-  room: string,
-  sender: string,
-  body: string,
-  timestamp: number,
-  clientId: string | undefined,
-): string {
-  const id = clientId === undefined ? '' : `,"client_id":${JSON.stringify(clientId)}`;
-  return `{"type":${FrameType.Message},"room":${JSON.stringify(room)},"sender":${JSON.stringify(sender)},"body":${JSON.stringify(body)},"timestamp":${timestamp}${id},"seq":`;
 }
 
 /**

@@ -6,20 +6,18 @@ import type { Arrivals } from '../bench/load-client';
 import definitions from './workloads.json';
 
 /** One rate-searched workload of the benchmark, at the sizes of one run. */
-export interface RateWorkload {
-  id: 'fanout' | 'manyRooms' | 'manyRoomsPoisson';
-  title: string;
-  rooms: number;
-  members: number;
-  /** Senders in each room. */
-  senders: number;
-  replicas: number;
-  /** Offered messages per second per room, one step each, rising. */
-  roomRates: number[];
-  stepSeconds: number;
-  halfLoadSeconds: number;
+export type RateWorkload = ReturnType<typeof rateWorkload>;
+
+/** `roomRates`: offered messages per second per room, one step each, rising. */
+function rateWorkload(
+  id: 'fanout' | 'manyRooms' | 'manyRoomsPoisson',
+  title: string,
+  crowd: { rooms: number; members: number; senders: number; replicas: number; roomRates: number[] },
+  steps: { stepSeconds: number; halfLoadSeconds: number },
   /** How each sender's messages arrive, and the seed of Poisson arrivals. */
-  arrivals: { mode: Arrivals; seed: number };
+  arrivals: { mode: Arrivals; seed: number } = { mode: 'fixed', seed: 0 },
+) {
+  return { id, title, ...crowd, ...steps, arrivals };
 }
 
 export type BenchPlan = ReturnType<typeof benchPlan>;
@@ -55,34 +53,27 @@ export function benchPlan(
     smoke ? value : Math.max(min, Math.round(value * scale));
   const named = (title: string, full: string) => (smoke ? `${title} (smoke)` : `${title}: ${full}`);
   const steps = { stepSeconds: b.stepSeconds, halfLoadSeconds: b.halfLoadSeconds };
-  const fixed = { mode: 'fixed' as const, seed: 0 };
   const fanMembers = sized(f.members, f.senders * 2);
-  const fanout: RateWorkload = {
-    id: 'fanout',
-    title: named(
+  const { rooms: fanRooms, senders, replicas } = f;
+  const fanout = rateWorkload(
+    'fanout',
+    named(
       'fan-out',
-      `${f.rooms} room × ${fanMembers} members, ${f.senders} senders, ${f.replicas} replicas`,
+      `${fanRooms} room × ${fanMembers} members, ${senders} senders, ${replicas} replicas`,
     ),
-    rooms: f.rooms,
-    members: fanMembers,
-    senders: f.senders,
-    replicas: f.replicas,
-    roomRates: f.roomMessagesPerSecond,
-    ...steps,
-    arrivals: fixed,
-  };
+    { rooms: fanRooms, members: fanMembers, senders, replicas, roomRates: f.roomMessagesPerSecond },
+    steps,
+  );
   const rooms = sized(m.rooms, 10);
-  const manyRooms: RateWorkload = {
-    id: 'manyRooms',
-    title: named('many rooms', `${rooms} rooms × ${m.members} members, ${m.replicas} replicas`),
-    rooms,
-    members: m.members,
-    senders: m.sendersPerRoom,
-    replicas: m.replicas,
-    roomRates: m.roomMessagesPerSecond,
-    ...steps,
-    arrivals: fixed,
-  };
+  const manyCrowd = { rooms, members: m.members, senders: m.sendersPerRoom, replicas: m.replicas };
+  const manyTitle = (title: string) =>
+    named(title, `${rooms} rooms × ${m.members} members, ${m.replicas} replicas`);
+  const manyRooms = rateWorkload(
+    'manyRooms',
+    manyTitle('many rooms'),
+    { ...manyCrowd, roomRates: m.roomMessagesPerSecond },
+    steps,
+  );
   const connections = sized(i.connections, 100);
   const window = upkeep.window ?? u.windowSeconds;
   return {
@@ -90,24 +81,25 @@ export function benchPlan(
     smoke,
     fanout,
     manyRooms,
-    manyRoomsPoisson: {
-      ...manyRooms,
-      id: 'manyRoomsPoisson' as const,
-      title: manyRooms.title.replace('many rooms', 'many rooms (Poisson arrivals)'),
-      arrivals: { mode: 'poisson' as const, seed: m.poissonSeed },
-    },
+    manyRoomsPoisson: rateWorkload(
+      'manyRoomsPoisson',
+      manyTitle('many rooms (Poisson arrivals)'),
+      { ...manyCrowd, roomRates: m.roomMessagesPerSecond },
+      steps,
+      { mode: 'poisson', seed: m.poissonSeed },
+    ),
     upkeep: {
       id: 'upkeep' as const,
       title:
         `idle upkeep: ${u.rooms} rooms × ${u.members} quiet members, ${u.replicas} replicas, ` +
         `without and with heartbeats${smoke ? ' (smoke)' : ''}`,
-      rooms: u.rooms,
-      members: u.members,
-      replicas: u.replicas,
-      /** The stack with no member, then each window after the warm-up (seconds). */
-      baselineSeconds: upkeep.window === undefined ? u.baselineSeconds : window / 2,
+      // settleSeconds, between the members leaving and the baseline: after 2,000 members left,
+      // Taco Chat's replicas were seen busy at once and again 25 to 40 s later, idle from then on.
+      ...u,
       warmupSeconds: upkeep.warmup ?? u.warmupSeconds,
+      /** Each window (quiet, heartbeats) and the baseline with no member, as long (seconds). */
       windowSeconds: window,
+      baselineSeconds: window,
     },
     idle: {
       id: 'idle' as const,
