@@ -193,8 +193,6 @@ function summarize(figures: SlowReaderFigures, log: (line: string) => void) {
   const mib = (bytes: number) => round(bytes / 2 ** 20);
   const idleRss = median(idle.rss);
   const attackRss = Math.max(...attack.rss);
-  const spread = (values: number[]) =>
-    values.length > 0 ? { median: median(values), max: Math.max(...values) } : null;
   const summary = {
     rssIdleMiB: mib(idleRss),
     rssAttackMaxMiB: mib(attackRss),
@@ -209,10 +207,10 @@ function summarize(figures: SlowReaderFigures, log: (line: string) => void) {
     attackerConnectFailures: figures.attackerConnectFailures,
     cuts1013: figures.cuts1013,
     reportedGone: openToGoneMs.length,
-    openToGoneMedianMs: spread(openToGoneMs)?.median ?? null,
-    openToGoneMaxMs: spread(openToGoneMs)?.max ?? null,
-    cutToGoneMedianMs: spread(cutToGoneMs)?.median ?? null,
-    cutToGoneMaxMs: spread(cutToGoneMs)?.max ?? null,
+    openToGoneMedianMs: percentile(openToGoneMs, 50),
+    openToGoneMaxMs: percentile(openToGoneMs, 100),
+    cutToGoneMedianMs: percentile(cutToGoneMs, 50),
+    cutToGoneMaxMs: percentile(cutToGoneMs, 100),
     sent: figures.sent,
     received: figures.received,
   };
