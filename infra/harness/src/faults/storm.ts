@@ -19,7 +19,7 @@ import { type MemberReport } from '../client';
 import { startCluster } from '../cluster';
 import { type ChildLifecycle, IpcPool, IpcProcess } from '../ipc-process';
 import { commandStats, commandsPer, metricValue } from '../metrics';
-import { count, emptyHistogram, merge, quantileMs as p, round } from '../probe';
+import { count, emptyHistogram, merge, quantileMs as p, round, sum } from '../probe';
 import { lacking, messageKey, percentile, SCENARIO_ENV } from './verdict';
 
 const MEMBER_SCRIPT = resolve(__dirname, 'storm-members.ts');
@@ -106,7 +106,6 @@ export function planRooms(clients: number, run: string): StormRoom[] {
   return rooms;
 }
 
-const sum = (values: Iterable<number>) => [...values].reduce((total, value) => total + value, 0);
 /** Lost and doubled messages: each member's list against every acknowledged message of its room. */
 export function checkLists(members: MemberReport[]) {
   const ackedByRoom = new Map<string, Map<string, string>>();
