@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { type ApiErrorBody, RESTARTING_MESSAGE, securityHeaders } from '@taco/protocol';
 
 export const NGINX_TEMPLATE = join(__dirname, 'nginx.conf.template');
@@ -161,34 +162,22 @@ export function dockerNginxConfig(): string {
   });
 }
 
-/** Where the Kubernetes manifests run (infra/kubernetes/base): namespace and cluster DNS. */
-export const KUBERNETES_NAMESPACE = 'taco-chat';
-export const KUBERNETES_CLUSTER_DOMAIN = 'cluster.local';
-/** The headless Service of the api pods: its DNS name has one address per ready pod. */
-export const KUBERNETES_API_SERVICE = 'api';
-export const KUBERNETES_API_PORT = 3000;
-/** nginx listens above 1024: it runs as the image's unprivileged `nginx` user (uid 101). */
-export const KUBERNETES_NGINX_PORT = 8080;
-/** Workers per nginx pod; the Deployment's CPU limit matches it. */
-export const KUBERNETES_NGINX_WORKERS = 2;
-
 /**
  * The config of the nginx pods (infra/kubernetes/base/nginx/nginx.conf, a ConfigMap): the same
  * image as compose, run as a non-root user on a read-only root filesystem, so it listens on 8080
- * and keeps its pid and temp files in /tmp (an emptyDir); its logs go to the container's output.
- * The upstream is the api's headless Service by its full name, resolved again every 2 s through
- * the cluster DNS (nginx's resolver does not use the pod's search domains), so pods that become
- * ready join and pods that stop being ready, terminating ones included, leave without a reload.
+ * (above 1024: the image's unprivileged `nginx` user, uid 101) and keeps its pid and temp files in
+ * /tmp (an emptyDir); its logs go to the container's output. The upstream is the api's headless
+ * Service (one DNS address per ready pod) by its full name, resolved again every 2 s through the
+ * cluster DNS (nginx's resolver does not use the pod's search domains), so pods that become ready
+ * join and pods that stop being ready, terminating ones included, leave without a reload.
  */
 export function kubernetesNginxConfig(
-  namespace = KUBERNETES_NAMESPACE,
-  clusterDomain = KUBERNETES_CLUSTER_DOMAIN,
+  namespace = 'taco-chat',
+  clusterDomain = 'cluster.local',
 ): string {
   return renderNginxConfig({
-    listen: String(KUBERNETES_NGINX_PORT),
-    upstreams: [
-      `${KUBERNETES_API_SERVICE}.${namespace}.svc.${clusterDomain}:${KUBERNETES_API_PORT}`,
-    ],
+    listen: '8080',
+    upstreams: [`api.${namespace}.svc.${clusterDomain}:3000`],
     // The cluster DNS by its Service name (kept by CoreDNS too), looked up once at start.
     resolver: `kube-dns.kube-system.svc.${clusterDomain}`,
     webRoot: '/usr/share/nginx/html',
@@ -197,7 +186,8 @@ export function kubernetesNginxConfig(
     accessLog: '/dev/stdout',
     errorLog: '/dev/stderr',
     foreground: true,
-    workerProcesses: KUBERNETES_NGINX_WORKERS,
+    // Workers per nginx pod; the Deployment's CPU limit matches it.
+    workerProcesses: 2,
   });
 }
 
@@ -205,18 +195,20 @@ export function kubernetesNginxConfig(
  * `tsx infra/nginx/render-nginx-config.ts [--kubernetes [--namespace ns] [--cluster-domain d]]
  * [--out file]`: prints (or writes) the docker config, or with `--kubernetes` the pods' config.
  */
-function main(argv: string[]): void {
-  const option = (name: string) => {
-    const index = argv.indexOf(name);
-    return index === -1 ? undefined : argv[index + 1];
-  };
-  const outIndex = argv.indexOf('--out');
-  const config = argv.includes('--kubernetes')
-    ? kubernetesNginxConfig(option('--namespace'), option('--cluster-domain'))
+function main(): void {
+  const { values } = parseArgs({
+    options: {
+      kubernetes: { type: 'boolean' },
+      namespace: { type: 'string' },
+      'cluster-domain': { type: 'string' },
+      out: { type: 'string' },
+    },
+  });
+  const config = values.kubernetes
+    ? kubernetesNginxConfig(values.namespace, values['cluster-domain'])
     : dockerNginxConfig();
-  const out = outIndex === -1 ? undefined : argv[outIndex + 1];
-  if (out === undefined) process.stdout.write(config);
-  else writeFileSync(out, config);
+  if (values.out === undefined) process.stdout.write(config);
+  else writeFileSync(values.out, config);
 }
 
-if (require.main === module) main(process.argv.slice(2));
+if (require.main === module) main();

@@ -7,6 +7,12 @@ import { parseArgs } from 'node:util';
 import { type Cluster, startCluster } from './cluster';
 import { intOption, pickEnvironment } from './environment';
 
+/** Passed on to the replicas from this environment when set. */
+const PASSED_THROUGH = [
+  ...['LOG_LEVEL', 'HISTORY_MAX', 'ROOM_TTL', 'TOKEN_TTL', 'CREDENTIALS_PER_MINUTE'],
+  ...['CONNECTIONS_PER_IP', 'ALLOWED_ORIGINS', 'REDIS_WAIT_REPLICAS', 'REDIS_WAIT_TIMEOUT_MS'],
+];
+
 const USAGE = `Usage: npm run cluster -- [--replicas N] [--port PORT] [--web-dist DIR] [--redis-cluster]
 
   --replicas N     api replicas behind nginx (default 3)
@@ -15,21 +21,9 @@ const USAGE = `Usage: npm run cluster -- [--replicas N] [--port PORT] [--web-dis
   --redis-cluster  a Redis Cluster (3 masters + 3 replicas, redis-cli --cluster create)
                    instead of one redis-server; the replicas get REDIS_CLUSTER_NODES
 
-Replicas get LOG_LEVEL, HISTORY_MAX, ROOM_TTL, TOKEN_TTL, CREDENTIALS_PER_MINUTE,
-CONNECTIONS_PER_IP, ALLOWED_ORIGINS, REDIS_WAIT_REPLICAS and REDIS_WAIT_TIMEOUT_MS from this
+Replicas get ${PASSED_THROUGH.slice(0, 5).join(', ')},
+${PASSED_THROUGH.slice(5, -1).join(', ')} and ${PASSED_THROUGH.at(-1)} from this
 environment when set.`;
-
-const PASSED_THROUGH = [
-  'LOG_LEVEL',
-  'HISTORY_MAX',
-  'ROOM_TTL',
-  'TOKEN_TTL',
-  'CREDENTIALS_PER_MINUTE',
-  'CONNECTIONS_PER_IP',
-  'ALLOWED_ORIGINS',
-  'REDIS_WAIT_REPLICAS',
-  'REDIS_WAIT_TIMEOUT_MS',
-];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

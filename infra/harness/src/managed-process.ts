@@ -134,21 +134,14 @@ export interface ServiceSpec extends ProcessSpec {
 export class Service extends Supervised {
   readonly port: number;
   readonly url: string;
+  /** The replica's id (`api-2`), the name its lines are prefixed with. */
+  readonly id: string;
+  /** Its working folder (a Redis keeps its AOF or nodes.conf there). */
+  readonly dir: string;
 
   constructor(protected override readonly spec: ServiceSpec) {
     super(spec);
-    this.port = spec.port;
-    this.url = spec.url;
-  }
-
-  /** The replica's id (`api-2`), the name its lines are prefixed with. */
-  get id(): string {
-    return this.spec.name;
-  }
-
-  /** Its working folder (a Redis keeps its AOF or nodes.conf there). */
-  get dir(): string {
-    return this.spec.cwd;
+    ({ port: this.port, url: this.url, name: this.id, cwd: this.dir } = spec);
   }
 
   async start(): Promise<void> {

@@ -61,8 +61,11 @@ export function merge(into: number[], from: readonly number[]): void {
   for (let i = 0; i < BUCKETS; i += 1) into[i] = (into[i] ?? 0) + (from[i] ?? 0);
 }
 
-export const count = (histogram: readonly number[]): number =>
-  histogram.reduce((total, value) => total + value, 0);
+export const sum = (values: readonly number[]): number =>
+  values.reduce((total, value) => total + value, 0);
+
+/** How many values a histogram holds. */
+export const count = sum;
 
 /** The upper bound of the bucket holding quantile `q` (0–1), or null when empty. */
 export function quantile(histogram: readonly number[], q: number): number | null {

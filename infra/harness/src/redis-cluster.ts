@@ -33,27 +33,6 @@ export type RedisClusterNode = Service & {
   readonly address: string;
 };
 
-export interface RedisCluster {
-  readonly nodes: readonly RedisClusterNode[];
-  /** The seed list for `REDIS_CLUSTER_NODES`: every node, `127.0.0.1:port,…`. */
-  readonly seeds: string;
-  /** `redis-cli -p port …` against one node; resolves with its output, trimmed. */
-  cli(port: number, ...args: string[]): Promise<string>;
-  /** The node that owns a key's slot now (asks the cluster; follows failovers). */
-  ownerOf(key: string): Promise<RedisClusterNode>;
-  /** The replicas of a master, as the master itself lists them. */
-  replicasOf(master: RedisClusterNode): Promise<RedisClusterNode[]>;
-  /**
-   * Moves the slot of `key` to another master the way an operator reshards: `SETSLOT … IMPORTING`
-   * on the target, `MIGRATING` on the owner, `MIGRATE` of its keys, then `SETSLOT … NODE` on
-   * every master. Returns the old owner and the new one.
-   */
-  moveSlot(key: string): Promise<{ from: RedisClusterNode; to: RedisClusterNode }>;
-  /** Waits until every running node reports `cluster_state:ok` and every slot has a master. */
-  waitUntilHealthy(timeoutMs?: number): Promise<void>;
-  stop(): Promise<void>;
-}
-
 /** `CLUSTER NODES`, one node a line: its id, port, flags, master's id, link state, slots. */
 function parseNodes(clusterNodes: string) {
   return clusterNodes.split('\n').map((line) => {
@@ -108,7 +87,7 @@ interface RedisServiceOptions {
   settings?: Record<string, string>;
 }
 
-export async function startRedisCluster(options: RedisClusterOptions = {}): Promise<RedisCluster> {
+export async function startRedisCluster(options: RedisClusterOptions = {}) {
   const masters = options.masters ?? 3;
   const replicasPerMaster = options.replicasPerMaster ?? 1;
   if (!Number.isInteger(masters) || masters < 3) {
@@ -138,6 +117,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     ),
   );
 
+  /** `redis-cli -p port …` against one node; resolves with its output, trimmed. */
   const cli = async (port: number, ...args: string[]) => {
     const { stdout } = await run(redisCli, ['-h', '127.0.0.1', '-p', String(port), ...args], {
       timeout: 10_000,
@@ -145,6 +125,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     return stdout.trim();
   };
 
+  /** Waits until every running node reports `cluster_state:ok` and every slot has a master. */
   const waitUntilHealthy = async (timeoutMs = startTimeoutMs) => {
     await waitFor(
       'redis cluster healthy',
@@ -191,6 +172,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     throw error;
   }
 
+  /** The node that owns a key's slot now (asks the cluster; follows failovers). */
   const ownerOf = async (key: string) => {
     const alive = nodes.find((node) => node.isRunning);
     if (!alive) throw new Error('No Redis Cluster node is running');
@@ -203,6 +185,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     return owner;
   };
 
+  /** The replicas of a master, as the master itself lists them. */
   const replicasOf = async (master: RedisClusterNode) => {
     const id = await cli(master.port, 'cluster', 'myid');
     const ports = parseNodes(await cli(master.port, 'cluster', 'nodes'))
@@ -211,6 +194,11 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     return nodes.filter((node) => ports.includes(node.port));
   };
 
+  /**
+   * Moves the slot of `key` to another master the way an operator reshards: `SETSLOT … IMPORTING`
+   * on the target, `MIGRATING` on the owner, `MIGRATE` of its keys, then `SETSLOT … NODE` on
+   * every master. Returns the old owner and the new one.
+   */
   const moveSlot = async (key: string) => {
     const from = await ownerOf(key);
     const slot = await cli(from.port, 'cluster', 'keyslot', key);
@@ -240,7 +228,8 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   };
 
   return {
-    nodes,
+    nodes: nodes as readonly RedisClusterNode[],
+    /** The seed list for `REDIS_CLUSTER_NODES`: every node, `127.0.0.1:port,…`. */
     seeds: nodes.map((node) => node.address).join(','),
     cli,
     ownerOf,
@@ -250,3 +239,5 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     stop,
   };
 }
+
+export type RedisCluster = Awaited<ReturnType<typeof startRedisCluster>>;

@@ -1,10 +1,10 @@
 /** What the bench's scenarios (slow reader, reconnect storm, connect cost) share: one shape. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { intOption, percentile } from '@taco/harness';
+import { intOption, percentile, sum } from '@taco/harness';
 import { cpus, totalmem } from 'node:os';
 
-export { intOption };
+export { intOption, sum };
 
 /** The command line's string options, by name. */
 export type Values = Partial<Record<string, string>>;
@@ -74,9 +74,6 @@ export function machine() {
     platform: `${process.platform} ${process.arch}`,
   };
 }
-
-export const sum = (values: readonly number[]): number =>
-  values.reduce((all, value) => all + value, 0);
 
 /** `record` with each value mapped by `map` (given the value and its key). */
 export const mapValues = <T, U>(record: Record<string, T>, map: (value: T, key: string) => U) =>

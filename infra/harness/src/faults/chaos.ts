@@ -10,7 +10,7 @@ import {
   redisScenario,
   slotMoveScenario,
 } from './redis';
-import { drainScenario, killScenario } from './replica';
+import { replicaScenario } from './replica';
 import { slowConsumerScenario } from './slow-reader';
 import { type ChaosOptions, type ScenarioResult } from './verdict';
 
@@ -44,8 +44,8 @@ export async function runChaos(
   try {
     const scenarios: Array<[string, () => Promise<ScenarioResult>]> = [
       ['fuzz', () => fuzzScenario(cluster, options)],
-      ['replica SIGKILL', () => killScenario(cluster, options)],
-      ['replica SIGTERM', () => drainScenario(cluster, options)],
+      ['replica SIGKILL', () => replicaScenario(cluster, options, 'SIGKILL')],
+      ['replica SIGTERM', () => replicaScenario(cluster, options, 'SIGTERM')],
       ['Redis restart', () => redisScenario(cluster, options, 0, 'Redis restart (AOF)')],
       [
         'Redis down',

@@ -44,10 +44,7 @@ export async function redisScenario(
   await waitFor(
     'a message after recovery reaching everyone',
     () => allHold(all, 'after the outage'),
-    {
-      timeoutMs: 10_000,
-      intervalMs: 50,
-    },
+    { timeoutMs: 10_000, intervalMs: 50 },
   );
   return verdict(cluster, label, room, all, [`Redis down for ${downMs} ms`]);
 }

@@ -3,7 +3,8 @@ import { CloseCode } from '@taco/protocol';
 import { type Cluster } from '../cluster';
 import { type ChaosOptions, type ScenarioResult, underFault, verdict } from './verdict';
 
-async function replicaScenario(
+/** SIGKILL: its members come back through nginx; SIGTERM: it drains, they move at once. */
+export async function replicaScenario(
   cluster: Cluster,
   options: ChaosOptions,
   signal: 'SIGKILL' | 'SIGTERM',
@@ -29,11 +30,3 @@ async function replicaScenario(
   await victim.restart();
   return result;
 }
-
-/** SIGKILL one replica while everyone chats; its members come back through nginx. */
-export const killScenario = (cluster: Cluster, options: ChaosOptions) =>
-  replicaScenario(cluster, options, 'SIGKILL');
-
-/** SIGTERM one replica: it drains with 1012 and its members move at once. */
-export const drainScenario = (cluster: Cluster, options: ChaosOptions) =>
-  replicaScenario(cluster, options, 'SIGTERM');

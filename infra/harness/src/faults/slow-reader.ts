@@ -33,15 +33,6 @@ export interface SlowReaderSettings {
   bodyBytes: number;
 }
 
-/** Before the attack, during it, and the cool-down after it. */
-export type SlowReaderPhase = 'idle' | 'attack' | 'after';
-
-/** What a phase measured: the replica's RSS every 250 ms, and the members' latency histogram. */
-export interface SlowReaderSamples {
-  rss: number[];
-  histogram: number[];
-}
-
 export interface SlowReaderFigures {
   sent: number;
   received: number;
@@ -52,7 +43,11 @@ export interface SlowReaderFigures {
   /** Per attacker socket the room heard gone: from its open, and from its cut, to gone. */
   openToGoneMs: number[];
   cutToGoneMs: number[];
-  phases: Record<SlowReaderPhase, SlowReaderSamples>;
+  /**
+   * Before the attack, during it, and the cool-down after it: the replica's RSS every 250 ms, and
+   * the members' latency histogram.
+   */
+  phases: Record<'idle' | 'attack' | 'after', { rss: number[]; histogram: number[] }>;
 }
 
 const cutsOf = (replica: ReplicaHandle) =>
@@ -67,7 +62,7 @@ export async function slowReaderAttack(
 ) {
   const { attackSeconds, idleSeconds, attackers, rate, bodyBytes } = settings;
   log(`  without attackers: ${idleSeconds} s, then the attack: ${attackSeconds} s`);
-  const samples = (): SlowReaderSamples => ({ rss: [], histogram: emptyHistogram() });
+  const samples = () => ({ rss: [] as number[], histogram: emptyHistogram() });
   const phases = { idle: samples(), attack: samples(), after: samples() };
   let phase = phases.idle;
   const tokens = new Map<string, Promise<string>>();
@@ -193,8 +188,6 @@ function summarize(figures: SlowReaderFigures, log: (line: string) => void) {
   const mib = (bytes: number) => round(bytes / 2 ** 20);
   const idleRss = median(idle.rss);
   const attackRss = Math.max(...attack.rss);
-  const spread = (values: number[]) =>
-    values.length > 0 ? { median: median(values), max: Math.max(...values) } : null;
   const summary = {
     rssIdleMiB: mib(idleRss),
     rssAttackMaxMiB: mib(attackRss),
@@ -209,10 +202,10 @@ function summarize(figures: SlowReaderFigures, log: (line: string) => void) {
     attackerConnectFailures: figures.attackerConnectFailures,
     cuts1013: figures.cuts1013,
     reportedGone: openToGoneMs.length,
-    openToGoneMedianMs: spread(openToGoneMs)?.median ?? null,
-    openToGoneMaxMs: spread(openToGoneMs)?.max ?? null,
-    cutToGoneMedianMs: spread(cutToGoneMs)?.median ?? null,
-    cutToGoneMaxMs: spread(cutToGoneMs)?.max ?? null,
+    openToGoneMedianMs: percentile(openToGoneMs, 50),
+    openToGoneMaxMs: percentile(openToGoneMs, 100),
+    cutToGoneMedianMs: percentile(cutToGoneMs, 50),
+    cutToGoneMaxMs: percentile(cutToGoneMs, 100),
     sent: figures.sent,
     received: figures.received,
   };

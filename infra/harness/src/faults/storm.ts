@@ -19,8 +19,8 @@ import { type MemberReport } from '../client';
 import { startCluster } from '../cluster';
 import { type ChildLifecycle, IpcPool, IpcProcess } from '../ipc-process';
 import { commandStats, commandsPer, metricValue } from '../metrics';
-import { count, emptyHistogram, merge, quantileMs as p, round } from '../probe';
-import { percentile, SCENARIO_ENV } from './verdict';
+import { count, emptyHistogram, merge, quantileMs as p, round, sum } from '../probe';
+import { lacking, messageKey, percentile, SCENARIO_ENV } from './verdict';
 
 const MEMBER_SCRIPT = resolve(__dirname, 'storm-members.ts');
 const REPLY_TIMEOUT_MS = 180_000;
@@ -106,32 +106,22 @@ export function planRooms(clients: number, run: string): StormRoom[] {
   return rooms;
 }
 
-const sum = (values: Iterable<number>) => [...values].reduce((total, value) => total + value, 0);
-const key = (message: { epoch: string; seq: number }) => `${message.epoch}|${message.seq}`;
-
 /** Lost and doubled messages: each member's list against every acknowledged message of its room. */
 export function checkLists(members: MemberReport[]) {
   const ackedByRoom = new Map<string, Map<string, string>>();
   for (const member of members) {
     const acked = ackedByRoom.get(member.room) ?? new Map<string, string>();
     ackedByRoom.set(member.room, acked);
-    for (const message of member.acked) acked.set(key(message), message.body);
+    for (const message of member.acked) acked.set(messageKey(message), message.body);
   }
-  let lost = 0;
-  let membersMissingSome = 0;
-  for (const member of members) {
-    const list = new Map(member.list.map((message) => [key(message), message.body]));
-    let missing = 0;
-    for (const [at, body] of ackedByRoom.get(member.room) ?? [])
-      if (list.get(at) !== body) missing++;
-    lost += missing;
-    if (missing > 0) membersMissingSome++;
-  }
+  const missing = members.map(
+    (member) => lacking(member, ackedByRoom.get(member.room) ?? new Map<string, string>()).length,
+  );
   return {
     acknowledged: sum([...ackedByRoom.values()].map((acked) => acked.size)),
-    lost,
+    lost: sum(missing),
     shownTwice: sum(members.map((member) => member.conflicts)),
-    membersMissingSome,
+    membersMissingSome: missing.filter((n) => n > 0).length,
   };
 }
 
@@ -336,14 +326,7 @@ export async function reconnectStorm(
       ].join('\n'),
     );
     return {
-      settings: {
-        clients,
-        rooms: rooms.length,
-        rate,
-        warmupSeconds,
-        processes: processCount,
-        bodyBytes,
-      },
+      settings: { ...settings, rooms: rooms.length },
       figures,
       probeReport,
     };

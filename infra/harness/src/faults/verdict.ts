@@ -1,6 +1,6 @@
 /** What the fault scenarios share: members, their chatter, the verdict on what users saw. */
 import { type ReconnectPolicy } from '@taco/protocol';
-import { ChatMember, readHistory } from '../client';
+import { ChatMember, type MemberReport, readHistory } from '../client';
 import { type Cluster, type ReplicaHandle } from '../cluster';
 import { sleep, waitFor } from '../wait';
 
@@ -111,25 +111,33 @@ export async function settle(all: ChatMember[], timeoutMs = 20_000): Promise<voi
   await sleep(500);
 }
 
-const key = (message: { epoch: string; seq: number }) => `${message.epoch}|${message.seq}`;
+/** A message's identity: one per `(epoch, seq)`. */
+export const messageKey = (message: { epoch: string; seq: number }) =>
+  `${message.epoch}|${message.seq}`;
+
+/** The keys of `expected` (key → body) that a member's list does not hold with that body. */
+export function lacking(member: MemberReport, expected: Map<string, string | undefined>) {
+  const held = new Map(member.list.map((message) => [messageKey(message), message.body]));
+  return [...expected].filter(([at, body]) => held.get(at) !== body).map(([at]) => at);
+}
 
 /** A room's acknowledged messages against its history and against every member's list. */
 export async function tally(baseUrl: string, room: string, all: ChatMember[]) {
   const history = await readHistory(baseUrl, room);
-  const stored = new Map(history.map((message) => [key(message), message.body]));
+  const stored = new Map(history.map((message) => [messageKey(message), message.body]));
   const copies = new Map<string, number>();
   for (const { body } of history) copies.set(body, (copies.get(body) ?? 0) + 1);
   const stats = all.map((member) => member.report());
   const acked = stats.flatMap((s) => s.acked);
   const count = (each: (s: (typeof stats)[number]) => number) =>
     stats.reduce((total, s) => total + each(s), 0);
-  const lost = new Set(acked.filter((a) => !stored.has(key(a))).map(key));
+  const lost = new Set(acked.map(messageKey).filter((at) => !stored.has(at)));
   const missingFromHistory = lost.size;
   // Every member holds each acknowledged message, once, with the body history holds.
+  const expected = new Map(acked.map((a) => [messageKey(a), stored.get(messageKey(a))]));
   const missing: string[] = [];
   for (const s of stats) {
-    const held = new Map(s.list.map((message) => [key(message), message.body]));
-    const lacks = acked.filter((a) => held.get(key(a)) !== stored.get(key(a))).map(key);
+    const lacks = lacking(s, expected);
     for (const at of lacks) lost.add(at);
     if (lacks.length > 0) missing.push(`${room}/${s.name}: ${lacks.join(',')}`);
   }
