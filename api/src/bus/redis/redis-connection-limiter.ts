@@ -3,7 +3,7 @@ import { MemoryConnectionLimiter } from '../memory/memory-connection-limiter';
 import { LuaScript } from './lua-script';
 import { type RedisConnections } from './redis-connections';
 import { SHARED_KEYS } from './redis-keys';
-import { LEASE_BATCH, type ReplicaLease } from './replica-lease';
+import { inBatches, type ReplicaLease } from './replica-lease';
 
 /**
  * Acquire (KEYS: the address's hash of counts per lease; ARGV: the lease, the cap). Returns 1
@@ -119,28 +119,20 @@ export class RedisConnectionLimiter extends ConnectionLimiter {
     const idle = [...this.indexed].filter(
       (ip) => this.local.countOf(ip) === 0 && !this.pending.has(ip) && !this.unwritten.has(ip),
     );
-    for (let start = 0; start < idle.length; start += LEASE_BATCH) {
-      const batch = idle.slice(start, start + LEASE_BATCH);
-      for (const ip of batch) this.indexed.delete(ip);
-      this.lease.index('ips', 'srem', ...batch);
-    }
+    for (const ip of idle) this.indexed.delete(ip);
+    if (idle.length > 0) this.lease.index('ips', 'srem', ...idle);
   }
 
-  private async rewrite(ips: string[], previous?: string): Promise<void> {
-    for (let start = 0; start < ips.length; start += LEASE_BATCH) {
-      await Promise.all(
-        ips.slice(start, start + LEASE_BATCH).map((ip) => this.write(ip, previous)),
-      );
-    }
+  private rewrite(ips: string[], previous?: string): Promise<void> {
+    return inBatches(ips, (batch) => Promise.all(batch.map((ip) => this.write(ip, previous))));
   }
 
   /** Takes a lapsed lease's counts out of every address it indexed. */
-  private async reap(lapsed: string, ips: string[]): Promise<void> {
-    for (let start = 0; start < ips.length; start += LEASE_BATCH) {
-      const batch = ips.slice(start, start + LEASE_BATCH);
-      await Promise.all(
+  private reap(lapsed: string, ips: string[]): Promise<void> {
+    return inBatches(ips, (batch) =>
+      Promise.all(
         batch.map((ip) => this.redis.coalesced().hdel(SHARED_KEYS.connections(ip), lapsed)),
-      );
-    }
+      ),
+    );
   }
 }

@@ -2,6 +2,7 @@ import { type Writable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { Cluster, type ClusterNode, Command, Redis, type RedisOptions } from 'ioredis';
 import { isFailingOver } from './cluster-state';
+import { roomKeys } from './redis-keys';
 
 /** How long a command may take before it fails instead of holding a client's frame. */
 const COMMAND_TIMEOUT_MS = 2000;
@@ -187,11 +188,11 @@ export class RedisConnections {
     return node;
   }
 
-  /** The master serving a channel on a cluster (`host:port`, '' while unknown); '' standalone. */
-  shardOf(channel: string): string {
+  /** The master serving a room on a cluster (`host:port`, '' while unknown); '' standalone. */
+  shardOf(room: string): string {
     const command = this.command;
     if (!(command instanceof Cluster)) return '';
-    return command.slots[new Command('spublish', [channel]).getSlot()]?.[0] ?? '';
+    return command.slots[new Command('spublish', [roomKeys(room).channel]).getSlot()]?.[0] ?? '';
   }
 
   /** Subscribes to a room channel (a shard channel on a cluster). */

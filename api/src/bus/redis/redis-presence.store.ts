@@ -19,7 +19,7 @@ import {
 } from './presence-scripts';
 import { type RedisConnections } from './redis-connections';
 import { roomKeys } from './redis-keys';
-import { LEASE_BATCH, type ReplicaLease } from './replica-lease';
+import { inBatches, type ReplicaLease } from './replica-lease';
 
 const join = new LuaScript(PRESENCE_JOIN_SCRIPT);
 const leave = new LuaScript(PRESENCE_LEAVE_SCRIPT);
@@ -189,9 +189,8 @@ export class RedisPresenceStore extends PresenceStore {
   }
 
   /** Removes a lapsed lease's members from the rooms it indexed; notes the names gone. */
-  private async reap(lapsed: string, rooms: string[]): Promise<void> {
-    for (let start = 0; start < rooms.length; start += LEASE_BATCH) {
-      const batch = rooms.slice(start, start + LEASE_BATCH);
+  private reap(lapsed: string, rooms: string[]): Promise<void> {
+    return inBatches(rooms, async (batch) => {
       const answers = await Promise.all(
         batch.map(
           (room) =>
@@ -204,6 +203,6 @@ export class RedisPresenceStore extends PresenceStore {
         const names = answers[i] ?? [];
         if (names.length > 0) this.gone.push({ room, names });
       });
-    }
+    });
   }
 }

@@ -139,7 +139,7 @@ export class RedisRoomSubscriptions {
         // Per master (one standalone): the room last heard from, probed when that is `checkMs` ago.
         const latest = new Map<string, [string, RoomFeed]>();
         for (const entry of this.feeds) {
-          const shard = this.redis.shardOf(roomKeys(entry[0]).channel);
+          const shard = this.redis.shardOf(entry[0]);
           const known = latest.get(shard);
           if (!known || entry[1].heardAt > known[1].heardAt) latest.set(shard, entry);
         }

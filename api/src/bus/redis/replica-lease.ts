@@ -33,7 +33,17 @@ const reapedScript = new LuaScript(LEASE_REAPED_SCRIPT);
 /** Lapsed leases taken from one renewal at most; the rest wait for the next. */
 const LAPSED_PER_RENEWAL = 8;
 /** Index entries written, or reaped, at once. */
-export const LEASE_BATCH = 64;
+const LEASE_BATCH = 64;
+
+/** Runs `each` over `items` a batch of `LEASE_BATCH` at a time, one batch after the other. */
+export async function inBatches<T>(
+  items: readonly T[],
+  each: (batch: T[]) => Promise<unknown>,
+): Promise<void> {
+  for (let start = 0; start < items.length; start += LEASE_BATCH) {
+    await each(items.slice(start, start + LEASE_BATCH));
+  }
+}
 
 /**
  * A new lease: an integer from 2^50 to 2^53 (exact as a double, and far beyond any time in ms, so
@@ -155,9 +165,7 @@ export class ReplicaLease {
     const entries = [...(this.holders.get(name)?.held() ?? [])];
     const key = SHARED_KEYS.leaseIndex(name, this.id);
     try {
-      for (let start = 0; start < entries.length; start += LEASE_BATCH) {
-        await this.redis.coalesced().sadd(key, ...entries.slice(start, start + LEASE_BATCH));
-      }
+      await inBatches(entries, (batch) => this.redis.coalesced().sadd(key, ...batch));
     } catch (error) {
       this.stale.add(name);
       throw error;
