@@ -29,10 +29,10 @@ module.exports = {
     '^@taco/protocol$': '<rootDir>/../protocol/src/index.ts',
     '^@taco/protocol/testing$': '<rootDir>/../protocol/src/testing/growth.ts',
     '^@taco/protocol/e2e-crypto$': '<rootDir>/../protocol/src/e2e-crypto.ts',
-    // `import.meta.env` does not exist under Jest; every import of app/config goes through `../app/config`.
-    '^(\\.\\./)+app/config$': '<rootDir>/test/config.ts',
+    // `import.meta.env` does not exist under Jest; every import of common/config goes through `../common/config`.
+    '^(\\.\\./)+common/config$': '<rootDir>/test/config.ts',
     // The lazily loaded pages and the room's chat view, loaded at once (see test/pages.ts).
-    '^(\\./|(\\.\\./)+app/)pages$': '<rootDir>/test/pages.ts',
+    '^(\\./|(\\.\\./)+features/)pages$': '<rootDir>/test/pages.ts',
     '^\\./chatRoomChunk$': '<rootDir>/test/chatRoomChunk.ts',
   },
 };

@@ -7,8 +7,8 @@ import { BrowserRouter } from 'react-router-dom';
 import { persistStore } from 'redux-persist';
 import { PersistGate } from 'redux-persist/integration/react';
 import { App } from './app/App';
-import { flushWhenPageHides } from './app/persistence';
-import { shareCredentialsAcrossTabs } from './app/sharedCredentials';
+import { flushWhenPageHides } from './features/roomAuth/persistence';
+import { shareCredentialsAcrossTabs } from './features/roomAuth/sharedCredentials';
 import { makeStore } from './app/store';
 import { requestNotificationPermission } from './socket/notifications';
 

@@ -1,6 +1,6 @@
-import type { AppConfig } from '../src/app/config';
+import type { AppConfig } from '../src/common/config';
 
-/** Stands in for `src/app/config.ts` under Jest, where `import.meta.env` does not exist. */
+/** Stands in for `src/common/config.ts` under Jest, where `import.meta.env` does not exist. */
 export const config: AppConfig = {
   buildVersion: 'test-1',
   apiOrigin: 'http://localhost',

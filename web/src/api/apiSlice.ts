@@ -1,5 +1,5 @@
 import { createApi, fetchBaseQuery } from '@reduxjs/toolkit/query/react';
-import { config } from '../app/config';
+import { config } from '../common/config';
 
 /** The one RTK Query API of the client; features inject their endpoints into it. */
 export const apiSlice = createApi({

@@ -1,8 +1,7 @@
 import { Route, Routes } from 'react-router-dom';
-import { AccountPage } from '../features/account/AccountPage';
 import { NotFoundPage } from './NotFoundPage';
 import { AppLayout } from './AppLayout';
-import { CreateRoomPage, RoomPage } from './pages';
+import { AccountPage, CreateRoomPage, RoomPage } from '../features/pages';
 
 /** Routes: `/` (exact) Create Room, `/a` My Account, `/r/:room_id` a chat room. */
 export function App() {

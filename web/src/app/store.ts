@@ -26,7 +26,7 @@ import { roomSettingsSlice } from '../features/roomSettings/roomSettingsSlice';
 import { typingSlice } from '../features/typing/typingSlice';
 import { defaultSocketDeps, type SocketDeps } from '../socket/socketDeps';
 import { createSocketMiddleware } from '../socket/socketMiddleware';
-import { localStorageAdapter, makePersistConfig } from './persistence';
+import { localStorageAdapter, makePersistConfig } from '../features/roomAuth/persistence';
 
 /** The reducers; `storage` keeps the slices persisted apart from `persist:root`. */
 export function makeRootReducer(storage: Storage) {

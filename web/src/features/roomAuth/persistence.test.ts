@@ -1,19 +1,19 @@
 import { persistStore } from 'redux-persist';
-import { memoryStorage } from '../../test/memoryStorage';
-import { refuseStorage } from '../../test/refusedStorage';
-import { PROTOTYPE_ROOM_IDS } from '../../test/prototypeNames';
-import { renamed, roomCreated } from '../features/chat/chatActions';
+import { memoryStorage } from '../../../test/memoryStorage';
+import { refuseStorage } from '../../../test/refusedStorage';
+import { PROTOTYPE_ROOM_IDS } from '../../../test/prototypeNames';
+import { renamed, roomCreated } from '../chat/chatActions';
 import {
   NOTIFY_PREFS_STORAGE_KEY,
   notifyModeChosen,
   selectNotifyMode,
-} from '../features/notifyPrefs/notifyPrefsSlice';
+} from '../notifyPrefs/notifyPrefsSlice';
 import {
   RECENT_ROOMS_MAX,
   type RoomAuthState,
   selectRecentRooms,
   selectRoomAuth,
-} from '../features/roomAuth/roomAuthSlice';
+} from './roomAuthSlice';
 import {
   flushWhenPageHides,
   localStorageAdapter,
@@ -24,8 +24,8 @@ import {
   PERSIST_VERSION,
   versionNumber,
 } from './persistence';
-import { makeStore } from './store';
-import { keyOf } from '../common/keyed';
+import { makeStore } from '../../app/store';
+import { keyOf } from '../../common/keyed';
 
 const record = (rejectionCount: number) => ({
   roomID: 'teal-otter',

@@ -1,7 +1,7 @@
 import { isSameUserName } from '@taco/protocol';
-import { keyOf } from '../common/keyed';
-import { credentialsShared, renameRequested } from '../features/chat/chatActions';
-import { type RoomAuthState } from '../features/roomAuth/roomAuthSlice';
+import { keyOf } from '../../common/keyed';
+import { credentialsShared, renameRequested } from '../chat/chatActions';
+import { type RoomAuthState } from './roomAuthSlice';
 import { PERSIST_STORAGE_KEY } from './persistence';
 
 interface Store {

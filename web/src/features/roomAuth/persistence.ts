@@ -1,7 +1,7 @@
 import type { PersistConfig, PersistedState, Persistor, Storage } from 'redux-persist';
-import { type RoomAuthState, withRejectionsReset } from '../features/roomAuth/roomAuthSlice';
-import { config } from '../app/config';
-import { withStorage } from '../common/browserStorage';
+import { type RoomAuthState, withRejectionsReset } from './roomAuthSlice';
+import { config } from '../../common/config';
+import { withStorage } from '../../common/browserStorage';
 
 /** Persisted client state: redux-persist's key prefix, the root key and the restore time-out. */
 export const PERSIST_KEY_PREFIX = 'persist:';

@@ -1,11 +1,11 @@
-import { authenticated, ROOM } from '../../test/openRoom';
-import { memoryStorage } from '../../test/memoryStorage';
-import { PROTOTYPE_ROOM_IDS } from '../../test/prototypeNames';
-import { renamed } from '../features/chat/chatActions';
-import { nameRefused, selectRoomAuth, unauthorized } from '../features/roomAuth/roomAuthSlice';
+import { authenticated, ROOM } from '../../../test/openRoom';
+import { memoryStorage } from '../../../test/memoryStorage';
+import { PROTOTYPE_ROOM_IDS } from '../../../test/prototypeNames';
+import { renamed } from '../chat/chatActions';
+import { nameRefused, selectRoomAuth, unauthorized } from './roomAuthSlice';
 import { shareCredentialsAcrossTabs, type TabChannel } from './sharedCredentials';
-import { makeStore } from './store';
-import { keyOf } from '../common/keyed';
+import { makeStore } from '../../app/store';
+import { keyOf } from '../../common/keyed';
 
 /** A `persist:root` value holding one record for the room. */
 function persisted(name: string, token: string, authenticated = true) {
