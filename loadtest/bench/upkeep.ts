@@ -1,9 +1,10 @@
 /**
  * Idle upkeep (`--only upkeep`): what quiet members cost a stack of 2 replicas and Redis once they
- * have settled: members joined as the web client joins, a warm-up (replica CPU keeps falling for
- * about two minutes after joins), a window with every member silent, one with every member sending
- * the web client's heartbeat, spread evenly, and once they left and a settle, the stack alone
- * (baseline) over as long a window.
+ * have settled: members joined as the web client joins, a warm-up, a window with every member
+ * silent, one with every member sending the web client's heartbeat, spread evenly, and once they
+ * left and a settle, the stack alone (baseline) over as long a window.
+ * The warm-up (150 s) outlasts V8's memory reducer: up to three compacting collections after the
+ * joins grew the heap, started at the latest 100 s after the last full one (a one-off, not upkeep).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PING_INTERVAL_MS } from '@taco/protocol';
