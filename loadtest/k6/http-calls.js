@@ -47,8 +47,7 @@ export async function credentials(room, name) {
 
 /**
  * The `path` to open a socket of `room` with: the token in it, or (SOCKET_AUTH=ticket) a new
- * single-use ticket; null when the ticket call failed (counted in chat_ticket_failures, tagged
- * with its `status`).
+ * single-use ticket; null when the ticket call failed (chat_ticket_failures, by `status`).
  */
 export async function socketPath(room, token) {
   if (SOCKET_AUTH === 'token') return { path: ApiPath.roomSocket(room, token) };

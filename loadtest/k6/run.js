@@ -27,10 +27,7 @@ export const metrics = {
   heartbeatsMissed: new Counter('chat_heartbeats_missed'),
 };
 
-/**
- * A script's options: its one scenario, `name`, and the thresholds every script has (a failed one
- * makes k6 exit non-zero) with `extraThresholds` added.
- */
+/** A script's options: its one scenario, `name`; every script's thresholds and `extraThresholds`. */
 export function scriptOptions(name, scenario, extraThresholds) {
   return {
     summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'],
@@ -102,9 +99,8 @@ export function checkLength(what, name, max = USER_NAME_MAX_LENGTH) {
 }
 
 /**
- * Room sizes between `min` and `max` (inclusive) adding up to `people`: as many rooms as the
- * average size gives, each at least `min`, the rest spread at random. Fewer people than `min`:
- * one room of all of them.
+ * Room sizes between `min` and `max` (inclusive) adding up to `people`: as many rooms as the average
+ * size gives, each at least `min`, the rest spread at random (fewer than `min`: one room of all).
  */
 export function roomSizes(people, min, max) {
   if (people <= min) return [people];

@@ -28,11 +28,7 @@ export type PageWeight = { path: string; assets: string[] } & Record<keyof typeo
  * What the first load of `path` transfers in JS and CSS, per encoding: the same-origin JS and CSS
  * a cold browser fetches until the network is idle, each fetched again with each Accept-Encoding.
  */
-export async function pageWeight(
-  browser: Browser,
-  origin: string,
-  path: string,
-): Promise<PageWeight> {
+export async function pageWeight(browser: Browser, origin: string, path: string) {
   // A page of its own browser context (an empty cache); closing the page closes the context.
   const page = await browser.newPage();
   const urls = new Set<string>();
