@@ -4,16 +4,15 @@
 //
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e PROFILE=smoke loadtest/k6/chat.js
 /* global __ENV, __VU, __ITER */
-import { envNumber, MAX_MEMBER_RATE, PROFILE, TIMING } from './config.js';
-import { checkSession, scriptOptions } from './chat-metrics.js';
-import { between, newPlan, roomSizes, roundRobin, sleep } from './plan.js';
+import { envCount, MAX_MEMBER_RATE, PROFILE, TIMING } from './config.js';
+import { between, newPlan, roomSizes, roundRobin, scriptOptions, sleep } from './run.js';
 import { FINISH_MAX_MS, Member } from './member.js';
 
 const C = PROFILE.chat;
-const VUS = envNumber('VUS', C.vus, { min: 1, integer: true });
-const ROOM_MIN = envNumber('ROOM_MIN', C.roomSize.min, { min: 1, integer: true });
-const ROOM_MAX = Math.max(ROOM_MIN, envNumber('ROOM_MAX', C.roomSize.max, { integer: true }));
-const MESSAGES = envNumber('MESSAGES', C.messagesPerSession, { min: 1, integer: true });
+const VUS = envCount('VUS', C.vus);
+const ROOM_MIN = envCount('ROOM_MIN', C.roomSize.min);
+const ROOM_MAX = Math.max(ROOM_MIN, envCount('ROOM_MAX', C.roomSize.max, 0));
+const MESSAGES = envCount('MESSAGES', C.messagesPerSession);
 // k6 checks the stage durations before the run starts: a bad -e DURATION never runs.
 const HOLD = __ENV.DURATION || C.hold;
 
@@ -65,6 +64,6 @@ export default async function (plan) {
       await member.send(i === MESSAGES);
     }
   }
-  checkSession('chat', await member.finish());
+  await member.finish();
   await sleep(between(C.pauseBetweenSessionsMs.min, C.pauseBetweenSessionsMs.max));
 }

@@ -16,7 +16,6 @@ export const MAX_MEMBER_RATE = 0.8 * RATE_LIMITS.messagesPerSecond;
 /** Two messages of one member never go out closer together than the api's refill interval. */
 export const MIN_SEND_GAP_MS = 1000 / RATE_LIMITS.messagesPerSecond;
 
-/** `-e PROFILE=smoke|load|stress` (default load). */
 const PROFILES = WORKLOADS.k6.profiles;
 export const PROFILE_NAME = envChoice('PROFILE', Object.keys(PROFILES), 'load');
 export const PROFILE = PROFILES[PROFILE_NAME];
@@ -26,9 +25,8 @@ export const BASE_URL = (__ENV.BASE_URL || 'http://localhost:8080').replace(/\/+
 export const WS_URL = BASE_URL.replace(/^http/, 'ws');
 
 /**
- * How a socket authenticates: `token` (the room token in its URL) or `ticket` (a single-use
- * ticket from `POST /api/room/:room_id/ticket` for every socket, as the web client does, so a
- * proxy's log never holds the token; one more HTTP call and Redis round trip per connect).
+ * How a socket authenticates: `token` (the room token in its URL) or `ticket` (a single-use ticket
+ * per socket, as the web client does: no token in a proxy's log, one more call per connect).
  */
 export const SOCKET_AUTH = envChoice('SOCKET_AUTH', ['token', 'ticket'], 'token');
 export const TICKET_CALL = 'POST /api/room/:room_id/ticket';
@@ -43,6 +41,10 @@ export function envNumber(name, fallback, { min = 0, integer = false } = {}) {
   }
   return value;
 }
+
+/** A whole number ≥ `min` from `-e NAME=…`, or `fallback` (envNumber). */
+export const envCount = (name, fallback, min = 1) =>
+  envNumber(name, fallback, { min, integer: true });
 
 /** `-e NAME=…`, one of `choices`, or `fallback`; anything else stops the run. */
 export function envChoice(name, choices, fallback) {

@@ -7,14 +7,13 @@
 /* global __VU */
 import { Counter } from 'k6/metrics';
 import { poissonGaps } from './arrivals.js';
-import { envChoice, envNumber, MAX_MEMBER_RATE, PROFILE, TIMING } from './config.js';
-import { checkSession, oncePerVu, scriptOptions } from './chat-metrics.js';
-import { newPlan, sleep } from './plan.js';
+import { envChoice, envCount, envNumber, MAX_MEMBER_RATE, PROFILE, TIMING } from './config.js';
+import { newPlan, oncePerVu, scriptOptions, sleep } from './run.js';
 import { FINISH_MAX_MS, Member } from './member.js';
 
 const F = PROFILE.fanout;
-const ROOMS = envNumber('ROOMS', F.rooms, { min: 1, integer: true });
-const MEMBERS = envNumber('MEMBERS', F.members, { min: 2, integer: true });
+const ROOMS = envCount('ROOMS', F.rooms);
+const MEMBERS = envCount('MEMBERS', F.members, 2);
 const RATE = envNumber('RATE', F.roomMessagesPerSecond, { min: 0.1 });
 const HOLD_S = envNumber('HOLD', F.holdSeconds, { min: 1 });
 const JOIN_TIMEOUT_MS = envNumber('JOIN_TIMEOUT_MS', F.joinTimeoutMs, { min: 1000 });
@@ -22,12 +21,9 @@ const JOIN_TIMEOUT_MS = envNumber('JOIN_TIMEOUT_MS', F.joinTimeoutMs, { min: 100
 const JOIN_SPREAD_MS = Math.min(JOIN_TIMEOUT_MS / 2, envNumber('JOIN_SPREAD_MS', F.joinSpreadMs));
 /** `fixed` (evenly spaced) or `poisson` (exponential gaps from SEED and the sender's index). */
 const ARRIVALS = envChoice('ARRIVALS', ['fixed', 'poisson'], 'fixed');
-const SEED = envNumber('SEED', 1, { integer: true });
+const SEED = envCount('SEED', 1, 0);
 /** Enough senders that none sends faster than the api lets one connection send. */
-const SENDERS = Math.max(
-  envNumber('SENDERS', F.senders, { min: 1, integer: true }),
-  Math.ceil(RATE / MAX_MEMBER_RATE - 1e-9),
-);
+const SENDERS = Math.max(envCount('SENDERS', F.senders), Math.ceil(RATE / MAX_MEMBER_RATE - 1e-9));
 if (SENDERS > MEMBERS) {
   throw new Error(
     `fanout: RATE=${RATE} needs ${SENDERS} senders at ${MAX_MEMBER_RATE}/s each, ` +
@@ -90,5 +86,5 @@ export default async function (plan) {
       barrierTimeouts.add(1, { at: 'end' });
     }
   }
-  checkSession('fanout', await member.finish());
+  await member.finish();
 }

@@ -4,17 +4,14 @@
 import http from 'k6/http';
 import { ApiPath } from './protocol.js';
 import { BASE_URL, SOCKET_AUTH, TICKET_CALL, TIMING } from './config.js';
-import { metrics } from './chat-metrics.js';
-import { jittered, parseJson, sleep } from './plan.js';
+import { jittered, metrics, parseJson, sleep } from './run.js';
 
 /**
- * POST `path` with `params`: the response (status 0 when none came) and, as `value`, the string
- * `field` of its JSON when the status is `ok`, else null.
+ * POST `path` with `params`: the response (status 0 when none came: k6 resolves, never rejects)
+ * and, as `value`, the string `field` of its JSON when the status is `ok`, else null.
  */
 async function post(path, body, params, ok, field) {
-  const res = await http
-    .asyncRequest('POST', `${BASE_URL}${path}`, body, { ...params, timeout: '10s' })
-    .catch((error) => ({ status: 0, headers: {}, body: String(error) }));
+  const res = await http.asyncRequest('POST', BASE_URL + path, body, { ...params, timeout: '10s' });
   const value = res.status === ok ? parseJson(res.body)?.[field] : null;
   return { res, value: typeof value === 'string' ? value : null };
 }
@@ -50,8 +47,7 @@ export async function credentials(room, name) {
 
 /**
  * The `path` to open a socket of `room` with: the token in it, or (SOCKET_AUTH=ticket) a new
- * single-use ticket; null when the ticket call failed (counted in chat_ticket_failures, tagged
- * with its `status`).
+ * single-use ticket; null when the ticket call failed (chat_ticket_failures, by `status`).
  */
 export async function socketPath(room, token) {
   if (SOCKET_AUTH === 'token') return { path: ApiPath.roomSocket(room, token) };

@@ -1,5 +1,7 @@
 // `Member`: one chat participant as one state machine, from credentials to leaving, that behaves
 // as the web client does and accounts exactly for what it should have received.
+import { check } from 'k6';
+import exec from 'k6/execution';
 import { clearTimeout, setTimeout } from 'k6/timers';
 import { WebSocket } from 'k6/websockets';
 import {
@@ -11,9 +13,8 @@ import {
   HISTORY_REQUEST_COUNT,
 } from './protocol.js';
 import { BODY_BYTES, MIN_SEND_GAP_MS, TIMING, WS_URL } from './config.js';
-import { metrics } from './chat-metrics.js';
 import { credentials, socketPath } from './http-calls.js';
-import { checkLength, jittered, parseJson, parseProbe, probeBody, sleep } from './plan.js';
+import { checkLength, jittered, metrics, parseJson, parseProbe, probeBody, sleep } from './run.js';
 
 const { RateLimited, Unavailable, EmptyMessage, TooLong, BadFrame } = ErrorCode;
 /** Error codes that answer a message frame. */
@@ -120,12 +121,10 @@ export class Member {
     if (this.gone) return this.wake();
     const { path, status } = await socketPath(this.room, this.token);
     if (this.gone) return undefined;
-    if (path !== null) return this.openAt(path);
-    this.onClose(status === 401 ? CloseCode.Unauthorized : undefined);
-    return this.wake();
-  }
-
-  openAt(path) {
+    if (path === null) {
+      this.onClose(status === 401 ? CloseCode.Unauthorized : undefined);
+      return this.wake();
+    }
     const ws = new WebSocket(`${WS_URL}${path}`, null, {
       tags: { name: 'WS /api/room/:room_id/ws' },
     });
@@ -147,6 +146,7 @@ export class Member {
     // k6 reports every close with a code other than 1000 as an error event too; onclose counts.
     ws.onerror = () => {};
     ws.onclose = current((event) => this.onClose(event.code));
+    return undefined;
   }
 
   /**
@@ -336,7 +336,7 @@ export class Member {
   async finish() {
     if (!this.joinedOnce) {
       this.close();
-      return { joined: false };
+      return checkSession(false);
     }
     const unsettled = () => this.pending.size - this.unattributedErrors;
     await this.waitUntil(() => unsettled() <= 0 || this.gone, TIMING.drainMs);
@@ -363,11 +363,9 @@ export class Member {
       }
     }
     const lost = missing + Math.max(0, silent);
-    let [othersInWindow, fromOthers] = [0, 0];
-    for (let seq = this.base + 1; seq <= end; seq += 1) {
-      othersInWindow += this.ownSeqs.has(seq) ? 0 : 1;
-      fromOthers += this.ownSeqs.has(seq) || !this.seqs.has(seq) ? 0 : 1;
-    }
+    // Own seqs are all delivered or fetched: every seq of the window still missing is another's.
+    const own = [...this.ownSeqs].filter((seq) => seq > this.base && seq <= end).length;
+    const othersMissing = end - this.base > own ? this.missingUpTo(end) : null;
     // Always add, so the metric is in the summary (as 0) even when nothing was lost.
     metrics.lost.add(lost);
     if (lost > 0) {
@@ -379,6 +377,23 @@ export class Member {
     const unechoed = Math.max(0, unsettled());
     this.close();
     await this.waitUntil(() => this.ws === null || this.ws.readyState === 3, 2000); // CLOSED
-    return { joined: true, missing, unechoed, othersInWindow, fromOthers };
+    return checkSession(true, unechoed, missing, othersMissing);
+  }
+}
+
+/**
+ * Records a finished member's checks, named after the scenario: it joined; if so, every own message
+ * came back, every message of the window arrived and (unless none was another's: `othersMissing`
+ * null) the other members' messages arrived.
+ */
+function checkSession(joined, unechoed = 0, missing = 0, othersMissing = null) {
+  const at = exec.scenario.name;
+  check(null, {
+    [`${at}: joined the room`]: () => joined,
+    [`${at}: every own message came back`]: () => unechoed === 0,
+    [`${at}: every message in the window arrived`]: () => missing === 0,
+  });
+  if (othersMissing !== null) {
+    check(null, { [`${at}: received the other members' messages`]: () => othersMissing === 0 });
   }
 }

@@ -6,24 +6,20 @@
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e CONNECTIONS=2000 -e HOLD=600 loadtest/k6/soak.js
 /* global __VU */
 import { clearInterval, setInterval } from 'k6/timers';
-import { envNumber, MAX_MEMBER_RATE, PROFILE, SLO, TIMING } from './config.js';
-import { checkSession, oncePerVu, scriptOptions } from './chat-metrics.js';
-import { between, newPlan, sleep } from './plan.js';
+import { envCount, envNumber, MAX_MEMBER_RATE, PROFILE, SLO, TIMING } from './config.js';
+import { between, newPlan, oncePerVu, scriptOptions, sleep } from './run.js';
 import { FINISH_MAX_MS, Member } from './member.js';
 
 const S = PROFILE.soak;
-const CONNECTIONS = envNumber('CONNECTIONS', S.connections, { min: 1, integer: true });
-const PER_VU = Math.min(
-  CONNECTIONS,
-  envNumber('CONNECTIONS_PER_VU', S.connectionsPerVu, { min: 1, integer: true }),
-);
+const CONNECTIONS = envCount('CONNECTIONS', S.connections);
+const PER_VU = Math.min(CONNECTIONS, envCount('CONNECTIONS_PER_VU', S.connectionsPerVu));
 const VUS = Math.ceil(CONNECTIONS / PER_VU);
-const ROOM_SIZE = envNumber('ROOM_SIZE', S.roomSize, { min: 1, integer: true });
+const ROOM_SIZE = envCount('ROOM_SIZE', S.roomSize);
 const ROOMS = Math.ceil(CONNECTIONS / ROOM_SIZE);
 const RAMP_MS = 1000 * envNumber('RAMP', S.rampSeconds, { min: 0 });
 const HOLD_MS = 1000 * envNumber('HOLD', S.holdSeconds, { min: 1 });
 const HEARTBEAT_MS = envNumber('HEARTBEAT_MS', S.heartbeatMs, { min: 1000 });
-const MAX_UNEXPECTED_CLOSES = envNumber('MAX_UNEXPECTED_CLOSES', 0, { integer: true });
+const MAX_UNEXPECTED_CLOSES = envCount('MAX_UNEXPECTED_CLOSES', 0, 0);
 if (S.messageEveryMs.min < 1000 / MAX_MEMBER_RATE) {
   throw new Error(`soak: messageEveryMs.min must be at least ${1000 / MAX_MEMBER_RATE} ms`);
 }
@@ -63,7 +59,7 @@ async function connection(plan, index) {
     await sleep(stopAt - Date.now());
     clearInterval(heartbeats);
   }
-  checkSession('soak', await member.finish());
+  await member.finish();
 }
 
 export default async function (plan) {

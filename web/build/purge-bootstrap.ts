@@ -5,35 +5,20 @@ import type { Plugin } from 'postcss';
 
 /** The stylesheet PurgeCSS trims: Bootstrap's. The app's own stylesheets pass untouched. */
 const BOOTSTRAP = /[\\/]styles[\\/]bootstrap\.scss(\?|$)/;
-const TEST_FILE = /\.test\.tsx?$/;
-/** Files whose `var(--…)` may read a Bootstrap custom property. */
-const STYLED_FILE = /\.(s?css|tsx?|html)$/;
-const VAR_READ = /var\(\s*(--[\w-]+)/g;
 /**
  * Props of the components in `src/components/ui.tsx` that become classes: `variant="danger"` →
- * `btn-danger`, `alert-danger` or `text-danger` (Spinner); `size="sm"` → `btn-sm`.
+ * `btn-danger`, `alert-danger` or `text-danger` (Spinner); `size="sm"` → `btn-sm` (Bootstrap has
+ * no `alert-` or `text-` size classes for the other two names to keep).
  */
-const PROP_CLASSES = /\b(variant|size)=\{?["'`]([a-z-]+)["'`]/g;
-const PROP_PREFIXES: Record<string, readonly string[]> = {
-  variant: ['btn', 'alert', 'text'],
-  size: ['btn'],
-};
+const PROP_CLASSES = /\b(?:variant|size)=\{?["'`]([a-z-]+)["'`]/g;
 
 /** PurgeCSS's default extractor (every word), plus the classes the `variant`/`size` props make. */
-export function extractClasses(source: string): string[] {
+function extractClasses(source: string): string[] {
   const words: string[] = source.match(/[\w-]+/g) ?? [];
-  for (const [, prop = '', value] of source.matchAll(PROP_CLASSES)) {
-    for (const prefix of PROP_PREFIXES[prop] ?? []) words.push(`${prefix}-${value}`);
+  for (const [, value] of source.matchAll(PROP_CLASSES)) {
+    words.push(`btn-${value}`, `alert-${value}`, `text-${value}`);
   }
   return words;
-}
-
-/** The custom properties the client's own styles and components read with `var()`, tests aside. */
-export function sourceVarReads(dir: string): string[] {
-  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' });
-  const styled = files.filter((file) => STYLED_FILE.test(file) && !TEST_FILE.test(file));
-  const text = styled.map((file) => readFileSync(join(dir, file), 'utf8')).join('\n');
-  return [...new Set([...text.matchAll(VAR_READ)].map(([, name = '']) => name))];
 }
 
 /**
@@ -42,12 +27,19 @@ export function sourceVarReads(dir: string): string[] {
  * custom properties nothing reads (neither a rule that stays nor the app's own styles).
  */
 export function purgeBootstrap(root: string): Plugin {
+  // The custom properties the app's own styles and components read, tests aside.
+  const files = readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' });
+  const styled = files.filter(
+    (file) => /\.(s?css|tsx?|html)$/.test(file) && !/\.test\./.test(file),
+  );
+  const text = styled.map((file) => readFileSync(join(root, 'src', file), 'utf8')).join('\n');
+  const varReads = [...text.matchAll(/var\(\s*(--[\w-]+)/g)].map(([, name = '']) => name);
   const purge = purgeCss({
     content: [`${root}/src/**/*.{ts,tsx}`, `${root}/index.html`],
     skippedContentGlobs: [`${root}/src/**/*.test.{ts,tsx}`],
     defaultExtractor: extractClasses,
     variables: true,
-    safelist: { variables: sourceVarReads(join(root, 'src')) },
+    safelist: { variables: [...new Set(varReads)] },
   }) as Plugin;
   return {
     postcssPlugin: 'taco-purge-bootstrap',

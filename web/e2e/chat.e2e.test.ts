@@ -124,7 +124,7 @@ describe('Taco Chat in a real browser against the real server', () => {
     await alice.waitForTimeout(400);
     await snap(alice, '08-share-toast');
     const copied = await alice.evaluate(() => navigator.clipboard.readText());
-    expect(copied).toBe(`${server().origin}/r/${room}`);
+    expect(copied).toBe(`${server().url}/r/${room}`);
     await alice
       .getByText('Your link has been copied to your clipboard.')
       .waitFor({ state: 'hidden', timeout: STEP_MS });

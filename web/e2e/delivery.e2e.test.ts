@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { freePorts } from '@taco/harness';
+import { DEFAULT_WEB_DIST as WEB_DIST, freePorts } from '@taco/harness';
 import {
   BROTLI_BUDGET,
   GZIP_BUDGET,
@@ -11,7 +11,7 @@ import {
   type PageWeight,
   transfer,
 } from './page-weight';
-import { launchBrowser, ServerProcess, WEB_DIST } from './support';
+import { launchBrowser, ServerProcess } from './support';
 
 // Bytes only: they are the same on every run. The first paint under throttling is timing, which
 // `npm run measure:page` reports instead of a test asserting it.
@@ -27,7 +27,7 @@ beforeAll(async () => {
   await server.start();
   browser = await launchBrowser();
   for (const path of MEASURED_PAGES) {
-    weights.set(path, await pageWeight(browser, server.origin, path));
+    weights.set(path, await pageWeight(browser, server.url, path));
   }
 });
 
@@ -61,7 +61,7 @@ describe('Delivery of the page (the built client from the api)', () => {
 
   it('serves the page itself uncached, so a new build is picked up at once', async () => {
     for (const path of MEASURED_PAGES) {
-      const page = await transfer(`${server.origin}${path}`, 'br');
+      const page = await transfer(`${server.url}${path}`, 'br');
       expect(page.status).toBe(200);
       expect(page.headers['cache-control']).toBe('no-cache');
     }
@@ -74,7 +74,7 @@ describe('Delivery of the page (the built client from the api)', () => {
       expect(readFileSync(join(WEB_DIST, 'assets', file), 'utf8')).not.toContain(
         'sourceMappingURL',
       );
-      const map = await transfer(`${server.origin}/assets/${file}.map`, 'identity');
+      const map = await transfer(`${server.url}/assets/${file}.map`, 'identity');
       expect(map.status).toBe(404);
     }
   });
@@ -86,7 +86,7 @@ describe('Delivery of the page (the built client from the api)', () => {
     const hash = createHash('sha256')
       .update(inline[0] ?? '')
       .digest('base64');
-    const page = await transfer(`${server.origin}/`, 'identity');
+    const page = await transfer(`${server.url}/`, 'identity');
     const scriptSrc = /script-src ([^;]*)/.exec(String(page.headers['content-security-policy']));
     expect(scriptSrc?.[1]?.split(' ')).toEqual(["'self'", `'sha256-${hash}'`]);
   });
@@ -96,7 +96,7 @@ describe('Delivery of the page (the built client from the api)', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.route(/\/assets\/RoomPage-[^/]*\.js$/, (route) => route.fulfill({ status: 404 }));
-    await page.goto(`${server.origin}/r/teal-otter`);
+    await page.goto(`${server.url}/r/teal-otter`);
     const alert = page.getByRole('alert');
     await alert.getByText('This page could not be shown').waitFor();
     await page.getByRole('link', { name: 'My Account' }).waitFor();

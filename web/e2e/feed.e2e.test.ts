@@ -39,7 +39,7 @@ function say(socket: WebSocket, body: string): void {
 
 /** A participant without a browser: credentials over HTTP, then a plain WebSocket. */
 async function cliParticipant(name: string): Promise<WebSocket> {
-  const response = await fetch(`${server().origin}/api/room/${room}`, {
+  const response = await fetch(`${server().url}/api/room/${room}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ sender_id: name }),

@@ -90,7 +90,7 @@ describe('A room on a laptop and a phone', () => {
     await header.getByRole('button', { name: 'Share' }).click();
     await bob.getByText('Your link has been copied to your clipboard.').waitFor();
     expect(await bob.evaluate(() => navigator.clipboard.readText())).toBe(
-      `${server().origin}/r/${room}`,
+      `${server().url}/r/${room}`,
     );
     await snap(bob, 'room-01-phone-header-share');
     // On a laptop the sidebar has them; the header does not repeat them.
@@ -294,7 +294,7 @@ describe('A room on a laptop and a phone', () => {
 
     await alice.getByRole('button', { name: 'Room menu' }).click();
     await alice.getByRole('menuitem', { name: 'Leave room' }).click();
-    await alice.waitForURL(`${server().origin}/`);
+    await alice.waitForURL(`${server().url}/`);
     await alice.getByRole('button', { name: 'Create Room' }).waitFor();
     expect(await alice.getByRole('region', { name: 'Rooms you were in' }).count()).toBe(0);
     // On the phone the participants are in the drawer.
@@ -316,7 +316,7 @@ describe('A room on a laptop and a phone', () => {
     await joinRoom(first, room, 'Alice');
     await first.goto('/');
     const count = async () => {
-      const answer = await fetch(`${server().origin}/api/room/${room}`);
+      const answer = await fetch(`${server().url}/api/room/${room}`);
       return ((await answer.json()) as { participants: number }).participants;
     };
     for (let i = 0; i < 50 && (await count()) > 0; i++) await first.waitForTimeout(100);

@@ -1,12 +1,8 @@
 /** The built server and the browser, for the browser suites and web/scripts/measure-page.ts. */
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
-import { httpStatus, Service } from '@taco/harness';
-
-export const REPO = resolve(__dirname, '../..');
-export const SERVER_MAIN = join(REPO, 'api/dist/main.js');
-export const WEB_DIST = join(REPO, 'web/dist');
+import { API_ENTRY, DEFAULT_WEB_DIST, httpStatus, REPO_ROOT, Service } from '@taco/harness';
 
 /** The real built server as a child process; `start()` (again, after `stop()`) waits until ready. */
 export class ServerProcess extends Service {
@@ -15,9 +11,9 @@ export class ServerProcess extends Service {
     super({
       name: 'server',
       command: process.execPath,
-      args: [SERVER_MAIN],
-      cwd: REPO,
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WEB_DIST },
+      args: [API_ENTRY],
+      cwd: REPO_ROOT,
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WEB_DIST: DEFAULT_WEB_DIST },
       output: 'quiet',
       port,
       url: origin,
@@ -26,12 +22,8 @@ export class ServerProcess extends Service {
     });
   }
 
-  get origin(): string {
-    return this.url;
-  }
-
   override async start(): Promise<void> {
-    for (const path of [SERVER_MAIN, join(WEB_DIST, 'index.html')]) {
+    for (const path of [API_ENTRY, join(DEFAULT_WEB_DIST, 'index.html')]) {
       if (!existsSync(path)) throw new Error(`${path} is missing: run \`npm run build\` first`);
     }
     await super.start().catch((error: unknown) => {

@@ -34,7 +34,7 @@ export function runK6Smoke(compose: ComposeProject, out: string) {
   );
 }
 
-/** The k6 chat script's own metrics (loadtest/k6/chat-metrics.js) in its summary, kept for CI. */
+/** The k6 chat script's own metrics (loadtest/k6/run.js) in its summary, kept for CI. */
 export function k6Figures(out: string, code: number, stdout: string, stderr: string) {
   if (!existsSync(join(out, 'summary.json'))) {
     throw new Error(
@@ -46,7 +46,7 @@ export function k6Figures(out: string, code: number, stdout: string, stderr: str
   const summary = JSON.parse(summaryText) as {
     metrics: Record<string, Record<string, number> | undefined>;
   };
-  // The scripts' own metrics (loadtest/k6/chat-metrics.js), never k6's human output.
+  // The scripts' own metrics (loadtest/k6/run.js), never k6's human output.
   const metric = (name: string) => summary.metrics[name] ?? {};
   const latency = metric('chat_delivery_latency');
   const k6 = {

@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { REPO } from '../support';
+import { REPO_ROOT as REPO } from '@taco/harness';
 
 export const SCREENSHOTS = join(REPO, 'artifacts/screenshots');
 /** Screenshots of the app's states that are committed, to be looked at in review. */

@@ -76,7 +76,7 @@ export function serverAndBrowser(): { server: () => ServerProcess; browser: Brow
     if (!server) throw new Error('The suite’s server is not started');
     return server;
   };
-  const browser = new BrowserSuite(() => current().origin);
+  const browser = new BrowserSuite(() => current().url);
   beforeAll(async () => {
     const [port = 0] = await freePorts(1);
     server = new ServerProcess(port);

@@ -1,10 +1,72 @@
-// The run plan (called from setup() only: readiness, run id, rooms, room sizes and seating),
-// small timing helpers, and the latency probe carried in message bodies.
+// What the scripts and their members share: the metrics every script records under the same
+// names (their meaning: loadtest/README.md, "Metrics and thresholds"), the options and thresholds
+// every script has, the run plan (setup() only: readiness, run id, rooms, sizes and seating), small
+// timing helpers, and the latency probe carried in message bodies.
 /* global __ENV */
 import http from 'k6/http';
+import { Counter, Trend } from 'k6/metrics';
 import { setTimeout } from 'k6/timers';
-import { BASE_URL, PROFILE_NAME } from './config.js';
+import { BASE_URL, PROFILE_NAME, SLO, SOCKET_AUTH, TICKET_CALL } from './config.js';
 import { NAME_MIN_LENGTH, ROOM_NAME_MAX_LENGTH, USER_NAME_MAX_LENGTH } from './protocol.js';
+
+export const metrics = {
+  sent: new Counter('chat_messages_sent'),
+  received: new Counter('chat_messages_received'),
+  lost: new Counter('chat_messages_lost'),
+  duplicated: new Counter('chat_messages_duplicated'),
+  recovered: new Counter('chat_messages_recovered'),
+  epochChanges: new Counter('chat_epoch_changes'),
+  deliveryLatency: new Trend('chat_delivery_latency', true),
+  connectLatency: new Trend('chat_connect_latency', true),
+  errorFrames: new Counter('chat_error_frames'),
+  unexpectedCloses: new Counter('chat_unexpected_closes'),
+  reconnects: new Counter('chat_reconnects'),
+  credentialFailures: new Counter('chat_credential_failures'),
+  ticketFailures: new Counter('chat_ticket_failures'),
+  heartbeatRtt: new Trend('chat_heartbeat_rtt', true),
+  heartbeatsMissed: new Counter('chat_heartbeats_missed'),
+};
+
+/** A script's options: its one scenario, `name`; every script's thresholds and `extraThresholds`. */
+export function scriptOptions(name, scenario, extraThresholds) {
+  return {
+    summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'],
+    // Every system tag except `url`: socket URLs carry the room token, which must not land in
+    // metrics outputs (and would give every socket its own time series).
+    systemTags: (
+      'proto subproto status method name group check error error_code tls_version scenario ' +
+      'service expected_response'
+    ).split(' '),
+    setupTimeout: '30s',
+    scenarios: { [name]: scenario },
+    thresholds: {
+      chat_messages_lost: ['count==0'],
+      chat_messages_received: ['count>0'],
+      chat_messages_duplicated: ['count==0'],
+      chat_delivery_latency: [`p(95)<${SLO.p95Ms}`, `p(99)<${SLO.p99Ms}`],
+      chat_connect_latency: [`p(95)<${SLO.connectP95Ms}`, `p(99)<${SLO.connectP99Ms}`],
+      chat_error_frames: ['count==0'],
+      // Listed on its own so a rate-limited run says so by name in the summary.
+      'chat_error_frames{code:rate_limited}': ['count==0'],
+      chat_unexpected_closes: ['count==0'],
+      chat_credential_failures: ['count==0'],
+      chat_ticket_failures: ['count==0'],
+      // With tickets, every socket opened with one (so the summary shows how many calls).
+      ...(SOCKET_AUTH === 'ticket' ? { [`http_reqs{name:${TICKET_CALL}}`]: ['count>0'] } : {}),
+      checks: ['rate>0.99'],
+      ...extraThresholds,
+    },
+  };
+}
+
+/** One iteration per VU, stopped after `maxMs` (fanout.js, soak.js). */
+export const oncePerVu = (vus, maxMs) => ({
+  executor: 'per-vu-iterations',
+  vus,
+  iterations: 1,
+  maxDuration: `${Math.ceil(maxMs / 1000)}s`,
+  gracefulStop: '10s',
+});
 
 /**
  * Fails when BASE_URL is not a ready Taco Chat; else the run id (`-e RUN_ID=…`, or new), `rooms`
@@ -37,9 +99,8 @@ export function checkLength(what, name, max = USER_NAME_MAX_LENGTH) {
 }
 
 /**
- * Room sizes between `min` and `max` (inclusive) adding up to `people`: as many rooms as the
- * average size gives, each at least `min`, the rest spread at random. Fewer people than `min`:
- * one room of all of them.
+ * Room sizes between `min` and `max` (inclusive) adding up to `people`: as many rooms as the average
+ * size gives, each at least `min`, the rest spread at random (fewer than `min`: one room of all).
  */
 export function roomSizes(people, min, max) {
   if (people <= min) return [people];
