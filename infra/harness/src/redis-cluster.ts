@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { baseEnvironment, redisServerArgs } from './environment';
+import { baseEnvironment, REDIS_CONF } from './environment';
 import { findExecutable, type OutputMode, requireExecutables, Service } from './managed-process';
 import { freeClusterPorts, redisPing, waitFor } from './wait';
 
@@ -58,7 +58,10 @@ function mastersBySlot(clusterNodes: string): { port: number; from: number; to: 
     );
 }
 
-/** `redis-server` with the repository's redis.conf on a loopback port and folder of its own. */
+/**
+ * `redis-server` with the repository's redis.conf, overridden for one loopback port and folder
+ * (AOF on, no RDB snapshots, 256 MB at most), and by `settings`.
+ */
 export function redisService(
   name: string,
   port: number,
@@ -69,7 +72,19 @@ export function redisService(
   return new Service({
     name,
     command: findExecutable('redis-server'),
-    args: redisServerArgs(port, dir, settings),
+    args: [
+      REDIS_CONF,
+      ...Object.entries({
+        port: String(port),
+        bind: '127.0.0.1',
+        'protected-mode': 'yes',
+        dir,
+        appendonly: 'yes',
+        save: '',
+        maxmemory: '256mb',
+        ...settings,
+      }).flatMap(([setting, value]) => [`--${setting}`, value]),
+    ],
     cwd: dir,
     env: baseEnvironment(),
     output,
@@ -83,7 +98,7 @@ export function redisService(
 interface RedisServiceOptions {
   output?: OutputMode;
   startTimeoutMs?: number;
-  /** Settings beyond redis.conf and `redisServerArgs`' (`--name value` each). */
+  /** Settings beyond those (`--name value` each). */
   settings?: Record<string, string>;
 }
 
