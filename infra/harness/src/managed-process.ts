@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { waitFor, type WaitOptions } from './wait';
@@ -176,7 +176,7 @@ export function requireExecutables(names: readonly string[], debianPackage?: str
 
 /**
  * Follows a log file a process writes (nginx's error log) and hands each new line to `onLine`,
- * polling every `intervalMs` until `stop()`.
+ * looking every `intervalMs` until `stop()`.
  */
 export function followFile(
   path: string,
@@ -194,11 +194,11 @@ export function followFile(
     partial = lines.pop() ?? '';
     for (const line of lines) onLine(line);
   };
-  const timer = setInterval(poll, intervalMs);
-  timer.unref();
+  poll();
+  watchFile(path, { interval: intervalMs, persistent: false }, poll);
   return {
     stop: () => {
-      clearInterval(timer);
+      unwatchFile(path, poll);
       poll();
     },
   };

@@ -60,13 +60,19 @@ function mastersBySlot(clusterNodes: string): { port: number; from: number; to: 
 
 /**
  * `redis-server` with the repository's redis.conf, overridden for one loopback port and folder
- * (AOF on, no RDB snapshots, 256 MB at most), and by `settings`.
+ * (AOF on, no RDB snapshots, 256 MB at most), and by `settings` (`--name value` each).
  */
 export function redisService(
   name: string,
   port: number,
   dir: string,
-  { output = 'quiet', startTimeoutMs = 30_000, settings = {} }: RedisServiceOptions = {},
+  {
+    output = 'quiet',
+    startTimeoutMs = 30_000,
+    settings = {},
+  }: Pick<RedisClusterOptions, 'output' | 'startTimeoutMs'> & {
+    settings?: Record<string, string>;
+  } = {},
 ): Service {
   mkdirSync(dir, { recursive: true });
   return new Service({
@@ -93,13 +99,6 @@ export function redisService(
     ready: () => redisPing(port),
     startTimeoutMs,
   });
-}
-
-interface RedisServiceOptions {
-  output?: OutputMode;
-  startTimeoutMs?: number;
-  /** Settings beyond those (`--name value` each). */
-  settings?: Record<string, string>;
 }
 
 export async function startRedisCluster(options: RedisClusterOptions = {}) {
