@@ -75,24 +75,15 @@ async function counterSum(cluster: Cluster, name: string): Promise<number> {
   return values.reduce((sum, value) => sum + value, 0);
 }
 
-/** When delivery came back: to everyone else, and the speaker's own acknowledgement. */
-interface Resumed {
-  others: number | null;
-  acknowledged: number | null;
-}
-
 /**
  * Until every member holds a message with `marker` in its body: the first one says one every
- * 200 ms (a message refused while the room's shard has no master is simply said again). `null`
- * for what did not happen within `timeoutMs`.
+ * 200 ms (a message refused while the room's shard has no master is simply said again). When
+ * delivery came back, to everyone else and as the speaker's own acknowledgement; `null` for what
+ * did not happen within `timeoutMs`.
  */
-async function deliveredAgain(
-  all: readonly ChatMember[],
-  marker: string,
-  timeoutMs: number,
-): Promise<Resumed> {
+async function deliveredAgain(all: readonly ChatMember[], marker: string, timeoutMs: number) {
   const [speaker, ...others] = all;
-  const resumed: Resumed = { others: null, acknowledged: null };
+  const resumed = { others: null as number | null, acknowledged: null as number | null };
   const deadline = Date.now() + timeoutMs;
   for (let n = 0; speaker && Date.now() < deadline; n++) {
     if (resumed.others === null && allHold(others, marker)) resumed.others = Date.now();
