@@ -51,10 +51,9 @@ export async function slowReaderAttack(
   let phase = phases.idle;
   const tokens = new Map<string, Promise<string>>();
   const open = async (name: string, onFrame: (frame: ServerFrame) => void) => {
-    if (!tokens.has(name)) tokens.set(name, credentials(replica.url, room, name));
-    const url = socketUrl(replica.url, room, {
-      token: await (tokens.get(name) as Promise<string>),
-    });
+    const token = tokens.get(name) ?? credentials(replica.url, room, name);
+    tokens.set(name, token);
+    const url = socketUrl(replica.url, room, { token: await token });
     const client = new RawClient(new WebSocket(url, { perMessageDeflate: false }), name, onFrame);
     await client.opened;
     return client;
