@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { intOption } from './environment';
-import { formatReport, runChaos, writeReport } from './faults';
+import { formatReport, runChaos, writeReport } from './faults/chaos';
 
 /** `npm run chaos`: every fault and abuse scenario, then the report. */
 const USAGE = `Usage: npm run chaos -- [--short] [--redis-wait-replicas N]

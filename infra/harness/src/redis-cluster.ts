@@ -27,12 +27,6 @@ export interface RedisClusterOptions {
   startTimeoutMs?: number;
 }
 
-/** A node of the cluster: `start()` runs it again on its port and folder, rejoining from its nodes.conf. */
-export type RedisClusterNode = Service & {
-  /** `127.0.0.1:port`. */
-  readonly address: string;
-};
-
 /** `CLUSTER NODES`, one node a line: its id, port, flags, master's id, link state, slots. */
 function parseNodes(clusterNodes: string) {
   return clusterNodes.split('\n').map((line) => {
@@ -113,23 +107,21 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
   const ownDir = options.dir === undefined;
   const root = options.dir ?? mkdtempSync(join(tmpdir(), 'taco-redis-cluster-'));
   const ports = await freeClusterPorts(masters * (1 + replicasPerMaster));
-  const nodes: RedisClusterNode[] = ports.map((port) =>
-    Object.assign(
-      redisService(`redis-${port}`, port, join(root, String(port)), {
-        output: options.output,
-        startTimeoutMs,
-        settings: {
-          'cluster-enabled': 'yes',
-          'cluster-config-file': 'nodes.conf',
-          // How long a master may be silent before its replica takes over.
-          'cluster-node-timeout': '2000',
-          // A replica that lost its master for a while may still take over (tests kill masters).
-          'cluster-replica-validity-factor': '0',
-        },
-      }),
-      { address: `127.0.0.1:${port}` },
-    ),
+  const nodes = ports.map((port) =>
+    redisService(`redis-${port}`, port, join(root, String(port)), {
+      output: options.output,
+      startTimeoutMs,
+      settings: {
+        'cluster-enabled': 'yes',
+        'cluster-config-file': 'nodes.conf',
+        // How long a master may be silent before its replica takes over.
+        'cluster-node-timeout': '2000',
+        // A replica that lost its master for a while may still take over (tests kill masters).
+        'cluster-replica-validity-factor': '0',
+      },
+    }),
   );
+  const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
 
   /** `redis-cli -p port …` against one node; resolves with its output, trimmed. */
   const cli = async (port: number, ...args: string[]) => {
@@ -177,7 +169,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
 
   try {
     await Promise.all(nodes.map((node) => node.start()));
-    const create = ['--cluster', 'create', ...nodes.map((node) => node.address)];
+    const create = ['--cluster', 'create', ...addresses];
     const replicas = ['--cluster-replicas', String(replicasPerMaster), '--cluster-yes'];
     await run(redisCli, [...create, ...replicas], { timeout: 60_000 });
     await waitUntilHealthy();
@@ -200,7 +192,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
   };
 
   /** The replicas of a master, as the master itself lists them. */
-  const replicasOf = async (master: RedisClusterNode) => {
+  const replicasOf = async (master: Service) => {
     const id = await cli(master.port, 'cluster', 'myid');
     const ports = parseNodes(await cli(master.port, 'cluster', 'nodes'))
       .filter((node) => node.flags.includes('slave') && node.master === id)
@@ -242,9 +234,10 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
   };
 
   return {
-    nodes: nodes as readonly RedisClusterNode[],
+    /** `start()` runs a node again on its port and folder, rejoining from its nodes.conf. */
+    nodes: nodes as readonly Service[],
     /** The seed list for `REDIS_CLUSTER_NODES`: every node, `127.0.0.1:port,…`. */
-    seeds: nodes.map((node) => node.address).join(','),
+    seeds: addresses.join(','),
     cli,
     ownerOf,
     replicasOf,

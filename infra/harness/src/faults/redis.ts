@@ -3,7 +3,7 @@
  * Cluster, the master of a busy room's slot killed, or the slot moved to another master.
  */
 import { ApiPath, roomKeys } from '@taco/protocol';
-import { type ChatMember } from '../client';
+import { type ChatMember } from '../client/chat-member';
 import { type Cluster } from '../cluster';
 import { metricValue } from '../metrics';
 import { type RedisCluster } from '../redis-cluster';
@@ -125,7 +125,7 @@ export async function redisMasterKillScenario(cluster: Cluster, options: ChaosOp
         { timeoutMs: 20_000, intervalMs: 100 },
       );
       notes.push(
-        `master ${owner.address} killed; its replica took over after ${Date.now() - killedAt} ms`,
+        `master 127.0.0.1:${owner.port} killed; its replica took over after ${Date.now() - killedAt} ms`,
       );
       await owner.start();
       const { others, acknowledged } = await resumed;
@@ -159,7 +159,7 @@ export async function slotMoveScenario(cluster: Cluster, options: ChaosOptions) 
     options.short ? 3000 : 8000,
     async (_, room) => {
       const { from, to } = await redis.moveSlot(roomKeys(room).log);
-      notes.push(`slot moved from ${from.address} to ${to.address}`);
+      notes.push(`slot moved from 127.0.0.1:${from.port} to 127.0.0.1:${to.port}`);
     },
   );
   const resumed = await deliveredAgain(all, 'after the slot moved', 10_000);

@@ -11,7 +11,8 @@
  */
 import { CloseCode, FrameType, type ServerFrame } from '@taco/protocol';
 import WebSocket from 'ws';
-import { credentials, RawClient, socketUrl } from '../client';
+import { credentials, socketUrl } from '../client/http';
+import { RawClient } from '../client/raw-client';
 import { type Cluster } from '../cluster';
 import { type Service } from '../managed-process';
 import { metricValue } from '../metrics';

@@ -15,7 +15,7 @@
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
-import { type MemberReport } from '../client';
+import { type MemberReport } from '../client/chat-member';
 import { startCluster } from '../cluster';
 import { type ChildLifecycle, IpcPool, IpcProcess } from '../ipc-process';
 import { commandStats, commandsPer, metricValue } from '../metrics';

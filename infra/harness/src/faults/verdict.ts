@@ -1,6 +1,6 @@
 /** What the fault scenarios share: members, their chatter, the verdict on what users saw. */
 import { type ReconnectPolicy } from '@taco/protocol';
-import { ChatMember, type MemberReport, readHistory } from '../client';
+import { ChatMember, type MemberReport, readHistory } from '../client/chat-member';
 import { type Cluster } from '../cluster';
 import { type Service } from '../managed-process';
 import { sleep, waitFor } from '../wait';
