@@ -68,31 +68,12 @@ export const API_UNAVAILABLE_BODY: ApiErrorBody = {
   message: RESTARTING_MESSAGE,
 };
 
-/** JSON for a single-quoted nginx string. */
-function singleQuotedJson(value: unknown): string {
-  const json = JSON.stringify(value);
-  if (/['\\$]/.test(json)) throw new Error(`Cannot put ${json} in a single-quoted nginx string`);
-  return json;
-}
-
-function quote(value: string): string {
-  if (/["\\$]/.test(value)) throw new Error(`Cannot put ${value} in an nginx string`);
-  return `"${value}"`;
-}
-
-function checkPath(name: string, value: string): string {
-  if (value.length === 0 || /[\s;{}"'#]/.test(value)) {
-    throw new Error(`${name} must be a path without spaces, quotes, braces, # or ; (got ${value})`);
+/** `value`, checked not to hold what would end or break the nginx string or word it goes in. */
+function checked(name: string, value: string, forbidden = /[\s;{}"'#]/): string {
+  if (value.length === 0 || forbidden.test(value)) {
+    throw new Error(`${name} cannot go in the nginx config as it is: ${value}`);
   }
   return value;
-}
-
-function workerProcesses(count: number | undefined): string {
-  if (count === undefined) return 'auto';
-  if (!Number.isInteger(count) || count < 1) {
-    throw new Error(`workerProcesses must be a whole number of at least 1 (got ${count})`);
-  }
-  return String(count);
 }
 
 /** Renders the load-balancer config from `nginx.conf.template`. */
@@ -101,31 +82,38 @@ export function renderNginxConfig(options: NginxConfigOptions): string {
   const resolve = options.resolver === undefined ? '' : ' resolve';
   const servers = options.upstreams.map(
     (address) =>
-      `${INDENT}server ${checkPath('upstream', address)} max_fails=${MAX_FAILS} fail_timeout=${FAIL_TIMEOUT}${resolve};`,
+      `${INDENT}server ${checked('upstream', address)} max_fails=${MAX_FAILS} fail_timeout=${FAIL_TIMEOUT}${resolve};`,
   );
   const values: Record<string, string> = {
     USER: options.user === undefined ? '' : `user ${options.user};`,
-    WORKER_PROCESSES: workerProcesses(options.workerProcesses),
+    WORKER_PROCESSES: checked(
+      'workerProcesses',
+      String(options.workerProcesses ?? 'auto'),
+      /^(?!auto$|[1-9]\d*$)/,
+    ),
     DAEMON: options.foreground ? 'daemon off;' : '',
-    PID_FILE: checkPath('pidFile', options.pidFile),
-    ERROR_LOG: checkPath('errorLog', options.errorLog),
-    ACCESS_LOG: checkPath('accessLog', options.accessLog),
-    TEMP_DIR: checkPath('tempDir', options.tempDir),
-    WEB_ROOT: checkPath('webRoot', options.webRoot),
-    LISTEN: checkPath('listen', options.listen),
+    PID_FILE: checked('pidFile', options.pidFile),
+    ERROR_LOG: checked('errorLog', options.errorLog),
+    ACCESS_LOG: checked('accessLog', options.accessLog),
+    TEMP_DIR: checked('tempDir', options.tempDir),
+    WEB_ROOT: checked('webRoot', options.webRoot),
+    LISTEN: checked('listen', options.listen),
     RESOLVER:
       options.resolver === undefined
         ? ''
-        : `    # Re-resolve upstream names every second while running, so scaled replicas join and leave.\n    # Shorter than the 2 s Swarm waits between dropping a task from DNS and stopping it, so in a\n    # rolling update nginx has let go of a replica before it drains and goes.\n    resolver ${checkPath('resolver', options.resolver)} valid=${RESOLVE_EVERY} ipv6=off;`,
+        : `    # Re-resolve upstream names every second while running, so scaled replicas join and leave.\n    # Shorter than the 2 s Swarm waits between dropping a task from DNS and stopping it, so in a\n    # rolling update nginx has let go of a replica before it drains and goes.\n    resolver ${checked('resolver', options.resolver)} valid=${RESOLVE_EVERY} ipv6=off;`,
     UPSTREAM_SERVERS: servers.join('\n'),
     MAX_FAILS: String(MAX_FAILS),
-    API_UNAVAILABLE_BODY: singleQuotedJson(API_UNAVAILABLE_BODY),
+    API_UNAVAILABLE_BODY: checked('body', JSON.stringify(API_UNAVAILABLE_BODY), /['\\$]/),
     FAIL_TIMEOUT,
     PROXY_HEADERS: PROXY_HEADERS.map(
       ([name, value]) => `${LOCATION_INDENT}proxy_set_header ${name} ${value};`,
     ).join('\n'),
     SECURITY_HEADERS: securityHeaders()
-      .map(([name, value]) => `${LOCATION_INDENT}add_header ${name} ${quote(value)} always;`)
+      .map(
+        ([name, value]) =>
+          `${LOCATION_INDENT}add_header ${name} "${checked(name, value, /["\\$]/)}" always;`,
+      )
       .join('\n'),
   };
   const lines = readFileSync(NGINX_TEMPLATE, 'utf8').split('\n');

@@ -3,7 +3,7 @@ import { CloseCode, FrameType, type ServerFrame } from '@taco/protocol';
 import {
   type Cluster,
   httpStatus,
-  type ReplicaHandle,
+  type Service,
   sleep,
   startCluster,
   waitFor,
@@ -40,7 +40,7 @@ describe('three replicas behind nginx, one Redis', () => {
   let cluster: Cluster;
   const clients: RawClient[] = [];
 
-  const replica = (index: number): ReplicaHandle => {
+  const replica = (index: number): Service => {
     const handle = cluster.replicas[index];
     if (!handle) throw new Error(`no replica ${index}`);
     return handle;

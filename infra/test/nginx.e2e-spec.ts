@@ -78,7 +78,7 @@ async function startNginx(
     env: { PATH: process.env.PATH },
     output: 'quiet',
   });
-  nginx.start();
+  await nginx.start();
   const base = `127.0.0.1:${port}`;
   await waitFor('nginx', async () => (await httpStatus(`http://${base}/`)) === 200, {
     timeoutMs: 10_000,

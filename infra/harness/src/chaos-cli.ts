@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { formatReport, runChaos, writeReport } from './faults';
+import { intOption } from './environment';
+import { formatReport, runChaos, writeReport } from './faults/chaos';
 
 /** `npm run chaos`: every fault and abuse scenario, then the report. */
 const USAGE = `Usage: npm run chaos -- [--short] [--redis-wait-replicas N]
@@ -21,14 +22,10 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const waitReplicas = values['redis-wait-replicas'];
-  if (waitReplicas !== undefined && !/^\d{1,2}$/.test(waitReplicas)) {
-    throw new Error(`--redis-wait-replicas must be a whole number (got "${waitReplicas}")`);
-  }
   const report = await runChaos(
     {
       short: values.short === true,
-      ...(waitReplicas === undefined ? {} : { redisWaitReplicas: Number(waitReplicas) }),
+      redisWaitReplicas: intOption('redis-wait-replicas', values['redis-wait-replicas'], 1, 0, 99),
     },
     (line) => process.stdout.write(`${line}\n`),
   );

@@ -53,12 +53,6 @@ export interface ClusterOptions {
   startTimeoutMs?: number;
 }
 
-/**
- * A replica: `url` is http://127.0.0.1:port, the replica itself (bypassing nginx); `restart()`
- * stops it if it runs, starts it again on the same port, and waits until ready.
- */
-export type ReplicaHandle = Service;
-
 /** nginx started by root drops its workers to `nobody`; they must be able to read what it serves. */
 export function nginxUser(): string | undefined {
   if (process.getuid?.() !== 0) return undefined;
@@ -70,7 +64,7 @@ export function nginxUser(): string | undefined {
  * Starts Redis, `replicas` api processes and nginx in front of them, all on loopback, in a fresh
  * temporary folder, and waits until each replica is ready and nginx answers.
  */
-export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+export async function startCluster(options: ClusterOptions = {}) {
   const replicaCount = options.replicas ?? 3;
   const useRedis = options.redis ?? true;
   if (!Number.isInteger(replicaCount) || replicaCount < 1) {
@@ -89,35 +83,16 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     throw new Error(`${webDist} has no index.html: run npm run build first`);
   }
 
-  const workDir = mkdtempSync(join(tmpdir(), 'taco-cluster-'));
-  try {
-    return await launch(workDir, webDist, replicaCount, useRedis, options);
-  } catch (error) {
-    rmSync(workDir, { recursive: true, force: true });
-    throw error;
-  }
-}
-
-async function launch(
-  workDir: string,
-  webDist: string,
-  replicaCount: number,
-  useRedis: boolean,
-  options: ClusterOptions,
-) {
   const output = options.output ?? 'quiet';
   const startTimeoutMs = options.startTimeoutMs ?? 30_000;
   const [redisPort = 0, ...replicaPorts] = await freePorts(replicaCount + 1);
+  const workDir = mkdtempSync(join(tmpdir(), 'taco-cluster-'));
+  const removeWorkDir = () => rmSync(workDir, { recursive: true, force: true });
   /** nginx's port: picked just before nginx starts (below), not while the replicas boot. */
   let port = options.port ?? 0;
 
-  // Everything nginx's workers touch must be readable by them (they run as nobody under root).
-  chmodSync(workDir, 0o755);
   const nginxDir = join(workDir, 'nginx');
   const wwwDir = join(workDir, 'www');
-  mkdirSync(join(nginxDir, 'temp'), { recursive: true });
-  cpSync(webDist, wwwDir, { recursive: true });
-
   // Redis, with the repository's redis.conf and loopback overrides: one, or a cluster of six.
   const useCluster =
     useRedis && options.redisCluster !== undefined && options.redisCluster !== false;
@@ -125,15 +100,25 @@ async function launch(
     useRedis && !useCluster
       ? redisService('redis', redisPort, join(workDir, 'redis'), { output, startTimeoutMs })
       : null;
-  // First: the replicas' REDIS_CLUSTER_NODES names its nodes (free ports of their own).
-  const redisCluster = useCluster
-    ? await startRedisCluster({
-        ...(typeof options.redisCluster === 'object' ? options.redisCluster : {}),
-        dir: join(workDir, 'redis-cluster'),
-        output,
-        startTimeoutMs,
-      })
-    : null;
+  // Until `stop` below exists, a failure removes the folder here.
+  const redisCluster = await (async () => {
+    // Everything nginx's workers touch must be readable by them (they run as nobody under root).
+    chmodSync(workDir, 0o755);
+    mkdirSync(join(nginxDir, 'temp'), { recursive: true });
+    cpSync(webDist, wwwDir, { recursive: true });
+    // First: the replicas' REDIS_CLUSTER_NODES names its nodes (free ports of their own).
+    if (!useCluster) return null;
+    const sizes = typeof options.redisCluster === 'object' ? options.redisCluster : {};
+    return startRedisCluster({
+      ...sizes,
+      dir: join(workDir, 'redis-cluster'),
+      output,
+      startTimeoutMs,
+    });
+  })().catch((error: unknown) => {
+    removeWorkDir();
+    throw error;
+  });
 
   const replicas = replicaPorts.map((replicaPort, index) => {
     const url = `http://127.0.0.1:${replicaPort}`;
@@ -165,7 +150,7 @@ async function launch(
   const accessLog = join(nginxDir, 'access.log');
   const errorLog = join(nginxDir, 'error.log');
   /** The replicas nginx's upstream lists (`route` changes it). */
-  let routed: readonly ReplicaHandle[] = replicas;
+  let routed: readonly Service[] = replicas;
   // A port picked seconds earlier may be taken meanwhile (a free port is also what the kernel
   // hands out for outgoing connections, and the replicas make many while they boot).
   const writeNginxConfig = async () => {
@@ -200,7 +185,7 @@ async function launch(
   const killAll = () => {
     const nodes = [...(redis ? [redis] : []), ...(redisCluster?.nodes ?? [])];
     for (const child of [nginx, ...replicas, ...nodes]) child.kill('SIGKILL');
-    rmSync(workDir, { recursive: true, force: true });
+    removeWorkDir();
   };
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
@@ -212,7 +197,7 @@ async function launch(
       await redisCluster?.stop();
       errorTail.stop();
       process.removeListener('exit', killAll);
-      rmSync(workDir, { recursive: true, force: true });
+      removeWorkDir();
     })();
     return stopped;
   };
@@ -223,7 +208,7 @@ async function launch(
     await redis?.start();
     await Promise.all(replicas.map((replica) => replica.start()));
     await writeNginxConfig();
-    nginx.start();
+    await nginx.start();
     await nginx.waitUntil(
       `nginx on port ${port}`,
       async () => (await httpStatus(`http://127.0.0.1:${port}/api/health/live`)) === 200,
@@ -234,7 +219,7 @@ async function launch(
     throw error;
   }
 
-  const route = async (chosen: readonly ReplicaHandle[]) => {
+  const route = async (chosen: readonly Service[]) => {
     const next = replicas.filter((replica) => chosen.some((handle) => handle.id === replica.id));
     const ids = new Set(chosen.map((handle) => handle.id));
     if (next.length === 0 || next.length !== ids.size) {
@@ -258,7 +243,7 @@ async function launch(
     /** http://127.0.0.1:port through nginx. */
     url: `http://127.0.0.1:${port}`,
     workDir,
-    replicas: replicas as readonly ReplicaHandle[],
+    replicas: replicas as readonly Service[],
     /**
      * The one Redis: `stop(signal)` (SIGTERM: Redis flushes the AOF and exits) waits for the exit;
      * `start()` runs it again on the same port and folder, so the AOF is replayed.
@@ -284,4 +269,4 @@ async function launch(
   };
 }
 
-export type Cluster = Awaited<ReturnType<typeof launch>>;
+export type Cluster = Awaited<ReturnType<typeof startCluster>>;

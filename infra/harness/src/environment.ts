@@ -4,24 +4,6 @@ import { join, resolve } from 'node:path';
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
 export const REDIS_CONF = join(REPO_ROOT, 'infra', 'redis', 'redis.conf');
 
-/**
- * `redis-server` with the repository's redis.conf, overridden for one loopback port and folder
- * (AOF on, no RDB snapshots, 256 MB at most), and by `extra` (`--name value` each).
- */
-export function redisServerArgs(port: number, dir: string, extra: Record<string, string> = {}) {
-  const settings = {
-    port: String(port),
-    bind: '127.0.0.1',
-    'protected-mode': 'yes',
-    dir,
-    appendonly: 'yes',
-    save: '',
-    maxmemory: '256mb',
-    ...extra,
-  };
-  return [REDIS_CONF, ...Object.entries(settings).flatMap(([name, value]) => [`--${name}`, value])];
-}
-
 /** The variables of this process's environment among `keys` that are set. */
 export function pickEnvironment(keys: readonly string[]): Record<string, string> {
   const set = keys.filter((key) => process.env[key] !== undefined);

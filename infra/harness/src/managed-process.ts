@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { waitFor, type WaitOptions } from './wait';
@@ -27,9 +27,10 @@ const MAX_LINES = 5000;
 
 /**
  * One child process of the cluster: started from a spec, restartable with the same spec, its
- * output kept as lines (and printed as `[name] …` in stream mode). `start` is the subclasses'.
+ * output kept as lines (and printed as `[name] …` in stream mode). `start()` resolves once it is
+ * spawned.
  */
-abstract class Supervised {
+export class ManagedProcess {
   readonly lines: string[] = [];
   private child: ChildProcess | undefined;
   private exitPromise: Promise<Exit> = Promise.resolve({ code: null, signal: null });
@@ -54,7 +55,7 @@ abstract class Supervised {
     return this.exitPromise;
   }
 
-  protected spawn(): void {
+  start(): Promise<void> {
     if (this.running) throw new Error(`${this.spec.name} is already running`);
     const child = spawn(this.spec.command, [...this.spec.args], {
       cwd: this.spec.cwd,
@@ -80,6 +81,7 @@ abstract class Supervised {
     for (const input of [child.stdout, child.stderr]) {
       if (input) createInterface({ input, crlfDelay: Infinity }).on('line', (l) => this.record(l));
     }
+    return Promise.resolve();
   }
 
   /** Adds a line as if the process had printed it (output it writes to a file, not a pipe). */
@@ -112,13 +114,6 @@ abstract class Supervised {
   }
 }
 
-/** A child process started by `start()`, which returns once it is spawned. */
-export class ManagedProcess extends Supervised {
-  start(): void {
-    this.spawn();
-  }
-}
-
 /** What a `Service` adds to its process: where it serves, and when it is ready. */
 export interface ServiceSpec extends ProcessSpec {
   port: number;
@@ -131,7 +126,7 @@ export interface ServiceSpec extends ProcessSpec {
  * A process serving on a loopback port (a replica, a Redis): `start` starts it (again, on the same
  * port and folder) and resolves once it is ready.
  */
-export class Service extends Supervised {
+export class Service extends ManagedProcess {
   readonly port: number;
   readonly url: string;
   /** The replica's id (`api-2`), the name its lines are prefixed with. */
@@ -144,8 +139,8 @@ export class Service extends Supervised {
     ({ port: this.port, url: this.url, name: this.id, cwd: this.dir } = spec);
   }
 
-  async start(): Promise<void> {
-    this.spawn();
+  override async start(): Promise<void> {
+    await super.start();
     await this.waitUntil(`${this.name} ready on port ${this.port}`, this.spec.ready, {
       timeoutMs: this.spec.startTimeoutMs,
     });
@@ -181,7 +176,7 @@ export function requireExecutables(names: readonly string[], debianPackage?: str
 
 /**
  * Follows a log file a process writes (nginx's error log) and hands each new line to `onLine`,
- * polling every `intervalMs` until `stop()`.
+ * looking every `intervalMs` until `stop()`.
  */
 export function followFile(
   path: string,
@@ -199,11 +194,11 @@ export function followFile(
     partial = lines.pop() ?? '';
     for (const line of lines) onLine(line);
   };
-  const timer = setInterval(poll, intervalMs);
-  timer.unref();
+  poll();
+  watchFile(path, { interval: intervalMs, persistent: false }, poll);
   return {
     stop: () => {
-      clearInterval(timer);
+      unwatchFile(path, poll);
       poll();
     },
   };

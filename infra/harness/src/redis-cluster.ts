@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { baseEnvironment, redisServerArgs } from './environment';
+import { baseEnvironment, REDIS_CONF } from './environment';
 import { findExecutable, type OutputMode, requireExecutables, Service } from './managed-process';
 import { freeClusterPorts, redisPing, waitFor } from './wait';
 
@@ -26,12 +26,6 @@ export interface RedisClusterOptions {
   /** Bound on each start-up wait (default 30 s). */
   startTimeoutMs?: number;
 }
-
-/** A node of the cluster: `start()` runs it again on its port and folder, rejoining from its nodes.conf. */
-export type RedisClusterNode = Service & {
-  /** `127.0.0.1:port`. */
-  readonly address: string;
-};
 
 /** `CLUSTER NODES`, one node a line: its id, port, flags, master's id, link state, slots. */
 function parseNodes(clusterNodes: string) {
@@ -58,18 +52,39 @@ function mastersBySlot(clusterNodes: string): { port: number; from: number; to: 
     );
 }
 
-/** `redis-server` with the repository's redis.conf on a loopback port and folder of its own. */
+/**
+ * `redis-server` with the repository's redis.conf, overridden for one loopback port and folder
+ * (AOF on, no RDB snapshots, 256 MB at most), and by `settings` (`--name value` each).
+ */
 export function redisService(
   name: string,
   port: number,
   dir: string,
-  { output = 'quiet', startTimeoutMs = 30_000, settings = {} }: RedisServiceOptions = {},
+  {
+    output = 'quiet',
+    startTimeoutMs = 30_000,
+    settings = {},
+  }: Pick<RedisClusterOptions, 'output' | 'startTimeoutMs'> & {
+    settings?: Record<string, string>;
+  } = {},
 ): Service {
   mkdirSync(dir, { recursive: true });
   return new Service({
     name,
     command: findExecutable('redis-server'),
-    args: redisServerArgs(port, dir, settings),
+    args: [
+      REDIS_CONF,
+      ...Object.entries({
+        port: String(port),
+        bind: '127.0.0.1',
+        'protected-mode': 'yes',
+        dir,
+        appendonly: 'yes',
+        save: '',
+        maxmemory: '256mb',
+        ...settings,
+      }).flatMap(([setting, value]) => [`--${setting}`, value]),
+    ],
     cwd: dir,
     env: baseEnvironment(),
     output,
@@ -78,13 +93,6 @@ export function redisService(
     ready: () => redisPing(port),
     startTimeoutMs,
   });
-}
-
-interface RedisServiceOptions {
-  output?: OutputMode;
-  startTimeoutMs?: number;
-  /** Settings beyond redis.conf and `redisServerArgs`' (`--name value` each). */
-  settings?: Record<string, string>;
 }
 
 export async function startRedisCluster(options: RedisClusterOptions = {}) {
@@ -99,23 +107,21 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
   const ownDir = options.dir === undefined;
   const root = options.dir ?? mkdtempSync(join(tmpdir(), 'taco-redis-cluster-'));
   const ports = await freeClusterPorts(masters * (1 + replicasPerMaster));
-  const nodes: RedisClusterNode[] = ports.map((port) =>
-    Object.assign(
-      redisService(`redis-${port}`, port, join(root, String(port)), {
-        output: options.output,
-        startTimeoutMs,
-        settings: {
-          'cluster-enabled': 'yes',
-          'cluster-config-file': 'nodes.conf',
-          // How long a master may be silent before its replica takes over.
-          'cluster-node-timeout': '2000',
-          // A replica that lost its master for a while may still take over (tests kill masters).
-          'cluster-replica-validity-factor': '0',
-        },
-      }),
-      { address: `127.0.0.1:${port}` },
-    ),
+  const nodes = ports.map((port) =>
+    redisService(`redis-${port}`, port, join(root, String(port)), {
+      output: options.output,
+      startTimeoutMs,
+      settings: {
+        'cluster-enabled': 'yes',
+        'cluster-config-file': 'nodes.conf',
+        // How long a master may be silent before its replica takes over.
+        'cluster-node-timeout': '2000',
+        // A replica that lost its master for a while may still take over (tests kill masters).
+        'cluster-replica-validity-factor': '0',
+      },
+    }),
   );
+  const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
 
   /** `redis-cli -p port …` against one node; resolves with its output, trimmed. */
   const cli = async (port: number, ...args: string[]) => {
@@ -163,7 +169,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
 
   try {
     await Promise.all(nodes.map((node) => node.start()));
-    const create = ['--cluster', 'create', ...nodes.map((node) => node.address)];
+    const create = ['--cluster', 'create', ...addresses];
     const replicas = ['--cluster-replicas', String(replicasPerMaster), '--cluster-yes'];
     await run(redisCli, [...create, ...replicas], { timeout: 60_000 });
     await waitUntilHealthy();
@@ -186,7 +192,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
   };
 
   /** The replicas of a master, as the master itself lists them. */
-  const replicasOf = async (master: RedisClusterNode) => {
+  const replicasOf = async (master: Service) => {
     const id = await cli(master.port, 'cluster', 'myid');
     const ports = parseNodes(await cli(master.port, 'cluster', 'nodes'))
       .filter((node) => node.flags.includes('slave') && node.master === id)
@@ -228,9 +234,10 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
   };
 
   return {
-    nodes: nodes as readonly RedisClusterNode[],
+    /** `start()` runs a node again on its port and folder, rejoining from its nodes.conf. */
+    nodes: nodes as readonly Service[],
     /** The seed list for `REDIS_CLUSTER_NODES`: every node, `127.0.0.1:port,…`. */
-    seeds: nodes.map((node) => node.address).join(','),
+    seeds: addresses.join(','),
     cli,
     ownerOf,
     replicasOf,

@@ -75,7 +75,7 @@ async function connectOne(replicaUrl: string, room: string, name: string): Promi
   return client;
 }
 
-export const connectCost: Scenario<'sockets' | 'members', ConnectCostReport> = {
+export const connectCost: Scenario<'sockets' | 'members', unknown> = {
   file: 'connect-cost',
   ints: { sockets: ['sockets', 4000, 40, 10, 50_000], members: ['members', 5, 5, 1, 1000] },
   flags: ['profile'],
@@ -85,8 +85,6 @@ export const connectCost: Scenario<'sockets' | 'members', ConnectCostReport> = {
 
 /** `members` per room; `profileDir`: where the replica writes its V8 CPU profile, if anywhere. */
 type ConnectCostSettings = Record<'sockets' | 'members', number> & { profileDir?: string };
-
-export type ConnectCostReport = Awaited<ReturnType<typeof connectCostScenario>>;
 
 /** Runs the connects (see the file's comment) and returns the figures. */
 export async function connectCostScenario({ sockets, members, profileDir }: ConnectCostSettings) {

@@ -8,7 +8,7 @@ import { startServer } from '../servers';
 import { withServer } from '../session';
 import { log, type Scenario, stamp } from './common';
 
-export const slowReader: Scenario<keyof SlowReaderSettings, SlowReaderReport> = {
+export const slowReader: Scenario<keyof SlowReaderSettings, unknown> = {
   file: 'slow-reader',
   ints: {
     attackSeconds: ['seconds', 60, 15, 5, 600],
@@ -18,28 +18,20 @@ export const slowReader: Scenario<keyof SlowReaderSettings, SlowReaderReport> = 
     rate: ['rate', 250, 250, 1, 5000],
     bodyBytes: ['body', 4000, 4000, 100, 4000],
   },
-  measure: slowReaderScenario,
+  /** Runs the attack on a replica of its own and returns its report. */
+  measure: (settings) => {
+    const started = Date.now();
+    const { attackers, members, rate } = settings;
+    log(`== Slow readers: ${attackers} paused attackers, ${members} members, ${rate} msg/s`);
+    return withServer(
+      () => startServer('taco', 1),
+      async ({ cluster }) => {
+        const replica = cluster?.replicas[0];
+        if (!replica?.pid) throw new Error('the replica did not start');
+        const { summary } = await slowReaderAttack(replica, 'slow-reader-room', settings, log);
+        const seconds = (Date.now() - started) / 1000;
+        return { ...stamp('slowReader'), settings, ...summary, seconds };
+      },
+    );
+  },
 };
-
-export type SlowReaderReport = Awaited<ReturnType<typeof slowReaderScenario>>;
-
-/** Runs the attack on a replica of its own and returns its report. */
-export async function slowReaderScenario(settings: SlowReaderSettings) {
-  const started = Date.now();
-  const { attackers, members, rate } = settings;
-  log(`== Slow readers: ${attackers} paused attackers, ${members} members, ${rate} msg/s`);
-  return withServer(
-    () => startServer('taco', 1),
-    async ({ cluster }) => {
-      const replica = cluster?.replicas[0];
-      if (!replica?.pid) throw new Error('the replica did not start');
-      const { summary } = await slowReaderAttack(replica, 'slow-reader-room', settings, log);
-      return {
-        ...stamp('slowReader'),
-        settings,
-        ...summary,
-        seconds: (Date.now() - started) / 1000,
-      };
-    },
-  );
-}

@@ -7,8 +7,9 @@ import { reconnectStorm, ROOM_MIN, type StormSettings } from '@taco/harness';
 import { log, type Scenario, stamp } from './common';
 
 type StormInts = Exclude<keyof StormSettings, 'rate'>;
+type StormFigures = Awaited<ReturnType<typeof reconnectStorm>>['figures'];
 
-export const storm: Scenario<StormInts, StormReport> = {
+export const storm: Scenario<StormInts, StormFigures> = {
   file: 'storm',
   ints: {
     clients: ['clients', 2000, 100, ROOM_MIN, 20_000],
@@ -17,11 +18,15 @@ export const storm: Scenario<StormInts, StormReport> = {
     bodyBytes: ['body', 200, 200, 50, 4000],
   },
   flags: ['rate'],
-  measure: (settings, values, smoke) => {
+  /** Runs the storm and returns its report: the run's settings and figures. */
+  measure: async (ints, values, smoke) => {
     const rate = Number(values.rate ?? (smoke ? 4 : 0.5));
     if (!(rate > 0 && rate <= 50))
       throw new Error(`--rate must be above 0 and at most 50 (got "${values.rate}")`);
-    return stormScenario({ ...settings, rate });
+    const started = Date.now();
+    const { settings, figures } = await reconnectStorm({ ...ints, rate }, log);
+    const seconds = (Date.now() - started) / 1000;
+    return { ...stamp('storm'), settings, ...figures, seconds };
   },
   verdict: (report) => {
     if (report.everyoneBackSeconds === null) throw new Error('storm: not every client came back');
@@ -30,17 +35,3 @@ export const storm: Scenario<StormInts, StormReport> = {
     }
   },
 };
-
-/** Runs the storm and returns its report: the run's settings and figures. */
-export async function stormScenario(settings: StormSettings) {
-  const started = Date.now();
-  const outcome = await reconnectStorm(settings, log);
-  return {
-    ...stamp('storm'),
-    settings: outcome.settings,
-    ...outcome.figures,
-    seconds: (Date.now() - started) / 1000,
-  };
-}
-
-export type StormReport = Awaited<ReturnType<typeof stormScenario>>;

@@ -58,20 +58,12 @@ export function rawRequest(
   });
 }
 
-/** A POST with a JSON body (or none), on a kept-alive connection: the status and the answer's text. */
-export async function httpPost(
-  url: string,
-  json: object | undefined,
-  headers: Record<string, string> = {},
-  timeoutMs = 30_000,
-): Promise<{ status: number; text: string }> {
-  const body = json === undefined ? '' : JSON.stringify(json);
-  const typed: Record<string, string> =
-    json === undefined ? {} : { 'content-type': 'application/json' };
+/** A POST on a kept-alive connection: the status and the answer's text. */
+async function post(url: string, headers: Record<string, string>, body = '', timeoutMs = 30_000) {
   const length = String(Buffer.byteLength(body));
   const answer = await rawRequest(url, {
     method: 'POST',
-    headers: { ...typed, 'content-length': length, ...headers },
+    headers: { 'content-length': length, ...headers },
     body,
     timeoutMs,
     keepAlive: true,
@@ -87,7 +79,8 @@ export async function credentials(
   timeoutMs?: number,
 ): Promise<string> {
   const url = `${baseUrl}${ApiPath.roomCredentials(room)}`;
-  const { status, text } = await httpPost(url, { sender_id: name }, {}, timeoutMs);
+  const json = { 'content-type': 'application/json' };
+  const { status, text } = await post(url, json, JSON.stringify({ sender_id: name }), timeoutMs);
   if (status !== 200) throw new Error(`credentials for ${name}: HTTP ${status} ${text}`);
   return (JSON.parse(text) as RoomCredentialsResponse).token;
 }
@@ -95,7 +88,7 @@ export async function credentials(
 /** `POST /api/room/:room_id/ticket`: a single-use socket ticket, or `null` on 401. */
 export async function ticket(baseUrl: string, room: string, token: string): Promise<string | null> {
   const url = `${baseUrl}${ApiPath.roomTicket(room)}`;
-  const { status, text } = await httpPost(url, undefined, { authorization: `Bearer ${token}` });
+  const { status, text } = await post(url, { authorization: `Bearer ${token}` });
   if (status === 401) return null;
   if (status !== 201) throw new Error(`ticket: HTTP ${status} ${text}`);
   return (JSON.parse(text) as RoomTicketResponse).ticket;

@@ -3,13 +3,10 @@ import { CloseCode, decodeClientFrame, FrameType } from '@taco/protocol';
 import fc from 'fast-check';
 import { type Cluster } from '../cluster';
 import { sleep, waitFor } from '../wait';
-import { type ChaosOptions, chatter, members, type ScenarioResult, verdict } from './verdict';
+import { type ChaosOptions, chatter, members, verdict } from './verdict';
 
 /** Random and mutated frames through nginx: typed errors, no crash, nothing leaked. */
-export async function fuzzScenario(
-  cluster: Cluster,
-  options: ChaosOptions,
-): Promise<ScenarioResult> {
+export async function fuzzScenario(cluster: Cluster, options: ChaosOptions) {
   const room = `chaos-fuzz-${Date.now()}`;
   const [observer, ...fuzzers] = await members(cluster.url, room, 4);
   if (!observer) throw new Error('no observer');
@@ -49,10 +46,7 @@ export async function fuzzScenario(
 }
 
 /** One member floods: it is refused and then closed with 4429; the others chat untouched. */
-export async function floodScenario(
-  cluster: Cluster,
-  options: ChaosOptions,
-): Promise<ScenarioResult> {
+export async function floodScenario(cluster: Cluster, options: ChaosOptions) {
   const room = `chaos-flood-${Date.now()}`;
   const [flooder, ...calm] = await members(cluster.url, room, 3);
   if (!flooder) throw new Error('no flooder');

@@ -4,26 +4,10 @@ import { join } from 'node:path';
 import { startCluster } from '../cluster';
 import { REPO_ROOT } from '../environment';
 import { floodScenario, fuzzScenario } from './abuse';
-import {
-  redisMasterKillScenario,
-  redisPauseScenario,
-  redisScenario,
-  slotMoveScenario,
-} from './redis';
+import { redisMasterKillScenario, redisScenario, slotMoveScenario } from './redis';
 import { replicaScenario } from './replica';
 import { slowConsumerScenario } from './slow-reader';
 import { type ChaosOptions, type ScenarioResult } from './verdict';
-
-export interface ChaosReport {
-  date: string;
-  short: boolean;
-  results: ScenarioResult[];
-  /**
-   * Crashes, acknowledged messages missing from history, refused messages found stored,
-   * duplicates shown: all must be 0.
-   */
-  passed: boolean;
-}
 
 /** Rate limits that let the scenarios' chatter through and still stop a flood. */
 const CHAOS_ENV = {
@@ -38,7 +22,7 @@ const CHAOS_ENV = {
 export async function runChaos(
   options: ChaosOptions,
   log: (line: string) => void = () => undefined,
-): Promise<ChaosReport> {
+) {
   const results: ScenarioResult[] = [];
   const cluster = await startCluster({ replicas: 3, env: CHAOS_ENV });
   try {
@@ -51,7 +35,10 @@ export async function runChaos(
         'Redis down',
         () => redisScenario(cluster, options, options.short ? 3000 : 10_000, 'Redis down'),
       ],
-      ['Redis paused', () => redisPauseScenario(cluster, options, options.short ? 3000 : 5000)],
+      [
+        'Redis paused',
+        () => redisScenario(cluster, options, options.short ? 3000 : 5000, 'Redis paused', true),
+      ],
       ['client flood', () => floodScenario(cluster, options)],
     ];
     for (const [name, run] of scenarios) {
@@ -96,12 +83,18 @@ export async function runChaos(
     date: new Date().toISOString(),
     short: options.short,
     results,
+    /**
+     * Crashes, acknowledged messages missing from history, refused messages found stored,
+     * duplicates shown: all must be 0.
+     */
     passed: results.every(
       (r) =>
         r.crashes === 0 && r.missingAcked === 0 && r.refusedStored === 0 && r.duplicatesShown === 0,
     ),
   };
 }
+
+export type ChaosReport = Awaited<ReturnType<typeof runChaos>>;
 
 const COLUMNS: [string, (r: ScenarioResult) => unknown][] = [
   ['scenario', (r) => r.scenario],

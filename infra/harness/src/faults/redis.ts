@@ -3,76 +3,63 @@
  * Cluster, the master of a busy room's slot killed, or the slot moved to another master.
  */
 import { ApiPath, roomKeys } from '@taco/protocol';
-import { type ChatMember } from '../client';
+import { type ChatMember } from '../client/chat-member';
 import { type Cluster } from '../cluster';
 import { metricValue } from '../metrics';
 import { type RedisCluster } from '../redis-cluster';
 import { httpStatus, sleep, waitFor } from '../wait';
-import { type ChaosOptions, type ScenarioResult, underFault, verdict } from './verdict';
+import { type ChaosOptions, underFault, verdict } from './verdict';
 
 /** Whether every member holds a message whose body includes `marker`. */
 const allHold = (all: readonly ChatMember[], marker: string) =>
   all.every((member) => [...member.feed.values()].some((m) => m.body.includes(marker)));
 
-/** Redis stopped (SIGTERM writes the AOF) and started again, or kept down for a while. */
+/**
+ * Redis stopped (SIGTERM writes the AOF) and started again, or kept down for `ms`; with `pause`,
+ * frozen (SIGSTOP) for `ms`, longer than a command's time limit, then let go (SIGCONT): the
+ * connections stay open, so every script sent meanwhile runs once Redis goes on. Nothing refused
+ * may be stored; what was sent is acknowledged late instead.
+ */
 export async function redisScenario(
   cluster: Cluster,
   options: ChaosOptions,
-  downMs: number,
+  ms: number,
   label: string,
-): Promise<ScenarioResult> {
+  pause = false,
+) {
   const redis = cluster.redis;
-  if (!redis) throw new Error('the cluster runs without Redis');
+  const pid = redis?.pid;
+  if (!redis || !pid) throw new Error('the cluster runs without Redis');
   const ready = async () =>
     (
       await Promise.all(cluster.replicas.map((r) => httpStatus(`${r.url}${ApiPath.healthReady}`)))
     ).every((status) => status === 200);
+  const outage = async () => {
+    if (pause) process.kill(pid, 'SIGSTOP');
+    else await redis.stop('SIGTERM');
+    await sleep(ms).finally(() => pause && process.kill(pid, 'SIGCONT'));
+    if (pause) return;
+    await redis.start();
+    await waitFor('every replica ready again', ready, { timeoutMs: 20_000, intervalMs: 100 });
+  };
   const { room, all } = await underFault(
     cluster,
-    'redis',
+    pause ? 'pause' : 'redis',
     options.short ? 4 : 10,
-    downMs + 3000,
-    async () => {
-      await redis.stop('SIGTERM');
-      await sleep(downMs);
-      await redis.start();
-      await waitFor('every replica ready again', ready, { timeoutMs: 20_000, intervalMs: 100 });
-    },
+    ms + 3000,
+    outage,
   );
-  // Delivery resumed: a message after recovery reaches everyone.
-  all[0]?.say('after the outage');
-  await waitFor(
-    'a message after recovery reaching everyone',
-    () => allHold(all, 'after the outage'),
-    { timeoutMs: 10_000, intervalMs: 50 },
-  );
-  return verdict(cluster, label, room, all, [`Redis down for ${downMs} ms`]);
-}
-
-/**
- * Redis frozen (SIGSTOP) for longer than a command's time limit, then let go (SIGCONT): the
- * connections stay open, so every script sent meanwhile runs once Redis goes on. Nothing refused
- * may be stored; what was sent is acknowledged late instead.
- */
-export async function redisPauseScenario(
-  cluster: Cluster,
-  options: ChaosOptions,
-  pauseMs: number,
-): Promise<ScenarioResult> {
-  const pid = cluster.redis?.pid;
-  if (!pid) throw new Error('the cluster runs without Redis');
-  const { room, all } = await underFault(
-    cluster,
-    'pause',
-    options.short ? 4 : 10,
-    pauseMs + 3000,
-    async () => {
-      process.kill(pid, 'SIGSTOP');
-      await sleep(pauseMs).finally(() => process.kill(pid, 'SIGCONT'));
-    },
-  );
-  await sleep(1000);
-  return verdict(cluster, 'Redis paused', room, all, [`Redis paused for ${pauseMs} ms`]);
+  if (pause) await sleep(1000);
+  else {
+    // Delivery resumed: a message after recovery reaches everyone.
+    all[0]?.say('after the outage');
+    await waitFor(
+      'a message after recovery reaching everyone',
+      () => allHold(all, 'after the outage'),
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
+  }
+  return verdict(cluster, label, room, all, [`Redis ${pause ? 'paused' : 'down'} for ${ms} ms`]);
 }
 
 function redisClusterOf(cluster: Cluster): RedisCluster {
@@ -88,24 +75,15 @@ async function counterSum(cluster: Cluster, name: string): Promise<number> {
   return values.reduce((sum, value) => sum + value, 0);
 }
 
-/** When delivery came back: to everyone else, and the speaker's own acknowledgement. */
-interface Resumed {
-  others: number | null;
-  acknowledged: number | null;
-}
-
 /**
  * Until every member holds a message with `marker` in its body: the first one says one every
- * 200 ms (a message refused while the room's shard has no master is simply said again). `null`
- * for what did not happen within `timeoutMs`.
+ * 200 ms (a message refused while the room's shard has no master is simply said again). When
+ * delivery came back, to everyone else and as the speaker's own acknowledgement; `null` for what
+ * did not happen within `timeoutMs`.
  */
-async function deliveredAgain(
-  all: readonly ChatMember[],
-  marker: string,
-  timeoutMs: number,
-): Promise<Resumed> {
+async function deliveredAgain(all: readonly ChatMember[], marker: string, timeoutMs: number) {
   const [speaker, ...others] = all;
-  const resumed: Resumed = { others: null, acknowledged: null };
+  const resumed = { others: null as number | null, acknowledged: null as number | null };
   const deadline = Date.now() + timeoutMs;
   for (let n = 0; speaker && Date.now() < deadline; n++) {
     if (resumed.others === null && allHold(others, marker)) resumed.others = Date.now();
@@ -125,10 +103,7 @@ async function deliveredAgain(
  * was promoted, when delivery resumed for every member, and how many acknowledgements could not
  * be confirmed by a Redis replica.
  */
-export async function redisMasterKillScenario(
-  cluster: Cluster,
-  options: ChaosOptions,
-): Promise<ScenarioResult> {
+export async function redisMasterKillScenario(cluster: Cluster, options: ChaosOptions) {
   const redis = redisClusterOf(cluster);
   await redis.waitUntilHealthy(30_000);
   const unconfirmedBefore = await counterSum(cluster, 'taco_unconfirmed_messages_total');
@@ -150,7 +125,7 @@ export async function redisMasterKillScenario(
         { timeoutMs: 20_000, intervalMs: 100 },
       );
       notes.push(
-        `master ${owner.address} killed; its replica took over after ${Date.now() - killedAt} ms`,
+        `master 127.0.0.1:${owner.port} killed; its replica took over after ${Date.now() - killedAt} ms`,
       );
       await owner.start();
       const { others, acknowledged } = await resumed;
@@ -174,10 +149,7 @@ export async function redisMasterKillScenario(
 }
 
 /** The slot of a busy room moved to another master (`SETSLOT`, `MIGRATE`) while everyone chats. */
-export async function slotMoveScenario(
-  cluster: Cluster,
-  options: ChaosOptions,
-): Promise<ScenarioResult> {
+export async function slotMoveScenario(cluster: Cluster, options: ChaosOptions) {
   const redis = redisClusterOf(cluster);
   const notes: string[] = [];
   const { room, all } = await underFault(
@@ -187,7 +159,7 @@ export async function slotMoveScenario(
     options.short ? 3000 : 8000,
     async (_, room) => {
       const { from, to } = await redis.moveSlot(roomKeys(room).log);
-      notes.push(`slot moved from ${from.address} to ${to.address}`);
+      notes.push(`slot moved from 127.0.0.1:${from.port} to 127.0.0.1:${to.port}`);
     },
   );
   const resumed = await deliveredAgain(all, 'after the slot moved', 10_000);

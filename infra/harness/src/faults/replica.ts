@@ -1,14 +1,14 @@
 /** A replica killed (SIGKILL) or drained (SIGTERM, close 1012) while its members chat. */
 import { CloseCode } from '@taco/protocol';
 import { type Cluster } from '../cluster';
-import { type ChaosOptions, type ScenarioResult, underFault, verdict } from './verdict';
+import { type ChaosOptions, underFault, verdict } from './verdict';
 
 /** SIGKILL: its members come back through nginx; SIGTERM: it drains, they move at once. */
 export async function replicaScenario(
   cluster: Cluster,
   options: ChaosOptions,
   signal: 'SIGKILL' | 'SIGTERM',
-): Promise<ScenarioResult> {
+) {
   const victim = signal === 'SIGKILL' ? cluster.replicas[1] : cluster.replicas[0];
   if (!victim) throw new Error('no replica');
   const { room, all } = await underFault(

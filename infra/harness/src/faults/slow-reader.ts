@@ -11,8 +11,10 @@
  */
 import { CloseCode, FrameType, type ServerFrame } from '@taco/protocol';
 import WebSocket from 'ws';
-import { credentials, RawClient, socketUrl } from '../client';
-import { type Cluster, type ReplicaHandle } from '../cluster';
+import { credentials, socketUrl } from '../client/http';
+import { RawClient } from '../client/raw-client';
+import { type Cluster } from '../cluster';
+import { type Service } from '../managed-process';
 import { metricValue } from '../metrics';
 import { emptyHistogram, probeBody, quantileMs, recordProbe, round } from '../probe';
 import { rssBytes } from '../proc-stats';
@@ -33,29 +35,12 @@ export interface SlowReaderSettings {
   bodyBytes: number;
 }
 
-export interface SlowReaderFigures {
-  sent: number;
-  received: number;
-  attackerSockets: number;
-  attackerConnectFailures: number;
-  /** taco_closes_total{code="1013"} during the attack. */
-  cuts1013: number;
-  /** Per attacker socket the room heard gone: from its open, and from its cut, to gone. */
-  openToGoneMs: number[];
-  cutToGoneMs: number[];
-  /**
-   * Before the attack, during it, and the cool-down after it: the replica's RSS every 250 ms, and
-   * the members' latency histogram.
-   */
-  phases: Record<'idle' | 'attack' | 'after', { rss: number[]; histogram: number[] }>;
-}
-
-const cutsOf = (replica: ReplicaHandle) =>
+const cutsOf = (replica: Service) =>
   metricValue(replica.url, 'taco_closes_total', { code: String(CloseCode.TryAgainLater) });
 
 /** Runs the attack on `replica` in `room` (see the file's comment) and returns what happened. */
 export async function slowReaderAttack(
-  replica: ReplicaHandle,
+  replica: Service,
   room: string,
   settings: SlowReaderSettings,
   log: (line: string) => void = () => undefined,
@@ -67,10 +52,9 @@ export async function slowReaderAttack(
   let phase = phases.idle;
   const tokens = new Map<string, Promise<string>>();
   const open = async (name: string, onFrame: (frame: ServerFrame) => void) => {
-    if (!tokens.has(name)) tokens.set(name, credentials(replica.url, room, name));
-    const url = socketUrl(replica.url, room, {
-      token: await (tokens.get(name) as Promise<string>),
-    });
+    const token = tokens.get(name) ?? credentials(replica.url, room, name);
+    tokens.set(name, token);
+    const url = socketUrl(replica.url, room, { token: await token });
     const client = new RawClient(new WebSocket(url, { perMessageDeflate: false }), name, onFrame);
     await client.opened;
     return client;
@@ -163,61 +147,49 @@ export async function slowReaderAttack(
     const cutToGoneMs = goneTimes
       .slice(0, cutTimes.length)
       .map((gone, index) => gone - (cutTimes[index] ?? gone));
-    const figures: SlowReaderFigures = {
-      sent,
-      received,
+    const mib = (bytes: number) => round(bytes / 2 ** 20);
+    const median = (values: number[]) => percentile(values, 50) ?? 0;
+    const idleRss = median(phases.idle.rss);
+    const attackRss = Math.max(...phases.attack.rss);
+    const latency = (q: number, { histogram }: typeof phase) => quantileMs(histogram, q);
+    // What the bench reports (RSS in MiB, latency in ms).
+    const summary = {
+      rssIdleMiB: mib(idleRss),
+      rssAttackMaxMiB: mib(attackRss),
+      rssAttackMedianMiB: mib(median(phases.attack.rss)),
+      rssGrowthMiB: mib(attackRss - idleRss),
+      rssAfterMiB: mib(median(phases.after.rss)),
+      p50IdleMs: latency(0.5, phases.idle),
+      p99IdleMs: latency(0.99, phases.idle),
+      p50AttackMs: latency(0.5, phases.attack),
+      p99AttackMs: latency(0.99, phases.attack),
       attackerSockets: opened,
       attackerConnectFailures: failures,
       cuts1013,
-      openToGoneMs,
-      cutToGoneMs,
-      phases,
+      reportedGone: openToGoneMs.length,
+      openToGoneMedianMs: percentile(openToGoneMs, 50),
+      openToGoneMaxMs: percentile(openToGoneMs, 100),
+      cutToGoneMedianMs: percentile(cutToGoneMs, 50),
+      cutToGoneMaxMs: percentile(cutToGoneMs, 100),
+      sent,
+      received,
     };
-    return { ...figures, summary: summarize(figures, log) };
+    const r = summary;
+    log(
+      [
+        `  RSS: ${r.rssIdleMiB} MiB without attackers, ${r.rssAttackMaxMiB} MiB at most during the attack (+${r.rssGrowthMiB} MiB), ${r.rssAfterMiB} MiB after`,
+        `  members' latency: p50 ${r.p50IdleMs} ms / p99 ${r.p99IdleMs} ms without, p50 ${r.p50AttackMs} ms / p99 ${r.p99AttackMs} ms during`,
+        `  attackers: ${r.attackerSockets} paused sockets, ${r.cuts1013} cut with 1013, ${r.reportedGone} reported gone (open → gone: median ${r.openToGoneMedianMs} ms, max ${r.openToGoneMaxMs} ms; cut → gone: median ${r.cutToGoneMedianMs} ms, max ${r.cutToGoneMaxMs} ms)`,
+      ].join('\n'),
+    );
+    // `phases`: the replica's RSS every 250 ms and the members' latency histogram, before the
+    // attack, during it, and in the cool-down after it; `cuts1013`: taco_closes_total{code="1013"}
+    // during the attack; per attacker socket the room heard gone, from its open and from its cut.
+    return { ...summary, openToGoneMs, cutToGoneMs, phases, summary };
   } finally {
     clearInterval(timer);
     for (const member of members) member.socket.terminate();
   }
-}
-
-/** The bench's figures of an attack (RSS in MiB, latency in ms), printed with `log`. */
-function summarize(figures: SlowReaderFigures, log: (line: string) => void) {
-  const { openToGoneMs, cutToGoneMs } = figures;
-  const { idle, attack, after } = figures.phases;
-  const median = (values: number[]) => percentile(values, 50) ?? 0;
-  const mib = (bytes: number) => round(bytes / 2 ** 20);
-  const idleRss = median(idle.rss);
-  const attackRss = Math.max(...attack.rss);
-  const summary = {
-    rssIdleMiB: mib(idleRss),
-    rssAttackMaxMiB: mib(attackRss),
-    rssAttackMedianMiB: mib(median(attack.rss)),
-    rssGrowthMiB: mib(attackRss - idleRss),
-    rssAfterMiB: mib(median(after.rss)),
-    p50IdleMs: quantileMs(idle.histogram, 0.5),
-    p99IdleMs: quantileMs(idle.histogram, 0.99),
-    p50AttackMs: quantileMs(attack.histogram, 0.5),
-    p99AttackMs: quantileMs(attack.histogram, 0.99),
-    attackerSockets: figures.attackerSockets,
-    attackerConnectFailures: figures.attackerConnectFailures,
-    cuts1013: figures.cuts1013,
-    reportedGone: openToGoneMs.length,
-    openToGoneMedianMs: percentile(openToGoneMs, 50),
-    openToGoneMaxMs: percentile(openToGoneMs, 100),
-    cutToGoneMedianMs: percentile(cutToGoneMs, 50),
-    cutToGoneMaxMs: percentile(cutToGoneMs, 100),
-    sent: figures.sent,
-    received: figures.received,
-  };
-  const r = summary;
-  log(
-    [
-      `  RSS: ${r.rssIdleMiB} MiB without attackers, ${r.rssAttackMaxMiB} MiB at most during the attack (+${r.rssGrowthMiB} MiB), ${r.rssAfterMiB} MiB after`,
-      `  members' latency: p50 ${r.p50IdleMs} ms / p99 ${r.p99IdleMs} ms without, p50 ${r.p50AttackMs} ms / p99 ${r.p99AttackMs} ms during`,
-      `  attackers: ${r.attackerSockets} paused sockets, ${r.cuts1013} cut with 1013, ${r.reportedGone} reported gone (open → gone: median ${r.openToGoneMedianMs} ms, max ${r.openToGoneMaxMs} ms; cut → gone: median ${r.cutToGoneMedianMs} ms, max ${r.cutToGoneMaxMs} ms)`,
-    ].join('\n'),
-  );
-  return summary;
 }
 
 /** `npm run chaos`'s slow consumer: the attack, short, on a replica of its own. */

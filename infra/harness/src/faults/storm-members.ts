@@ -4,7 +4,7 @@
  * the parent, with the bystanders' latency and this process's event-loop delay per phase.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { ChatMember } from '../client';
+import { ChatMember } from '../client/chat-member';
 import { type Handlers, openAll, serveParent } from '../ipc-process';
 import { emptyHistogram, probeBody, recordProbe } from '../probe';
 import type { StormChildMessage, StormParentMessage, StormPhase, StormRoom } from './storm';

@@ -15,7 +15,7 @@
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
-import { type MemberReport } from '../client';
+import { type MemberReport } from '../client/chat-member';
 import { startCluster } from '../cluster';
 import { type ChildLifecycle, IpcPool, IpcProcess } from '../ipc-process';
 import { commandStats, commandsPer, metricValue } from '../metrics';
@@ -47,8 +47,6 @@ export interface StormRoom {
 
 /** `warm`: before the kill; `storm`: from the kill until every member has resumed; `after`. */
 export type StormPhase = 'warm' | 'storm' | 'after';
-
-const STORM_PHASES: readonly StormPhase[] = ['warm', 'storm', 'after'];
 
 export type StormParentMessage =
   | { type: 'connect'; baseUrl: string; rooms: StormRoom[]; concurrency: number }
@@ -251,13 +249,11 @@ export async function reconnectStorm(
     const perReconnect = (calls: (member: MemberReport) => number) =>
       reconnects > 0 ? round(sum(reconnected.map(calls)) / reconnects, 2) : null;
     const resumeMs = reconnected.map((m) => (m.resumedAt.at(-1) ?? Date.now()) - killedAt);
-    const bystanders = Object.fromEntries(
-      STORM_PHASES.map((phase) => {
-        const histogram = emptyHistogram();
-        for (const each of reports) merge(histogram, each.bystanders[phase]);
-        return [phase, histogram];
-      }),
-    ) as Record<StormPhase, number[]>;
+    const bystanders = { warm: emptyHistogram(), storm: emptyHistogram() };
+    for (const each of reports) {
+      merge(bystanders.warm, each.bystanders.warm);
+      merge(bystanders.storm, each.bystanders.storm);
+    }
     // Steady traffic's share of the storm's commands, from the warm-up's rate.
     const steady = (command: string) =>
       (((killStats.get(command) ?? 0) - (warmStats.get(command) ?? 0)) * stormSeconds) /

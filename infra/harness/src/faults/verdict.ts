@@ -1,7 +1,8 @@
 /** What the fault scenarios share: members, their chatter, the verdict on what users saw. */
 import { type ReconnectPolicy } from '@taco/protocol';
-import { ChatMember, type MemberReport, readHistory } from '../client';
-import { type Cluster, type ReplicaHandle } from '../cluster';
+import { ChatMember, type MemberReport, readHistory } from '../client/chat-member';
+import { type Cluster } from '../cluster';
+import { type Service } from '../managed-process';
 import { sleep, waitFor } from '../wait';
 
 export interface ChaosOptions {
@@ -9,24 +10,6 @@ export interface ChaosOptions {
   short: boolean;
   /** `REDIS_WAIT_REPLICAS` of the Redis Cluster scenarios' replicas (default 1). */
   redisWaitReplicas?: number;
-}
-
-export interface ScenarioResult {
-  scenario: string;
-  /** Replica or Redis processes that exited without being told to, and failed expectations. */
-  crashes: number;
-  /** Acknowledged messages (own echo with a seq) missing from history afterwards. */
-  missingAcked: number;
-  /** Messages refused with an error frame (not stored, it says) that history holds afterwards. */
-  refusedStored: number;
-  /** Messages a client would have shown twice. */
-  duplicatesShown: number;
-  acked: number;
-  refused: number;
-  reconnects: number;
-  reconnectP50Ms: number | null;
-  reconnectMaxMs: number | null;
-  notes: string[];
 }
 
 /** Limits raised so a scenario measures what it is about, not the per-IP abuse limits. */
@@ -172,8 +155,8 @@ export async function verdict(
   all: ChatMember[],
   notes: string[],
   failed = 0,
-  stopped: readonly ReplicaHandle[] = [],
-): Promise<ScenarioResult> {
+  stopped: readonly Service[] = [],
+) {
   const seen = await tally(cluster.url, room, all);
   for (const member of all) member.close();
   // Replicas (and Redis) that are not running although nobody stopped them.
@@ -182,9 +165,13 @@ export async function verdict(
   ).length;
   return {
     scenario,
+    /** Replica or Redis processes that exited without being told to, and failed expectations. */
     crashes: crashed + failed,
+    /** Acknowledged messages (own echo with a seq) missing from history afterwards. */
     missingAcked: seen.missingFromHistory,
+    /** Messages refused with an error frame (not stored, it says) that history holds afterwards. */
     refusedStored: seen.refusedStored,
+    /** Messages a client would have shown twice. */
     duplicatesShown: seen.conflicts,
     acked: seen.acked,
     refused: seen.refused,
@@ -194,3 +181,5 @@ export async function verdict(
     notes,
   };
 }
+
+export type ScenarioResult = Awaited<ReturnType<typeof verdict>>;
