@@ -50,7 +50,16 @@ export function rawRequest(
         }),
       );
     });
-    call.once('error', reject);
+    call.once('error', (error: NodeJS.ErrnoException) => {
+      // The server closed an idle kept-alive connection as this request went out on it: the
+      // request was never read, so it goes again on a connection of its own (Node's documented
+      // answer, `request.reusedSocket`).
+      if (call.reusedSocket && error.code === 'ECONNRESET') {
+        rawRequest(url, { method, headers, body, timeoutMs }).then(resolve, reject);
+      } else {
+        reject(error);
+      }
+    });
     call.setTimeout(timeoutMs, () =>
       call.destroy(new Error(`${url}: no answer in ${timeoutMs} ms`)),
     );
