@@ -5,10 +5,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClusterWorkload } from '../workloads/workloads';
-import { settle } from './outcome';
 import { mapValues, sum } from './scenarios/common';
-import { openRateSession } from './run-workload';
-import { per10k, type RunSettings, type StepResult, withServer } from './session';
+import { withRateSession } from './run-workload';
+import { per10k, type RunSettings, settle, type StepResult, withServer } from './session';
 import { type RunningServer, startServer, type TacoOptions } from './servers';
 
 /** One fixed-rate step of the comparison, with its CPU split per delivery. */
@@ -60,9 +59,8 @@ async function runOn(
   workload: ClusterWorkload,
   settings: RunSettings,
 ) {
-  return withServer(start, async (server) => {
-    const session = await openRateSession(workload.rooms, server, settings);
-    try {
+  return withServer(start, (server) =>
+    withRateSession(workload.rooms, server, settings, async (session) => {
       // A silent step first: what the connected members cost with nobody sending.
       await sleep(settings.settleMs);
       settings.log('    idle (connected, nobody sending):');
@@ -80,10 +78,8 @@ async function runOn(
         if (byNode.length > 1) settings.log(line);
       }
       return { nodes: server.redisNodes().map((node) => node.name), idle, steps };
-    } finally {
-      await session.close();
-    }
-  });
+    }),
+  );
 }
 
 /**

@@ -9,9 +9,15 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchPlan, type RateWorkload } from '../workloads/workloads';
 import { runClusterComparison } from './cluster-bench';
-import { type Outcome, settle, skipped } from './outcome';
 import { runPubSubBench } from './pubsub-bench';
-import { type RunSettings, stopRunning, withServer } from './session';
+import {
+  type Outcome,
+  type RunSettings,
+  settle,
+  skipped,
+  stopRunning,
+  withServer,
+} from './session';
 import { benchReport, render, SERVER_IDS } from './report';
 import { runIdleWorkload, runRateWorkload } from './run-workload';
 import { runUpkeep } from './upkeep';

@@ -2,10 +2,9 @@
 import Table from 'cli-table3';
 import type { BenchPlan } from '../workloads/workloads';
 import type { ClusterFigures, ClusterRun } from './cluster-bench';
-import type { Outcome } from './outcome';
 import type { PubSubFigures } from './pubsub-bench';
 import { machine, sum } from './scenarios/common';
-import { DISTURBED_CORES, per10k } from './session';
+import { DISTURBED_CORES, type Outcome, per10k } from './session';
 import type { IdleFigures, RateFigures } from './run-workload';
 import { SERVER_NAMES, type ServerId } from './servers';
 import type { UpkeepFigures } from './upkeep';
@@ -153,40 +152,38 @@ function upkeepRows(results: Record<ServerId, Outcome<UpkeepFigures>>): string[]
 const ratio = (a: number | null | undefined, b: number | null | undefined) =>
   a === null || a === undefined || b === null || b === undefined || b === 0 ? null : a / b;
 
+/** Taco Chat's figure over each other server's, by figure. */
 function ratios(results: Results) {
-  const out: Record<string, { vsSocketIo: number | null; vsRaw: number | null }> = {};
-  const pair = (name: string, pick: (id: ServerId) => number | null | undefined) => {
-    out[name] = {
-      vsSocketIo: ratio(pick('taco'), pick('socketio')),
-      vsRaw: ratio(pick('taco'), pick('raw')),
-    };
-  };
-  const rated: [string, (figures: RateFigures) => number | null][] = [
-    ['delivered msg/s (higher is better)', (figures) => figures.deliveredPerSecond],
-    ['p99 at half load (lower is better)', (figures) => figures.p99MsAtHalf],
-    ['CPU per 10k deliveries (lower is better)', (figures) => figures.cpuSecondsPer10kDeliveries],
+  type Pick = [string, (id: ServerId) => number | null | undefined];
+  const picks: Pick[] = [
+    ...RATED.flatMap((key): Pick[] => {
+      const figures = (id: ServerId) => results[key][id].figures;
+      return [
+        [`${key}: delivered msg/s (higher is better)`, (id) => figures(id)?.deliveredPerSecond],
+        [`${key}: p99 at half load (lower is better)`, (id) => figures(id)?.p99MsAtHalf],
+        [
+          `${key}: CPU per 10k deliveries (lower is better)`,
+          (id) => figures(id)?.cpuSecondsPer10kDeliveries,
+        ],
+      ];
+    }),
+    [
+      'idle: memory per connection (lower is better)',
+      (id) => results.idle[id].figures?.bytesPerConnection,
+    ],
+    ...(['quiet', 'heartbeat'] as const).flatMap((key) =>
+      (['replica', 'redis'] as const).map((part): Pick => [
+        `upkeep, ${key}: ${part} CPU per 1,000 members (lower is better)`,
+        (id) => results.upkeep[id].figures?.[key][`${part}MsPerSecondPer1k`],
+      ]),
+    ),
   ];
-  for (const key of RATED) {
-    for (const [label, pick] of rated) {
-      pair(`${key}: ${label}`, (id) => {
-        const figures = results[key][id].figures;
-        return figures && pick(figures);
-      });
-    }
-  }
-  pair(
-    'idle: memory per connection (lower is better)',
-    (id) => results.idle[id].figures?.bytesPerConnection,
+  return Object.fromEntries(
+    picks.map(([name, pick]) => {
+      const vsSocketIo = ratio(pick('taco'), pick('socketio'));
+      return [name, { vsSocketIo, vsRaw: ratio(pick('taco'), pick('raw')) }];
+    }),
   );
-  for (const key of ['quiet', 'heartbeat'] as const) {
-    for (const part of ['replica', 'redis'] as const) {
-      pair(`upkeep, ${key}: ${part} CPU per 1,000 members (lower is better)`, (id) => {
-        const figures = results.upkeep[id].figures;
-        return figures?.[key][`${part}MsPerSecondPer1k`];
-      });
-    }
-  }
-  return out;
 }
 
 function clusterLines(title: string, outcome: Outcome<ClusterFigures>): string[] {

@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PING_INTERVAL_MS } from '@taco/protocol';
 import type { UpkeepWorkload } from '../workloads/workloads';
-import { openSession, type RunSettings, type StepResult } from './session';
+import { type RunSettings, type StepResult, withSession } from './session';
 import type { RunningServer } from './servers';
 
 export type UpkeepFigures = Awaited<ReturnType<typeof runUpkeep>>;
@@ -38,20 +38,15 @@ function upkeep(step: StepResult, baseline: Cores, members: number) {
   };
 }
 
-export async function runUpkeep(
-  workload: UpkeepWorkload,
-  server: RunningServer,
-  settings: RunSettings,
-) {
+export function runUpkeep(workload: UpkeepWorkload, server: RunningServer, settings: RunSettings) {
   const crowd = {
-    tag: `upkeep-${server.id}-${Date.now().toString(36)}`,
+    tag: 'upkeep',
     connections: workload.rooms * workload.members,
     members: workload.members,
     senders: 0,
     ports: server.ports.slice(0, workload.replicas),
   };
-  const session = await openSession(server, crowd, settings);
-  try {
+  return withSession(server, crowd, settings, async (session) => {
     const connected = await session.connect(true);
     settings.log(`    ${connected.ok} members joined; warm-up ${workload.warmupSeconds} s`);
     await sleep(workload.warmupSeconds * 1000);
@@ -75,7 +70,5 @@ export async function runUpkeep(
       quiet: upkeep(quiet, baseline, connected.ok),
       heartbeat: upkeep(heartbeat, baseline, connected.ok),
     };
-  } finally {
-    await session.close();
-  }
+  });
 }
