@@ -19,8 +19,7 @@ import {
   withServer,
 } from './session';
 import { benchReport, render, SERVER_IDS } from './report';
-import { runIdleWorkload, runRateWorkload } from './run-workload';
-import { runUpkeep } from './upkeep';
+import { runIdleWorkload, runRateWorkload, runUpkeep } from './run-workload';
 import {
   intOption,
   log,

@@ -12,20 +12,15 @@ import type { BenchPlan } from '../workloads/workloads';
 import { mapValues, sum } from './scenarios/common';
 import type { RunningServer } from './servers';
 
-/** How a run's sessions go: the plan's limits, and these. */
-export interface RunSettings extends Pick<
-  BenchPlan,
-  'drainMs' | 'bodyBytes' | 'clientSaturation' | 'p99LimitMs'
-> {
+/** How a run's sessions go: the plan (its limits, `loadFractions`…), and these. */
+export type RunSettings = BenchPlan & {
   clients: number;
   /** Pause after connecting (joins, subscriptions and garbage settle). */
   settleMs: number;
-  /** Fractions of the capacity found to run one step at each, after the search. */
-  loadFractions: readonly number[];
   /** Hold one rate instead of searching (for profiles and CPU comparisons at equal load). */
   fixed?: { roomRate: number; seconds: number } | undefined;
   log: (line: string) => void;
-}
+};
 
 export type StepResult = Awaited<ReturnType<Session['step']>>;
 
