@@ -10,8 +10,6 @@ import { withRateSession } from './run-workload';
 import { per10k, type RunSettings, settle, type StepResult, withServer } from './session';
 import { type RunningServer, startServer, type TacoOptions } from './servers';
 
-/** One fixed-rate step of the comparison, with its CPU split per delivery. */
-export type ClusterStep = ReturnType<typeof clusterStep>;
 /** What the connected but silent workload costs (presence refresh, pings, cluster bus). */
 type IdleCost = ReturnType<typeof idleCost>;
 export type ClusterRun = Awaited<ReturnType<typeof runOn>>;
@@ -28,6 +26,7 @@ function idleCost(step: StepResult, connections: number) {
   };
 }
 
+/** One fixed-rate step of the comparison, with its CPU split per delivery. */
 function clusterStep(step: StepResult, idle: IdleCost) {
   const micros = (seconds: number) => (seconds / step.received) * 1e6;
   const any = step.received > 0;

@@ -161,24 +161,24 @@ function runStep(
   Object.assign(state, { step, received: 0, histogram: emptyHistogram(), errors: 0 });
   Object.assign(state, { cpuAtStep: process.cpuUsage(), wallAtStep: nowMs() });
   const gapMs = 1000 / perSecond;
-  const senders = conns.filter((conn) => conn.sender);
-  const gaps = senders.map((conn) =>
-    arrivals === 'fixed'
-      ? () => gapMs
-      : poissonGaps(gapMs, seed * 100_003 + conn.id * 31 + perSecond),
-  );
-  const next = gaps.map((gap) => (arrivals === 'fixed' ? gapMs * (1 - Math.random()) : gap()));
+  const senders = conns
+    .filter((conn) => conn.sender)
+    .map((conn) => {
+      const seeded = seed * 100_003 + conn.id * 31 + perSecond;
+      const gap = arrivals === 'fixed' ? () => gapMs : poissonGaps(gapMs, seeded);
+      return { conn, gap, next: arrivals === 'fixed' ? gapMs * (1 - Math.random()) : gap() };
+    });
   let n = 0;
   return new Promise((resolve) => {
     const timer = setInterval(() => {
       const elapsed = Math.min(nowMs() - state.wallAtStep, durationMs);
-      senders.forEach((conn, i) => {
-        for (; (next[i] ?? Infinity) <= elapsed; next[i] = (next[i] ?? 0) + gaps[i]!()) {
+      for (const sender of senders) {
+        for (const { conn } = sender; sender.next <= elapsed; sender.next += sender.gap()) {
           n += 1;
           const body = probeBody(step, n, bodyBytes);
           conn.send({ type: FrameType.Message, body, client_id: `c${conn.id}-${n}` });
         }
-      });
+      }
       if (elapsed < durationMs) return;
       clearInterval(timer);
       const { cpuSeconds, wallSeconds } = counts();

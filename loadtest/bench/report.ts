@@ -46,7 +46,6 @@ const two = (a: number | null | undefined, b: number | null | undefined, digits 
   `${num(a, digits)} ${join} ${num(b, digits)}`;
 /** The workloads run on each server in turn; the first three are rate-searched. */
 const RATED = ['fanout', 'manyRooms', 'manyRoomsPoisson'] as const;
-const PER_SERVER = [...RATED, 'idle', 'upkeep'] as const;
 
 /** A text table: the first column left-aligned, the others right-aligned. */
 function textTable(title: string, head: string[], rows: string[][]): string {
@@ -290,7 +289,7 @@ export function render(report: BenchReport): string {
       ),
     );
   }
-  const errors = PER_SERVER.flatMap((key) =>
+  const errors = ([...RATED, 'idle', 'upkeep'] as const).flatMap((key) =>
     SERVER_IDS.flatMap((id) => {
       const error = results[key][id].error;
       return error === null ? [] : [`${key} / ${SERVER_NAMES[id]}: ${error}`];

@@ -98,7 +98,7 @@ let stepCounter = 0;
  * opens every connection of `crowd` (its rooms named after its tag, the server and the time),
  * `step` runs `roomRate` messages/s per room for `seconds`.
  */
-export async function openSession(server: RunningServer, tagged: Crowd, settings: RunSettings) {
+async function openSession(server: RunningServer, tagged: Crowd, settings: RunSettings) {
   const crowd = { ...tagged, tag: `${tagged.tag}-${server.id}-${Date.now().toString(36)}` };
   const script = resolve(__dirname, 'load-client.ts');
   const pool = new IpcPool<ParentMessage, ClientMessage>(script, 'load client', settings.clients);
