@@ -10,14 +10,7 @@ import { parseArgs } from 'node:util';
 import { benchPlan, type RateWorkload } from '../workloads/workloads';
 import { runClusterComparison } from './cluster-bench';
 import { runPubSubBench } from './pubsub-bench';
-import {
-  type Outcome,
-  type RunSettings,
-  settle,
-  skipped,
-  stopRunning,
-  withServer,
-} from './session';
+import { type RunSettings, settle, skipped, stopRunning, withServer } from './session';
 import { benchReport, render, SERVER_IDS } from './report';
 import { runIdleWorkload, runRateWorkload, runUpkeep } from './run-workload';
 import {
@@ -116,10 +109,7 @@ async function main(): Promise<void> {
     run: (server: RunningServer) => Promise<T>,
     only: readonly ServerId[] = SERVER_IDS,
   ) => {
-    const outcomes = { taco: skipped(), socketio: skipped(), raw: skipped() } as Record<
-      ServerId,
-      Outcome<T>
-    >;
+    const outcomes = { taco: skipped<T>(), socketio: skipped<T>(), raw: skipped<T>() };
     if (!workloads.includes(workload.id)) return outcomes;
     log(`\n== ${workload.title}`);
     for (const server of servers.filter((id) => only.includes(id))) {

@@ -50,7 +50,7 @@ export interface Outcome<T> {
   error: string | null;
 }
 
-export const skipped = (): Outcome<never> => ({ figures: null, error: null });
+export const skipped = <T = never>(): Outcome<T> => ({ figures: null, error: null });
 
 /** The figures of a run, or its error's message, written with `log` when given. */
 export async function settle<T>(
