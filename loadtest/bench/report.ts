@@ -15,18 +15,16 @@ const TOPOLOGY =
   'address each process directly by port (no nginx in the path), members spread across both. ' +
   'Server CPU = every server process + redis-server.';
 
+type PerServer<T> = Record<ServerId, Outcome<T>>;
 /** What every server ran of each workload, by workload. */
-interface Results {
-  fanout: Record<ServerId, Outcome<RateFigures>>;
-  manyRooms: Record<ServerId, Outcome<RateFigures>>;
-  manyRoomsPoisson: Record<ServerId, Outcome<RateFigures>>;
-  idle: Record<ServerId, Outcome<IdleFigures>>;
-  upkeep: Record<ServerId, Outcome<UpkeepFigures>>;
+type Results = Record<(typeof RATED)[number], PerServer<RateFigures>> & {
+  idle: PerServer<IdleFigures>;
+  upkeep: PerServer<UpkeepFigures>;
   cluster: Outcome<ClusterFigures>;
   pubsub: Outcome<PubSubFigures>;
-}
+};
 
-export type BenchReport = ReturnType<typeof benchReport>;
+type BenchReport = ReturnType<typeof benchReport>;
 
 /** The JSON report of a run that started at `started` (ms). */
 export const benchReport = (plan: BenchPlan, results: Results, started: number) => ({
@@ -59,7 +57,7 @@ function textTable(title: string, head: string[], rows: string[][]): string {
 }
 
 /** Every fraction any server ran a load step at, in order. */
-function loadFractions(results: Record<ServerId, Outcome<RateFigures>>): number[] {
+function loadFractions(results: PerServer<RateFigures>): number[] {
   const all = SERVER_IDS.flatMap((id) =>
     (results[id].figures?.loadSteps ?? []).map((step) => step.fraction),
   );
@@ -75,7 +73,7 @@ type Row<T> = (label: string, pick: (figures: T) => string) => string[];
  */
 function serverTable<T>(
   title: string,
-  results: Record<ServerId, Outcome<T>>,
+  results: PerServer<T>,
   rows: (row: Row<T>) => string[][],
 ): string[] {
   if (SERVER_IDS.every((id) => results[id].figures === null && results[id].error === null)) {
