@@ -5,14 +5,11 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClusterWorkload } from '../workloads/workloads';
-import { settle } from './outcome';
 import { mapValues, sum } from './scenarios/common';
-import { openRateSession } from './run-workload';
-import { per10k, type RunSettings, type StepResult, withServer } from './session';
+import { withRateSession } from './run-workload';
+import { per10k, type RunSettings, settle, type StepResult, withServer } from './session';
 import { type RunningServer, startServer, type TacoOptions } from './servers';
 
-/** One fixed-rate step of the comparison, with its CPU split per delivery. */
-export type ClusterStep = ReturnType<typeof clusterStep>;
 /** What the connected but silent workload costs (presence refresh, pings, cluster bus). */
 type IdleCost = ReturnType<typeof idleCost>;
 export type ClusterRun = Awaited<ReturnType<typeof runOn>>;
@@ -29,6 +26,7 @@ function idleCost(step: StepResult, connections: number) {
   };
 }
 
+/** One fixed-rate step of the comparison, with its CPU split per delivery. */
 function clusterStep(step: StepResult, idle: IdleCost) {
   const micros = (seconds: number) => (seconds / step.received) * 1e6;
   const any = step.received > 0;
@@ -60,9 +58,8 @@ async function runOn(
   workload: ClusterWorkload,
   settings: RunSettings,
 ) {
-  return withServer(start, async (server) => {
-    const session = await openRateSession(workload.rooms, server, settings);
-    try {
+  return withServer(start, (server) =>
+    withRateSession(workload.rooms, server, settings, async (session) => {
       // A silent step first: what the connected members cost with nobody sending.
       await sleep(settings.settleMs);
       settings.log('    idle (connected, nobody sending):');
@@ -80,10 +77,8 @@ async function runOn(
         if (byNode.length > 1) settings.log(line);
       }
       return { nodes: server.redisNodes().map((node) => node.name), idle, steps };
-    } finally {
-      await session.close();
-    }
-  });
+    }),
+  );
 }
 
 /**

@@ -2,11 +2,13 @@
  * A load-client process: owns a slice of a workload's connections, sends the messages the parent
  * plans, and reports per-message send→receive latency, counts and its own CPU over IPC. Every
  * timer is bounded by the step it serves; the process exits when the parent says so or goes away.
+ * Each request is answered by a message of the same type carrying what its handler returned.
  */
 import {
   type ChildLifecycle,
   credentials,
   emptyHistogram,
+  type Handlers,
   nowMs,
   openAll,
   probeBody,
@@ -23,57 +25,34 @@ import WebSocket from 'ws';
 import { poissonGaps } from '../k6/arrivals.js';
 import type { ServerId } from './servers';
 
-/** One connection of a workload: `id` its index in the whole workload. */
-export interface ConnSpec {
-  id: number;
-  port: number;
-  /** Where to ask for credentials (Taco Chat), when not `port`. */
-  httpPort?: number | undefined;
-  room: string;
-  name: string;
-}
-
-/** What the parent (session.ts) asks; `senders` index the client's own connections. */
-export type ParentMessage =
-  | { type: 'connect'; kind: ServerId; conns: ConnSpec[]; concurrency: number; web: boolean }
-  | {
-      type: 'step';
-      step: number;
-      senders: number[];
-      perSecond: number;
-      durationMs: number;
-      bodyBytes: number;
-      /** Each sender on a fixed schedule, or Poisson arrivals seeded by `seed`, its id and the rate. */
-      arrivals: Arrivals;
-      seed: number;
-    }
-  /** Every connection sends a heartbeat each `periodMs`, the `total` of the crowd spread evenly. */
-  | { type: 'heartbeat'; periodMs: number; total: number }
-  | { type: 'peek' }
-  | { type: 'collect'; step: number }
-  /** Closes every connection (no heartbeat left), the process staying up for more steps. */
-  | { type: 'leave' }
-  | { type: 'close' };
-
-/** CPU and wall seconds are the client's own since the step started (while it was sending). */
-export type ClientMessage =
-  | ChildLifecycle
-  | { type: 'sent'; step: number; sent: number; cpuSeconds: number; wallSeconds: number }
-  | { type: 'count'; received: number }
-  | { type: 'beating' }
-  | { type: 'left' }
-  | ({ type: 'stats'; step: number; histogram: number[] } & ReturnType<typeof counts>);
-
-type StepMessage = Extract<ParentMessage, { type: 'step' }>;
 export type Arrivals = 'fixed' | 'poisson';
 
-const CONNECT_TIMEOUT_MS = 30_000;
+/**
+ * Who connects: `connections` members in rooms of `members` (`senders` of each send), the rooms
+ * named after `tag`, spread over `ports` (credentials from `httpPort` when given).
+ */
+export interface Crowd {
+  tag: string;
+  connections: number;
+  members: number;
+  senders: number;
+  ports: number[];
+  httpPort?: number;
+  /** How each sender's messages arrive (default fixed), and the seed of Poisson arrivals. */
+  arrivals?: { mode: Arrivals; seed: number };
+}
 
+/** One connection: `id` its index in the whole crowd. */
 interface Conn {
-  spec: ConnSpec;
+  id: number;
+  sender: boolean;
   send(frame: object): void;
   close(): void;
 }
+
+const CONNECT_TIMEOUT_MS = 30_000;
+/** Connections each load client opens at a time. */
+const CONNECT_CONCURRENCY = 64;
 
 const state = {
   step: -1,
@@ -87,8 +66,6 @@ const state = {
 };
 let conns: Conn[] = [];
 const heartbeats: NodeJS.Timeout[] = [];
-
-const reply = (message: ClientMessage) => process.send?.(message);
 
 function onFrame(frame: { type: unknown; body?: unknown }): void {
   if (frame.type === FrameType.Error) state.errors += 1;
@@ -104,99 +81,110 @@ function onClose(): void {
 }
 
 /** A socket by the harness's raw client, which hands every frame to `onFrame` unqueued. */
-async function openWs(url: string, spec: ConnSpec): Promise<Conn> {
+async function openWs(url: string, id: number, sender: boolean): Promise<Conn> {
   const options = { perMessageDeflate: false, handshakeTimeout: CONNECT_TIMEOUT_MS };
   const client = new RawClient(new WebSocket(url, options), 'load client', onFrame);
   await client.opened;
   void client.closed.then(onClose);
-  return { spec, send: (frame) => client.send(frame), close: () => client.socket.terminate() };
+  return {
+    id,
+    sender,
+    send: (frame) => client.send(frame),
+    close: () => client.socket.terminate(),
+  };
 }
 
-function openSocketIo(spec: ConnSpec): Promise<Conn> {
-  return new Promise((resolve, reject) => {
-    const socket = io(`http://127.0.0.1:${spec.port}`, {
+/**
+ * Opens connection `id` of the crowd; `web` joins Taco Chat as the web client does: credentials,
+ * a single-use ticket for the socket, then the history request.
+ */
+async function connectOne(kind: ServerId, crowd: Crowd, id: number, web: boolean): Promise<Conn> {
+  const member = id % crowd.members;
+  const [room, name] = [`${crowd.tag}-${Math.floor(id / crowd.members)}`, `user-${member}`];
+  const port = crowd.ports[id % crowd.ports.length] ?? 0;
+  const sender = member < crowd.senders;
+  if (kind === 'socketio') {
+    const socket = io(`http://127.0.0.1:${port}`, {
       transports: ['websocket'],
       forceNew: true,
       reconnection: false,
       timeout: CONNECT_TIMEOUT_MS,
-      query: { room: spec.room, name: spec.name },
+      query: { room, name },
     });
-    socket.once('connect', () => {
-      socket.on('message', onFrame);
-      socket.on('disconnect', onClose);
-      resolve({
-        spec,
-        send: (frame) => socket.emit('message', frame),
-        close: () => socket.disconnect(),
+    return new Promise((resolve, reject) => {
+      socket.once('connect', () => {
+        socket.on('message', onFrame);
+        socket.on('disconnect', onClose);
+        const [send, close] = [
+          (frame: object) => socket.emit('message', frame),
+          () => socket.disconnect(),
+        ];
+        resolve({ id, sender, send, close });
       });
+      socket.once('connect_error', reject);
     });
-    socket.once('connect_error', reject);
-  });
-}
-
-/**
- * Opens one connection; `web` joins Taco Chat as the web client does: credentials, a single-use
- * ticket for the socket, then the history request.
- */
-async function connectOne(kind: ServerId, spec: ConnSpec, web: boolean): Promise<Conn> {
-  const { port, room, name } = spec;
-  if (kind === 'socketio') return openSocketIo(spec);
+  }
   if (kind === 'raw') {
     const path = `/api/room/${encodeURIComponent(room)}/ws?name=${encodeURIComponent(name)}`;
-    return openWs(`ws://127.0.0.1:${port}${path}`, spec);
+    return openWs(`ws://127.0.0.1:${port}${path}`, id, sender);
   }
   // The reference client's credential call (kept-alive node:http), then a plain socket: the hot
   // path stays this file's own.
-  const token = await credentials(`http://127.0.0.1:${spec.httpPort ?? port}`, room, name);
+  const token = await credentials(`http://127.0.0.1:${crowd.httpPort ?? port}`, room, name);
   const base = `http://127.0.0.1:${port}`;
-  if (!web) return openWs(socketUrl(base, room, { token }), spec);
+  if (!web) return openWs(socketUrl(base, room, { token }), id, sender);
   const once = (await ticket(base, room, token)) ?? '';
-  const conn = await openWs(socketUrl(base, room, { ticket: once }), spec);
+  const conn = await openWs(socketUrl(base, room, { ticket: once }), id, sender);
   conn.send({ type: FrameType.History, count: HISTORY_REQUEST_COUNT });
   return conn;
 }
 
+interface Step {
+  step: number;
+  perSecond: number;
+  durationMs: number;
+  bodyBytes: number;
+  /** Each sender on a fixed schedule, or Poisson arrivals seeded by `seed`, its id and the rate. */
+  arrivals: Arrivals;
+  seed: number;
+}
+
 /**
- * Sends each sender's share of the step's messages on a 10 ms tick, then reports what it sent.
- * Fixed arrivals: messages due by the sender's rate from its random phase; Poisson: every arrival
- * time up to now, the sender's gaps seeded by the run's seed, its id and the rate.
+ * Sends each sender's share of the step's messages on a 10 ms tick, then answers what it sent.
+ * Every arrival time up to now goes out: fixed, evenly spaced from the sender's random phase (so
+ * senders never fire in lockstep bursts); Poisson, gaps seeded by the run's seed, its id and rate.
  */
-function runStep(message: StepMessage): void {
-  const { step, senders, perSecond, durationMs, bodyBytes, arrivals, seed } = message;
+function runStep(
+  message: Step,
+): Promise<{ sent: number; cpuSeconds: number; wallSeconds: number }> {
+  const { step, perSecond, durationMs, bodyBytes, arrivals, seed } = message;
   Object.assign(state, { step, received: 0, histogram: emptyHistogram(), errors: 0 });
   Object.assign(state, { cpuAtStep: process.cpuUsage(), wallAtStep: nowMs() });
-  const sent = senders.map(() => 0);
-  // Each sender starts at its own random phase, so senders never fire in lockstep bursts.
-  const phase = senders.map(() => Math.random());
-  const gaps = senders.map((index) =>
-    poissonGaps(1000 / perSecond, seed * 100_003 + (conns[index]?.spec.id ?? 0) * 31 + perSecond),
-  );
-  const next = gaps.map((gap) => gap());
-  const due = (i: number, elapsed: number) => {
-    if (arrivals === 'fixed')
-      return Math.floor((perSecond * elapsed) / 1000 + (phase[i] ?? 0)) - (sent[i] ?? 0);
-    let count = 0;
-    for (; (next[i] ?? Infinity) <= elapsed; count += 1) next[i] = (next[i] ?? 0) + gaps[i]!();
-    return count;
-  };
-  let n = 0;
-  const timer = setInterval(() => {
-    const elapsed = Math.min(nowMs() - state.wallAtStep, durationMs);
-    senders.forEach((index, i) => {
-      const conn = conns[index];
-      const count = due(i, elapsed);
-      for (let k = 0; conn && k < count; k += 1) {
-        n += 1;
-        const body = probeBody(step, n, bodyBytes);
-        conn.send({ type: FrameType.Message, body, client_id: `c${conn.spec.id}-${n}` });
-      }
-      sent[i] = (sent[i] ?? 0) + Math.max(0, count);
+  const gapMs = 1000 / perSecond;
+  const senders = conns
+    .filter((conn) => conn.sender)
+    .map((conn) => {
+      const seeded = seed * 100_003 + conn.id * 31 + perSecond;
+      const gap = arrivals === 'fixed' ? () => gapMs : poissonGaps(gapMs, seeded);
+      return { conn, gap, next: arrivals === 'fixed' ? gapMs * (1 - Math.random()) : gap() };
     });
-    if (elapsed < durationMs) return;
-    clearInterval(timer);
-    const { cpuSeconds, wallSeconds } = counts();
-    reply({ type: 'sent', step, sent: n, cpuSeconds, wallSeconds });
-  }, 10);
+  let n = 0;
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      const elapsed = Math.min(nowMs() - state.wallAtStep, durationMs);
+      for (const sender of senders) {
+        for (const { conn } = sender; sender.next <= elapsed; sender.next += sender.gap()) {
+          n += 1;
+          const body = probeBody(step, n, bodyBytes);
+          conn.send({ type: FrameType.Message, body, client_id: `c${conn.id}-${n}` });
+        }
+      }
+      if (elapsed < durationMs) return;
+      clearInterval(timer);
+      const { cpuSeconds, wallSeconds } = counts();
+      resolve({ sent: n, cpuSeconds, wallSeconds });
+    }, 10);
+  });
 }
 
 /** What was received since the step started, and this process's CPU and wall seconds meanwhile. */
@@ -215,35 +203,68 @@ function leave(): void {
   conns = [];
 }
 
-serveParent<ParentMessage>({
-  connect: ({ kind, conns: specs, concurrency, web }) =>
-    void openAll(specs, concurrency, (spec) => connectOne(kind, spec, web)).then(
-      ({ opened, tally }) => {
-        conns = opened;
-        reply(tally);
-      },
-    ),
+/** What the parent (session.ts) asks, by type, and what each answers. */
+const handlers = {
+  /** Opens this client's share of the crowd: every `clients`-th connection from `index`. */
+  connect: async (message: {
+    kind: ServerId;
+    crowd: Crowd;
+    index: number;
+    clients: number;
+    web: boolean;
+  }) => {
+    const { kind, crowd, index, clients, web } = message;
+    const ids = [];
+    for (let id = index; id < crowd.connections; id += clients) ids.push(id);
+    const { opened, tally } = await openAll(ids, CONNECT_CONCURRENCY, (id) =>
+      connectOne(kind, crowd, id, web),
+    );
+    conns = opened;
+    return tally;
+  },
   step: runStep,
-  heartbeat: ({ periodMs, total }) => {
+  /** Every connection sends a heartbeat each `periodMs`, the `total` of the crowd spread evenly. */
+  heartbeat: ({ periodMs, total }: { periodMs: number; total: number }) => {
     for (const conn of conns) {
       const beat = () => conn.send({ type: FrameType.Heartbeat });
       const first = () => {
         beat();
         heartbeats.push(setInterval(beat, periodMs));
       };
-      heartbeats.push(setTimeout(first, (periodMs * conn.spec.id) / total));
+      heartbeats.push(setTimeout(first, (periodMs * conn.id) / total));
     }
-    reply({ type: 'beating' });
+    return {};
   },
-  peek: () => reply({ type: 'count', received: state.received }),
-  collect: ({ step }) => reply({ type: 'stats', step, histogram: state.histogram, ...counts() }),
-  leave: () => {
+  /** The counts and latency histogram since step `step` started. */
+  collect: ({ step }: { step: number }) => ({ step, histogram: state.histogram, ...counts() }),
+  /** Closes every connection (no heartbeat left), the process staying up for more steps. */
+  leave: (_: object) => {
     leave();
-    reply({ type: 'left' });
+    return {};
   },
+};
+
+export type Api = typeof handlers;
+export type ParentMessage =
+  { [K in keyof Api]: { type: K } & Parameters<Api[K]>[0] }[keyof Api] | { type: 'close' };
+export type ClientMessage =
+  | ChildLifecycle
+  | { [K in keyof Api]: { type: K } & Omit<Awaited<ReturnType<Api[K]>>, 'type'> }[keyof Api];
+
+/** Each handler's answer sent back under the request's own type. */
+const answers = Object.entries(handlers).map(([type, handler]) => [
+  type,
+  (message: ParentMessage) =>
+    void Promise.resolve((handler as (message: ParentMessage) => unknown)(message)).then((reply) =>
+      process.send?.({ ...(reply as object), type }),
+    ),
+]);
+
+serveParent<ParentMessage>({
+  ...(Object.fromEntries(answers) as Omit<Handlers<ParentMessage>, 'close'>),
   close: () => {
     leave();
-    reply({ type: 'closed' });
+    process.send?.({ type: 'closed' });
     setTimeout(() => process.exit(0), 200).unref();
   },
 });

@@ -9,12 +9,10 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchPlan, type RateWorkload } from '../workloads/workloads';
 import { runClusterComparison } from './cluster-bench';
-import { type Outcome, settle, skipped } from './outcome';
 import { runPubSubBench } from './pubsub-bench';
-import { type RunSettings, stopRunning, withServer } from './session';
+import { type RunSettings, settle, skipped, stopRunning, withServer } from './session';
 import { benchReport, render, SERVER_IDS } from './report';
-import { runIdleWorkload, runRateWorkload } from './run-workload';
-import { runUpkeep } from './upkeep';
+import { runIdleWorkload, runRateWorkload, runUpkeep } from './run-workload';
 import {
   intOption,
   log,
@@ -111,10 +109,7 @@ async function main(): Promise<void> {
     run: (server: RunningServer) => Promise<T>,
     only: readonly ServerId[] = SERVER_IDS,
   ) => {
-    const outcomes = { taco: skipped(), socketio: skipped(), raw: skipped() } as Record<
-      ServerId,
-      Outcome<T>
-    >;
+    const outcomes = { taco: skipped<T>(), socketio: skipped<T>(), raw: skipped<T>() };
     if (!workloads.includes(workload.id)) return outcomes;
     log(`\n== ${workload.title}`);
     for (const server of servers.filter((id) => only.includes(id))) {

@@ -9,12 +9,14 @@ import type { PubSubWorkload } from '../workloads/workloads';
 import { mapValues, sum } from './scenarios/common';
 
 type PubSubMode = 'PUBLISH' | 'SPUBLISH';
-export type PubSubRun = Awaited<ReturnType<typeof runMode>>;
 export type PubSubFigures = Awaited<ReturnType<typeof runPubSubBench>>;
 
 /** How long to wait for the last published messages to reach their subscribers. */
 const PUBSUB_DRAIN_MS = 5000;
 const TICK_MS = 10;
+
+const channelNames = (workload: PubSubWorkload) =>
+  Array.from({ length: workload.channels }, (_, i) => `chat:{bench-${i}}`);
 
 /** Each node of the cluster with `subscribers` subscriber connections and a publisher. */
 type Node = Awaited<ReturnType<typeof openNodes>>[number];
@@ -31,25 +33,10 @@ async function openNodes(cluster: RedisCluster, subscribers: number) {
   );
 }
 
-/** The node serving each channel's slot. */
-async function owners(cluster: RedisCluster, nodes: Node[], channels: string[]): Promise<Node[]> {
-  const first = nodes[0];
-  if (!first) throw new Error('the cluster has no node');
-  const slots = (await first.pub.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
-  const slotOf = await Promise.all(
-    channels.map(async (channel) => Number(await first.pub.call('CLUSTER', 'KEYSLOT', channel))),
-  );
-  return slotOf.map((slot, index) => {
-    const range = slots.find(([from, to]) => slot >= from && slot <= to);
-    const node = nodes.find((candidate) => candidate.port === range?.[2][1]);
-    if (!node) throw new Error(`no node serves ${channels[index] ?? ''} (slot ${slot})`);
-    return node;
-  });
-}
-
+/** `ownerPorts`: the master serving each channel's slot (every node is a master). */
 async function runMode(
   cluster: RedisCluster,
-  masters: number,
+  ownerPorts: number[],
   mode: PubSubMode,
   subscribers: number,
   workload: PubSubWorkload,
@@ -57,9 +44,10 @@ async function runMode(
   log: (line: string) => void,
 ) {
   const nodes = await openNodes(cluster, subscribers);
+  const masters = nodes.length;
   try {
-    const channels = Array.from({ length: workload.channels }, (_, i) => `chat:{bench-${i}}`);
-    const owner = await owners(cluster, nodes, channels);
+    const channels = channelNames(workload);
+    const owner = ownerPorts.map((port) => nodes.find((node) => node.port === port) as Node);
     // Subscribers spread over the nodes: classic pub/sub may subscribe anywhere (round-robin);
     // a shard channel only on the node that owns its slot.
     const subscriberOf = (index: number) =>
@@ -162,9 +150,13 @@ export async function runPubSubBench(workload: PubSubWorkload, log: (line: strin
       await sleep(workload.seconds * 1000);
       const { total, wallSeconds } = window();
       const idleRate = total / wallSeconds;
+      const ownerPorts = [];
+      for (const channel of channelNames(workload)) {
+        ownerPorts.push((await cluster.ownerOf(channel)).port);
+      }
       for (const subscribers of workload.subscribersPerChannel) {
         for (const mode of ['PUBLISH', 'SPUBLISH'] as const) {
-          runs.push(await runMode(cluster, masters, mode, subscribers, workload, idleRate, log));
+          runs.push(await runMode(cluster, ownerPorts, mode, subscribers, workload, idleRate, log));
         }
       }
     } finally {

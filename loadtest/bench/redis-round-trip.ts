@@ -75,12 +75,9 @@ async function rawSide(url: string, delivered: () => void): Promise<Side> {
 
 /** Sends `messages` one at a time, each after the previous one came back, and times the CPU. */
 export async function measure(server: 'taco' | 'raw', url: string, messages: number) {
-  let arrived: (() => void) | null = null;
-  const side = await (server === 'taco' ? tacoSide : rawSide)(url, () => {
-    const resolve = arrived;
-    arrived = null;
-    resolve?.();
-  });
+  /** Settles the message in flight (one at a time, each delivered once). */
+  let arrived = (): void => undefined;
+  const side = await (server === 'taco' ? tacoSide : rawSide)(url, () => arrived());
   const one = (index: number) =>
     new Promise<void>((resolve, reject) => {
       const timer = setTimeout(

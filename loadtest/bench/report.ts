@@ -2,13 +2,11 @@
 import Table from 'cli-table3';
 import type { BenchPlan } from '../workloads/workloads';
 import type { ClusterFigures, ClusterRun } from './cluster-bench';
-import type { Outcome } from './outcome';
 import type { PubSubFigures } from './pubsub-bench';
 import { machine, sum } from './scenarios/common';
-import { DISTURBED_CORES, per10k } from './session';
-import type { IdleFigures, RateFigures } from './run-workload';
+import { DISTURBED_CORES, type Outcome, per10k } from './session';
+import type { IdleFigures, RateFigures, UpkeepFigures } from './run-workload';
 import { SERVER_NAMES, type ServerId } from './servers';
-import type { UpkeepFigures } from './upkeep';
 
 export const SERVER_IDS: ServerId[] = ['taco', 'socketio', 'raw'];
 
@@ -17,18 +15,16 @@ const TOPOLOGY =
   'address each process directly by port (no nginx in the path), members spread across both. ' +
   'Server CPU = every server process + redis-server.';
 
+type PerServer<T> = Record<ServerId, Outcome<T>>;
 /** What every server ran of each workload, by workload. */
-interface Results {
-  fanout: Record<ServerId, Outcome<RateFigures>>;
-  manyRooms: Record<ServerId, Outcome<RateFigures>>;
-  manyRoomsPoisson: Record<ServerId, Outcome<RateFigures>>;
-  idle: Record<ServerId, Outcome<IdleFigures>>;
-  upkeep: Record<ServerId, Outcome<UpkeepFigures>>;
+type Results = Record<(typeof RATED)[number], PerServer<RateFigures>> & {
+  idle: PerServer<IdleFigures>;
+  upkeep: PerServer<UpkeepFigures>;
   cluster: Outcome<ClusterFigures>;
   pubsub: Outcome<PubSubFigures>;
-}
+};
 
-export type BenchReport = ReturnType<typeof benchReport>;
+type BenchReport = ReturnType<typeof benchReport>;
 
 /** The JSON report of a run that started at `started` (ms). */
 export const benchReport = (plan: BenchPlan, results: Results, started: number) => ({
@@ -48,7 +44,6 @@ const two = (a: number | null | undefined, b: number | null | undefined, digits 
   `${num(a, digits)} ${join} ${num(b, digits)}`;
 /** The workloads run on each server in turn; the first three are rate-searched. */
 const RATED = ['fanout', 'manyRooms', 'manyRoomsPoisson'] as const;
-const PER_SERVER = [...RATED, 'idle', 'upkeep'] as const;
 
 /** A text table: the first column left-aligned, the others right-aligned. */
 function textTable(title: string, head: string[], rows: string[][]): string {
@@ -61,21 +56,30 @@ function textTable(title: string, head: string[], rows: string[][]): string {
   return `\n${title}\n${table.toString()}`;
 }
 
-function table(title: string, rows: string[][]): string {
-  return textTable(title, ['', ...SERVER_IDS.map((id) => SERVER_NAMES[id])], rows);
-}
-
 /** Every fraction any server ran a load step at, in order. */
-function loadFractions(results: Record<ServerId, Outcome<RateFigures>>): number[] {
+function loadFractions(results: PerServer<RateFigures>): number[] {
   const all = SERVER_IDS.flatMap((id) =>
     (results[id].figures?.loadSteps ?? []).map((step) => step.fraction),
   );
   return [...new Set(all)].sort((a, b) => a - b);
 }
 
-/** A row maker: a label, then each server's cell ('error', '–' when not run, or the figure). */
-function rows<T>(results: Record<ServerId, Outcome<T>>) {
-  return (label: string, pick: (figures: T) => string): string[] => [
+/** A row of a per-server table: a label, then a figure of each server's figures. */
+type Row<T> = (label: string, pick: (figures: T) => string) => string[];
+
+/**
+ * A workload's table, one column per server ('error', '–' when not run, or the figure); none
+ * when no server ran it (left out with --only).
+ */
+function serverTable<T>(
+  title: string,
+  results: PerServer<T>,
+  rows: (row: Row<T>) => string[][],
+): string[] {
+  if (SERVER_IDS.every((id) => results[id].figures === null && results[id].error === null)) {
+    return [];
+  }
+  const row: Row<T> = (label, pick) => [
     label,
     ...SERVER_IDS.map((id) => {
       const outcome = results[id];
@@ -83,110 +87,100 @@ function rows<T>(results: Record<ServerId, Outcome<T>>) {
       return outcome.figures ? pick(outcome.figures) : '–';
     }),
   ];
+  return [textTable(title, ['', ...SERVER_IDS.map((id) => SERVER_NAMES[id])], rows(row))];
 }
 
-function rateRows(results: Record<ServerId, Outcome<RateFigures>>): string[][] {
-  const row = rows(results);
-  return [
-    row('delivered msg/s (all delivered, p99 ≤ limit)', (f) => num(f.deliveredPerSecond, 0)),
-    row('  at offered msg/s per room', (f) => num(f.best?.roomRate ?? null, 0)),
-    row('  search stopped by', (f) => f.stoppedBy),
-    row('p50 latency at half load (ms)', (f) => num(f.p50MsAtHalf, 2)),
-    row('p99 latency at half load (ms)', (f) => num(f.p99MsAtHalf, 2)),
-    row('server CPU s per 10k deliveries', (f) => num(f.cpuSecondsPer10kDeliveries, 3)),
-    ...loadFractions(results).flatMap((fraction) => {
-      const at = (f: RateFigures) => f.loadSteps.find((step) => step.fraction === fraction);
-      const label = `${Math.round(fraction * 100)} % of capacity`;
-      return [
-        row(`${label}: delivered msg/s`, (f) => num(at(f)?.deliveredPerSecond, 0)),
-        row(`  p50 / p99 (ms)`, (f) => two(at(f)?.p50Ms, at(f)?.p99Ms)),
-        row(`  CPU s per 10k deliveries (Redis)`, (f) => {
-          const step = at(f);
-          return step
-            ? `${num(step.cpuSecondsPer10kDeliveries, 3)} (${num(per10k(step, step.redisCpuSeconds), 3)})`
-            : '–';
-        }),
-      ];
-    }),
-    row("load clients' peak CPU (% of a core)", (f) => num(f.clientCpuPeak * 100, 0)),
-    row('invalid steps (client saturated)', (f) =>
-      String(f.steps.filter((step) => !step.valid).length),
-    ),
-    row('steps run again (disturbed machine)', (f) =>
-      String(f.steps.filter((step) => step.repeat).length),
-    ),
-    row('outside load / steal, peak (cores)', (f) => two(f.outsideCoresPeak, f.stealCoresPeak, 2)),
-  ];
-}
+const rateRows = (fractions: number[]) => (row: Row<RateFigures>) => [
+  row('delivered msg/s (all delivered, p99 ≤ limit)', (f) => num(f.deliveredPerSecond, 0)),
+  row('  at offered msg/s per room', (f) => num(f.best?.roomRate ?? null, 0)),
+  row('  search stopped by', (f) => f.stoppedBy),
+  row('p50 latency at half load (ms)', (f) => num(f.p50MsAtHalf, 2)),
+  row('p99 latency at half load (ms)', (f) => num(f.p99MsAtHalf, 2)),
+  row('server CPU s per 10k deliveries', (f) => num(f.cpuSecondsPer10kDeliveries, 3)),
+  ...fractions.flatMap((fraction) => {
+    const at = (f: RateFigures) => f.loadSteps.find((step) => step.fraction === fraction);
+    const label = `${Math.round(fraction * 100)} % of capacity`;
+    return [
+      row(`${label}: delivered msg/s`, (f) => num(at(f)?.deliveredPerSecond, 0)),
+      row(`  p50 / p99 (ms)`, (f) => two(at(f)?.p50Ms, at(f)?.p99Ms)),
+      row(`  CPU s per 10k deliveries (Redis)`, (f) => {
+        const step = at(f);
+        return step
+          ? `${num(step.cpuSecondsPer10kDeliveries, 3)} (${num(per10k(step, step.redisCpuSeconds), 3)})`
+          : '–';
+      }),
+    ];
+  }),
+  row("load clients' peak CPU (% of a core)", (f) => num(f.clientCpuPeak * 100, 0)),
+  row('invalid steps (client saturated)', (f) =>
+    String(f.steps.filter((step) => !step.valid).length),
+  ),
+  row('steps run again (disturbed machine)', (f) =>
+    String(f.steps.filter((step) => step.repeat).length),
+  ),
+  row('outside load / steal, peak (cores)', (f) => two(f.outsideCoresPeak, f.stealCoresPeak, 2)),
+];
 
-function idleRows(results: Record<ServerId, Outcome<IdleFigures>>): string[][] {
-  const row = rows(results);
-  return [
-    row('connections held', (f) => String(f.connections)),
-    row('memory per idle connection (KiB)', (f) => num(f.bytesPerConnection / 1024, 2)),
-    row('RSS before → after (MiB)', (f) =>
-      two(f.rssBeforeBytes / 2 ** 20, f.rssAfterBytes / 2 ** 20, 1, '→'),
-    ),
-    row('connect time (s)', (f) => num(f.connectSeconds, 1)),
-  ];
-}
+const idleRows = (row: Row<IdleFigures>) => [
+  row('connections held', (f) => String(f.connections)),
+  row('memory per idle connection (KiB)', (f) => num(f.bytesPerConnection / 1024, 2)),
+  row('RSS before → after (MiB)', (f) =>
+    two(f.rssBeforeBytes / 2 ** 20, f.rssAfterBytes / 2 ** 20, 1, '→'),
+  ),
+  row('connect time (s)', (f) => num(f.connectSeconds, 1)),
+];
 
-function upkeepRows(results: Record<ServerId, Outcome<UpkeepFigures>>): string[][] {
-  const row = rows(results);
-  return [
-    row('members joined (web client join)', (f) => String(f.members)),
-    row('baseline, no member: replicas / Redis (CPU ms/s)', (f) =>
-      two(f.baseline.replicaCores * 1000, f.baseline.redisCores * 1000),
+const upkeepRows = (row: Row<UpkeepFigures>) => [
+  row('members joined (web client join)', (f) => String(f.members)),
+  row('baseline, no member: replicas / Redis (CPU ms/s)', (f) =>
+    two(f.baseline.replicaCores * 1000, f.baseline.redisCores * 1000),
+  ),
+  ...(['quiet', 'heartbeat'] as const).flatMap((key) => [
+    row(`${key}: replica CPU ms/s per 1,000 members per replica`, (f) =>
+      num(f[key].replicaMsPerSecondPer1k, 2),
     ),
-    ...(['quiet', 'heartbeat'] as const).flatMap((key) => [
-      row(`${key}: replica CPU ms/s per 1,000 members per replica`, (f) =>
-        num(f[key].replicaMsPerSecondPer1k, 2),
-      ),
-      row(`${key}: Redis CPU ms/s per 1,000 members`, (f) => num(f[key].redisMsPerSecondPer1k, 2)),
-      row(`${key}: outside load / steal (cores)`, (f) =>
-        two(f[key].outsideCores, f[key].stealCores, 2),
-      ),
-    ]),
-  ];
-}
+    row(`${key}: Redis CPU ms/s per 1,000 members`, (f) => num(f[key].redisMsPerSecondPer1k, 2)),
+    row(`${key}: outside load / steal (cores)`, (f) =>
+      two(f[key].outsideCores, f[key].stealCores, 2),
+    ),
+  ]),
+];
 
 const ratio = (a: number | null | undefined, b: number | null | undefined) =>
   a === null || a === undefined || b === null || b === undefined || b === 0 ? null : a / b;
 
+/** Taco Chat's figure over each other server's, by figure. */
 function ratios(results: Results) {
-  const out: Record<string, { vsSocketIo: number | null; vsRaw: number | null }> = {};
-  const pair = (name: string, pick: (id: ServerId) => number | null | undefined) => {
-    out[name] = {
-      vsSocketIo: ratio(pick('taco'), pick('socketio')),
-      vsRaw: ratio(pick('taco'), pick('raw')),
-    };
-  };
-  const rated: [string, (figures: RateFigures) => number | null][] = [
-    ['delivered msg/s (higher is better)', (figures) => figures.deliveredPerSecond],
-    ['p99 at half load (lower is better)', (figures) => figures.p99MsAtHalf],
-    ['CPU per 10k deliveries (lower is better)', (figures) => figures.cpuSecondsPer10kDeliveries],
+  type Pick = [string, (id: ServerId) => number | null | undefined];
+  const picks: Pick[] = [
+    ...RATED.flatMap((key): Pick[] => {
+      const figures = (id: ServerId) => results[key][id].figures;
+      return [
+        [`${key}: delivered msg/s (higher is better)`, (id) => figures(id)?.deliveredPerSecond],
+        [`${key}: p99 at half load (lower is better)`, (id) => figures(id)?.p99MsAtHalf],
+        [
+          `${key}: CPU per 10k deliveries (lower is better)`,
+          (id) => figures(id)?.cpuSecondsPer10kDeliveries,
+        ],
+      ];
+    }),
+    [
+      'idle: memory per connection (lower is better)',
+      (id) => results.idle[id].figures?.bytesPerConnection,
+    ],
+    ...(['quiet', 'heartbeat'] as const).flatMap((key) =>
+      (['replica', 'redis'] as const).map((part): Pick => [
+        `upkeep, ${key}: ${part} CPU per 1,000 members (lower is better)`,
+        (id) => results.upkeep[id].figures?.[key][`${part}MsPerSecondPer1k`],
+      ]),
+    ),
   ];
-  for (const key of RATED) {
-    for (const [label, pick] of rated) {
-      pair(`${key}: ${label}`, (id) => {
-        const figures = results[key][id].figures;
-        return figures && pick(figures);
-      });
-    }
-  }
-  pair(
-    'idle: memory per connection (lower is better)',
-    (id) => results.idle[id].figures?.bytesPerConnection,
+  return Object.fromEntries(
+    picks.map(([name, pick]) => {
+      const vsSocketIo = ratio(pick('taco'), pick('socketio'));
+      return [name, { vsSocketIo, vsRaw: ratio(pick('taco'), pick('raw')) }];
+    }),
   );
-  for (const key of ['quiet', 'heartbeat'] as const) {
-    for (const part of ['replica', 'redis'] as const) {
-      pair(`upkeep, ${key}: ${part} CPU per 1,000 members (lower is better)`, (id) => {
-        const figures = results.upkeep[id].figures;
-        return figures?.[key][`${part}MsPerSecondPer1k`];
-      });
-    }
-  }
-  return out;
 }
 
 function clusterLines(title: string, outcome: Outcome<ClusterFigures>): string[] {
@@ -263,11 +257,6 @@ function pubsubLines(title: string, outcome: Outcome<PubSubFigures>): string[] {
   ];
 }
 
-/** Whether any server ran the workload (tables of workloads left out with --only are not printed). */
-function ran(results: Record<ServerId, Outcome<unknown>>): boolean {
-  return SERVER_IDS.some((id) => results[id].figures !== null || results[id].error !== null);
-}
-
 export function render(report: BenchReport): string {
   const { plan, results } = report;
   const parts = [
@@ -278,11 +267,11 @@ export function render(report: BenchReport): string {
       : `Sizes scaled by BENCH_SCALE=${plan.scale} (rooms, members and connections; per-room rates unchanged).`,
     report.topology,
     'Load generator: Node load-client processes.',
-    ...RATED.filter((key) => ran(results[key])).map((key) =>
-      table(plan[key].title, rateRows(results[key])),
+    ...RATED.flatMap((key) =>
+      serverTable(plan[key].title, results[key], rateRows(loadFractions(results[key]))),
     ),
-    ...(ran(results.idle) ? [table(plan.idle.title, idleRows(results.idle))] : []),
-    ...(ran(results.upkeep) ? [table(plan.upkeep.title, upkeepRows(results.upkeep))] : []),
+    ...serverTable(plan.idle.title, results.idle, idleRows),
+    ...serverTable(plan.upkeep.title, results.upkeep, upkeepRows),
     ...clusterLines(plan.cluster.title, results.cluster),
     ...pubsubLines(plan.pubsub.title, results.pubsub),
   ];
@@ -298,7 +287,7 @@ export function render(report: BenchReport): string {
       ),
     );
   }
-  const errors = PER_SERVER.flatMap((key) =>
+  const errors = ([...RATED, 'idle', 'upkeep'] as const).flatMap((key) =>
     SERVER_IDS.flatMap((id) => {
       const error = results[key][id].error;
       return error === null ? [] : [`${key} / ${SERVER_NAMES[id]}: ${error}`];

@@ -1,76 +1,72 @@
-/** Runs one workload against one running server: the capacity search, load steps, idle memory. */
+/**
+ * Runs one workload against one running server: the capacity search, load steps, idle memory,
+ * idle upkeep.
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { rssBytes } from '@taco/harness';
-import type { IdleWorkload, RateWorkload } from '../workloads/workloads';
+import { PING_INTERVAL_MS } from '@taco/protocol';
+import type { IdleWorkload, RateWorkload, UpkeepWorkload } from '../workloads/workloads';
 import {
+  DISTURBED_CORES,
   disturbance,
-  openSession,
   per10k,
   type RunSettings,
   type Session,
   type StepResult,
+  withSession,
 } from './session';
 import { collectGarbage, type RunningServer } from './servers';
 
 /** A step at a fixed fraction (0.1, 0.25, 0.5, 1) of the capacity (the best step's rate). */
 type LoadStep = StepResult & { fraction: number; cpuSecondsPer10kDeliveries: number | null };
-/** Why the search stopped. */
-type StopReason = 'limit' | 'client-saturated' | 'last-step';
+/** Why the search stopped at `step` (or `last-step`: it did not). */
+const stopReason = (step: StepResult) =>
+  !step.valid ? 'client-saturated' : step.pass ? 'last-step' : 'limit';
+type StopReason = ReturnType<typeof stopReason>;
 export type RateFigures = ReturnType<typeof rateFigures>;
 export type IdleFigures = Awaited<ReturnType<typeof runIdleWorkload>>;
 
 const BISECTION_STEPS = 2;
 
 /**
- * A latency step, run once more when the machine was disturbed during it, keeping the quieter
- * run: latency is what such a step measures, and what a neighbour's burst spoils first.
+ * A step, run once more when the machine was disturbed during it (`DISTURBED_CORES`) and `again`
+ * says so: every run.
  */
-async function quietStep(session: Session, roomRate: number, seconds: number) {
-  const [first, again] = await session.rerun(roomRate, seconds, () => true);
-  return again && disturbance(again) < disturbance(first) ? again : first;
-}
-
-/**
- * A step of the workload's own length, run once more when it failed on a disturbed machine:
- * every run goes into `steps`, and the one that counts (the last) comes back.
- */
-async function steadyStep(
+async function rerun(
   session: Session,
-  workload: RateWorkload,
-  roomRate: number,
-  steps: StepResult[],
-): Promise<StepResult> {
-  const again = (step: StepResult) => !step.pass && step.valid;
-  const runs = await session.rerun(roomRate, workload.stepSeconds, again);
-  steps.push(...runs);
-  return runs[runs.length - 1] as StepResult;
+  settings: RunSettings,
+  [roomRate, seconds]: [number, number],
+  again: (step: StepResult) => boolean,
+): Promise<[StepResult] | [StepResult, StepResult]> {
+  const first = await session.step(roomRate, seconds);
+  if (disturbance(first) <= DISTURBED_CORES || !again(first)) return [first];
+  settings.log('    (the machine was disturbed during that step: running it once more)');
+  await sleep(settings.settleMs * 2);
+  return [first, await session.step(roomRate, seconds, true)];
 }
 
-/** Starts the load clients, connects every member and runs an unrecorded warm-up step. */
-export async function openRateSession(
+/** Connects every member of a rate workload and runs an unrecorded warm-up step first. */
+export function withRateSession<T>(
   workload: RateWorkload,
   server: RunningServer,
   settings: RunSettings,
-): Promise<Session> {
+  run: (session: Session) => Promise<T>,
+): Promise<T> {
   const crowd = {
-    tag: `${workload.id === 'fanout' ? 'fan' : 'rooms'}-${server.id}-${Date.now().toString(36)}`,
+    tag: workload.id === 'fanout' ? 'fan' : 'rooms',
     connections: workload.rooms * workload.members,
     members: workload.members,
     senders: workload.senders,
     ports: server.ports.slice(0, workload.replicas),
     arrivals: workload.arrivals,
   };
-  const session = await openSession(server, crowd, settings);
-  try {
+  return withSession(server, crowd, settings, async (session) => {
     await session.connect();
     await sleep(settings.settleMs);
     // Warm-up (JIT, Redis scripts loaded), not recorded.
     await session.step(workload.roomRates[0] ?? 1, 1, false, () => undefined);
-  } catch (error) {
-    await session.close();
-    throw error;
-  }
-  return session;
+    return run(session);
+  });
 }
 
 /** A room rate rounded to what a plan can state (two significant digits, never 0). */
@@ -85,23 +81,34 @@ function roundRate(rate: number): number {
  * `settings.loadFractions` (CPU per delivery and latency across the load range; the 50 % step is
  * the half-load figure).
  */
-export async function runRateWorkload(
+export function runRateWorkload(
   workload: RateWorkload,
   server: RunningServer,
   settings: RunSettings,
 ): Promise<RateFigures> {
-  const session = await openRateSession(workload, server, settings);
-  try {
-    if (settings.fixed) return await runFixedRate(session, settings.fixed, settings);
+  return withRateSession(workload, server, settings, async (session) => {
+    if (settings.fixed) {
+      // One step; it stands for both the best and the half-load step, and its CPU per delivery
+      // counts even when it missed its limits: the load was the same for every server.
+      const step = await session.step(settings.fixed.roomRate, settings.fixed.seconds);
+      settings.log(`    (fixed rate: no search, no load steps)`);
+      const best = step.pass && step.valid ? step : null;
+      return rateFigures([step], best, stopReason(step), step, [], step);
+    }
     const steps: StepResult[] = [];
+    /** A step of the workload's length, run again when it failed on a disturbed machine. */
+    const steady = async (rate: number) => {
+      const again = (step: StepResult) => !step.pass && step.valid;
+      const runs = await rerun(session, settings, [rate, workload.stepSeconds], again);
+      steps.push(...runs);
+      return runs[runs.length - 1] as StepResult;
+    };
     let best: StepResult | null = null;
     let stoppedBy: StopReason = 'last-step';
     for (const rate of workload.roomRates) {
-      const step = await steadyStep(session, workload, rate, steps);
-      if (!step.valid || !step.pass) {
-        stoppedBy = step.valid ? 'limit' : 'client-saturated';
-        break;
-      }
+      const step = await steady(rate);
+      stoppedBy = stopReason(step);
+      if (stoppedBy !== 'last-step') break;
       best = step;
       await sleep(300);
     }
@@ -115,7 +122,7 @@ export async function runRateWorkload(
         await sleep(settings.settleMs * 2);
         const rate = Math.round(Math.sqrt(low * high) * 10) / 10;
         if (rate <= low || rate >= high) break;
-        const step = await steadyStep(session, workload, rate, steps);
+        const step = await steady(rate);
         if (step.valid && step.pass) {
           best = step;
           low = rate;
@@ -124,6 +131,12 @@ export async function runRateWorkload(
         }
       }
     }
+    // A latency step, run again when disturbed, keeping the quieter run: latency is what such a
+    // step measures, and what a neighbour's burst spoils first.
+    const quiet = async (rate: number) => {
+      const runs = await rerun(session, settings, [rate, workload.halfLoadSeconds], () => true);
+      return runs[1] && disturbance(runs[1]) < disturbance(runs[0]) ? runs[1] : runs[0];
+    };
     const capacity = best?.roomRate ?? workload.roomRates[0] ?? 1;
     const loadSteps: LoadStep[] = [];
     for (const fraction of settings.loadFractions) {
@@ -131,15 +144,13 @@ export async function runRateWorkload(
       await sleep(settings.settleMs * 2);
       const rate = roundRate(capacity * fraction);
       settings.log(`    ${Math.round(fraction * 100)} % of capacity (${rate} msg/s/room):`);
-      const step = await quietStep(session, rate, workload.halfLoadSeconds);
+      const step = await quiet(rate);
       loadSteps.push({ ...step, fraction, cpuSecondsPer10kDeliveries: per10k(step) });
     }
     const half = loadSteps.find((step) => step.fraction === HALF) ?? loadSteps.at(-1);
-    const halfLoad = half ?? (await quietStep(session, capacity / 2, workload.halfLoadSeconds));
+    const halfLoad = half ?? (await quiet(capacity / 2));
     return rateFigures(steps, best, stoppedBy, halfLoad, loadSteps);
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 const HALF = 0.5;
@@ -176,22 +187,8 @@ function rateFigures(
   };
 }
 
-/** One step at a fixed rate; its figures stand for both the best step and the half-load step. */
-async function runFixedRate(
-  session: Session,
-  fixed: { roomRate: number; seconds: number },
-  settings: RunSettings,
-): Promise<RateFigures> {
-  const step = await session.step(fixed.roomRate, fixed.seconds);
-  const best = step.pass && step.valid ? step : null;
-  const stoppedBy = step.valid ? (step.pass ? 'last-step' : 'limit') : 'client-saturated';
-  settings.log(`    (fixed rate: no search, no load steps)`);
-  // CPU per delivery counts even when the step missed its limits: the load was the same for all.
-  return rateFigures([step], best, stoppedBy, step, [], step);
-}
-
 /** Holds `connections` idle sockets on the server's first process and measures its memory. */
-export async function runIdleWorkload(
+export function runIdleWorkload(
   workload: IdleWorkload,
   server: RunningServer,
   settings: RunSettings,
@@ -200,7 +197,7 @@ export async function runIdleWorkload(
   const port = server.ports[0];
   if (pid === undefined || port === undefined) throw new Error('server has no first process');
   const crowd = {
-    tag: `idle-${server.id}-${Date.now().toString(36)}`,
+    tag: 'idle',
     connections: workload.connections,
     members: workload.members,
     senders: 0,
@@ -208,8 +205,7 @@ export async function runIdleWorkload(
     // Credentials from the other process, so the measured one only holds sockets.
     httpPort: server.ports[1] ?? port,
   };
-  const session = await openSession(server, crowd, settings);
-  try {
+  return withSession(server, crowd, settings, async (session) => {
     collectGarbage([pid]);
     await sleep(settings.settleMs);
     const rssBeforeBytes = rssBytes(pid);
@@ -223,7 +219,7 @@ export async function runIdleWorkload(
     collectGarbage([pid]);
     await sleep(settings.settleMs);
     const rssAfterBytes = rssBytes(pid);
-    const stats = await session.pool.all(() => ({ type: 'collect', step: -1 }), 'stats');
+    const stats = await session.collect();
     settings.log(
       `    ${connected.ok} connected (${connected.failed} failed) in ${connectSeconds.toFixed(1)} s, ` +
         `RSS ${(rssBeforeBytes / 2 ** 20).toFixed(1)} → ${(rssAfterBytes / 2 ** 20).toFixed(1)} MiB`,
@@ -239,7 +235,75 @@ export async function runIdleWorkload(
         ...stats.map((answer) => answer.cpuSeconds / Math.max(answer.wallSeconds, 1e-9)),
       ),
     };
-  } finally {
-    await session.close();
-  }
+  });
+}
+
+/**
+ * Idle upkeep (`--only upkeep`): what quiet members cost a stack of 2 replicas and Redis once they
+ * have settled: members joined as the web client joins, a warm-up, a window with every member
+ * silent, one with every member sending the web client's heartbeat, spread evenly, and once they
+ * left and a settle, the stack alone (baseline) over as long a window.
+ * The warm-up (150 s) outlasts V8's memory reducer: up to three compacting collections after the
+ * joins grew the heap, started at the latest 100 s after the last full one (a one-off, not upkeep).
+ */
+export type UpkeepFigures = Awaited<ReturnType<typeof runUpkeep>>;
+
+/** CPU seconds per second (cores) of the replicas together, and of Redis, over a window. */
+const cores = (step: StepResult) => ({
+  replicaCores: step.apiCpuSeconds / step.wallSeconds,
+  redisCores: step.redisCpuSeconds / step.wallSeconds,
+});
+
+type Cores = ReturnType<typeof cores>;
+
+/**
+ * A window's upkeep net of the baseline: replica CPU ms/s per 1,000 members of a replica (members
+ * are spread evenly, so that is all replicas' ms/s per 1,000 members), Redis CPU ms/s per 1,000.
+ */
+function upkeep(step: StepResult, baseline: Cores, members: number) {
+  const { replicaCores, redisCores } = cores(step);
+  const per1k = (net: number) => (net * 1000) / (members / 1000);
+  return {
+    replicaCores,
+    redisCores,
+    replicaMsPerSecondPer1k: per1k(replicaCores - baseline.replicaCores),
+    redisMsPerSecondPer1k: per1k(redisCores - baseline.redisCores),
+    outsideCores: step.outsideCores,
+    stealCores: step.stealCores,
+  };
+}
+
+export function runUpkeep(workload: UpkeepWorkload, server: RunningServer, settings: RunSettings) {
+  const crowd = {
+    tag: 'upkeep',
+    connections: workload.rooms * workload.members,
+    members: workload.members,
+    senders: 0,
+    ports: server.ports.slice(0, workload.replicas),
+  };
+  return withSession(server, crowd, settings, async (session) => {
+    const connected = await session.connect(true);
+    settings.log(`    ${connected.ok} members joined; warm-up ${workload.warmupSeconds} s`);
+    await sleep(workload.warmupSeconds * 1000);
+    const window = async (title: string) => {
+      settings.log(`    ${title}, ${workload.windowSeconds} s:`);
+      return session.step(0, workload.windowSeconds);
+    };
+    const quiet = await window('quiet');
+    await session.heartbeat(PING_INTERVAL_MS);
+    const heartbeat = await window(`a heartbeat every ${PING_INTERVAL_MS / 1000} s`);
+    // The baseline in the same warmed processes (a replica just started still compiles and
+    // connects): the members leave, and the replicas' leave work is done before it is measured.
+    await session.leave();
+    settings.log(`    members left; settle ${workload.settleSeconds} s`);
+    await sleep(workload.settleSeconds * 1000);
+    const baseline = cores(await window('baseline (no member)'));
+    return {
+      members: connected.ok,
+      replicas: workload.replicas,
+      baseline,
+      quiet: upkeep(quiet, baseline, connected.ok),
+      heartbeat: upkeep(heartbeat, baseline, connected.ok),
+    };
+  });
 }

@@ -29,25 +29,23 @@ export const SERVER_NAMES: Record<ServerId, string> = {
   raw: 'raw ws',
 };
 
+/**
+ * A server under test: `ports`, one per process, in order; `processPids()`, those processes;
+ * `redisNodes()`, each redis-server named for the report (one unless a Redis Cluster);
+ * `nginxPids()`, nginx's master and workers when the load clients go through it (`viaNginx`),
+ * else none; `cluster`, the harness's cluster (replicas' URLs and handles, Redis) of Taco Chat.
+ */
 export interface RunningServer {
   id: ServerId;
-  /** One port per process, in order. */
   ports: number[];
-  /** The server processes (one per port), in the same order. */
   processPids(): number[];
-  /** The redis-server processes, each with a name for the report (one node unless a cluster). */
   redisNodes(): RedisNode[];
-  /** nginx's master and workers when the load clients go through it (`viaNginx`), else none. */
   nginxPids(): number[];
-  /** The harness's cluster (replicas' URLs and handles, Redis) when Taco Chat runs on one. */
   cluster?: Cluster;
   stop(): Promise<void>;
 }
 
-interface RedisNode {
-  name: string;
-  pid: number;
-}
+type RedisNode = { name: string; pid: number };
 
 const pids = (list: readonly (number | undefined)[]) => list.filter((pid) => pid !== undefined);
 const standaloneRedis = (pid: number | undefined) => (pid ? [{ name: 'redis', pid }] : []);
@@ -161,33 +159,30 @@ async function startPeer(
   const redis = await startRedis();
   const script = resolve(__dirname, '..', 'peers', `${id}-server.ts`);
   const env = { ...baseEnvironment(), REDIS_URL: redis.url, ...hooksEnv(profileDir) };
-  const peers: Service[] = [];
+  const ports = await freePorts(replicas);
+  const peers = ports.map((port, index) => {
+    const [name, url] = [`${id}-${index + 1}`, `http://127.0.0.1:${port}`];
+    return new Service({
+      name,
+      command: process.execPath,
+      args: ['--import', 'tsx', script],
+      cwd: REPO_ROOT,
+      env: { ...env, PORT: String(port), REPLICA_ID: name },
+      output: 'quiet',
+      port,
+      url,
+      startTimeoutMs: 30_000,
+      ready: async () => (await httpStatus(`${url}/health`)) === 200,
+    });
+  });
   const stop = async () => {
     await Promise.all(peers.map((child) => child.stop('SIGTERM', 5000)));
     await redis.stop();
   };
-  const ports = await freePorts(replicas);
-  try {
-    for (const [index, port] of ports.entries()) {
-      const [name, url] = [`${id}-${index + 1}`, `http://127.0.0.1:${port}`];
-      const peer = new Service({
-        name,
-        command: process.execPath,
-        args: ['--import', 'tsx', script],
-        cwd: REPO_ROOT,
-        env: { ...env, PORT: String(port), REPLICA_ID: name },
-        output: 'quiet',
-        port,
-        url,
-        startTimeoutMs: 30_000,
-        ready: async () => (await httpStatus(`${url}/health`)) === 200,
-      });
-      peers.push(await startService(peer));
-    }
-  } catch (error) {
+  await Promise.all(peers.map(startService)).catch(async (error: unknown) => {
     await stop();
     throw error;
-  }
+  });
   return {
     id,
     ports,

@@ -7,25 +7,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { resolve } from 'node:path';
 import { cpuWindow, emptyHistogram, IpcPool, merge, quantile } from '@taco/harness';
-import type { Arrivals, ClientMessage, ConnSpec, ParentMessage } from './load-client';
+import type { Api, ClientMessage, Crowd, ParentMessage } from './load-client';
 import type { BenchPlan } from '../workloads/workloads';
 import { mapValues, sum } from './scenarios/common';
 import type { RunningServer } from './servers';
 
-/** How a run's sessions go: the plan's limits, and these. */
-export interface RunSettings extends Pick<
-  BenchPlan,
-  'drainMs' | 'bodyBytes' | 'clientSaturation' | 'p99LimitMs'
-> {
+/** How a run's sessions go: the plan (its limits, `loadFractions`…), and these. */
+export type RunSettings = BenchPlan & {
   clients: number;
   /** Pause after connecting (joins, subscriptions and garbage settle). */
   settleMs: number;
-  /** Fractions of the capacity found to run one step at each, after the search. */
-  loadFractions: readonly number[];
   /** Hold one rate instead of searching (for profiles and CPU comparisons at equal load). */
   fixed?: { roomRate: number; seconds: number } | undefined;
   log: (line: string) => void;
-}
+};
 
 export type StepResult = Awaited<ReturnType<Session['step']>>;
 
@@ -47,6 +42,28 @@ export function per10k(
   seconds = step.serverCpuSeconds,
 ): number | null {
   return step.received > 0 ? (seconds / step.received) * 10_000 : null;
+}
+
+/** A part of the benchmark that ran (its figures), failed (its error), or was left out (both null). */
+export interface Outcome<T> {
+  figures: T | null;
+  error: string | null;
+}
+
+export const skipped = <T = never>(): Outcome<T> => ({ figures: null, error: null });
+
+/** The figures of a run, or its error's message, written with `log` when given. */
+export async function settle<T>(
+  run: () => Promise<T>,
+  log?: (line: string) => void,
+): Promise<Outcome<T>> {
+  try {
+    return { figures: await run(), error: null };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    log?.(`    error: ${message}`);
+    return { figures: null, error: message };
+  }
 }
 
 let running: RunningServer | null = null;
@@ -71,56 +88,27 @@ export async function stopRunning(): Promise<void> {
   await running?.stop();
 }
 
-/**
- * Who connects: `connections` members in rooms of `members` (`senders` of each send), the rooms
- * named after `tag`, spread over `ports` (credentials from `httpPort` when given).
- */
-export interface Crowd {
-  tag: string;
-  connections: number;
-  members: number;
-  senders: number;
-  ports: number[];
-  httpPort?: number;
-  /** How each sender's messages arrive (default fixed), and the seed of Poisson arrivals. */
-  arrivals?: { mode: Arrivals; seed: number };
-}
-
-/** Every member of `crowd` spread over the load clients, and each client's senders (indices). */
-function layout(crowd: Crowd, clients: number) {
-  const perClient: ConnSpec[][] = Array.from({ length: clients }, () => []);
-  const senders: number[][] = Array.from({ length: clients }, () => []);
-  for (let id = 0; id < crowd.connections; id += 1) {
-    const list = perClient[id % clients] ?? [];
-    const member = id % crowd.members;
-    if (member < crowd.senders) senders[id % clients]?.push(list.length);
-    const room = `${crowd.tag}-${Math.floor(id / crowd.members)}`;
-    const port = crowd.ports[id % crowd.ports.length] ?? 0;
-    list.push({ id, port, httpPort: crowd.httpPort, room, name: `user-${member}` });
-  }
-  return { perClient, senders };
-}
-
 /** Load clients on a server, ready to connect a crowd and then to run steps at any rate. */
 export type Session = Awaited<ReturnType<typeof openSession>>;
 
 let stepCounter = 0;
 
-/** Connections each load client opens at a time. */
-const CONNECT_CONCURRENCY = 64;
-
 /**
  * Starts the load clients (load-client.ts) of a session on `server`; `close` ends them. `connect`
- * opens every connection of `crowd`, `step` runs `roomRate` messages/s per room for `seconds`.
+ * opens every connection of `crowd` (its rooms named after its tag, the server and the time),
+ * `step` runs `roomRate` messages/s per room for `seconds`.
  */
-export async function openSession(server: RunningServer, crowd: Crowd, settings: RunSettings) {
-  const { perClient, senders } = layout(crowd, settings.clients);
+async function openSession(server: RunningServer, tagged: Crowd, settings: RunSettings) {
+  const crowd = { ...tagged, tag: `${tagged.tag}-${server.id}-${Date.now().toString(36)}` };
   const script = resolve(__dirname, 'load-client.ts');
   const pool = new IpcPool<ParentMessage, ClientMessage>(script, 'load client', settings.clients);
   await pool.ready().catch(async (error: unknown) => {
     await pool.close();
     throw error;
   });
+  /** One request of `type` to every load client, built from its index; every answer. */
+  const call = <K extends keyof Api>(type: K, build: (index: number) => Parameters<Api[K]>[0]) =>
+    pool.all((index) => ({ type, ...build(index) }) as ParentMessage, type);
   const step = async (roomRate: number, seconds: number, repeat = false, log = settings.log) => {
     const id = ++stepCounter;
     const redisPids = Object.fromEntries(
@@ -131,31 +119,26 @@ export async function openSession(server: RunningServer, crowd: Crowd, settings:
       nginx: server.nginxPids(),
       ...redisPids,
     });
-    const sentAnswers = await pool.all(
-      (index) => ({
-        type: 'step',
-        step: id,
-        senders: senders[index] ?? [],
-        perSecond: roomRate / crowd.senders,
-        durationMs: seconds * 1000,
-        bodyBytes: settings.bodyBytes,
-        arrivals: crowd.arrivals?.mode ?? 'fixed',
-        seed: crowd.arrivals?.seed ?? 0,
-      }),
-      'sent',
-    );
+    const sentAnswers = await call('step', () => ({
+      step: id,
+      perSecond: roomRate / crowd.senders,
+      durationMs: seconds * 1000,
+      bodyBytes: settings.bodyBytes,
+      arrivals: crowd.arrivals?.mode ?? 'fixed',
+      seed: crowd.arrivals?.seed ?? 0,
+    }));
     const sent = sum(sentAnswers.map((answer) => answer.sent));
     const expected = sent * crowd.members;
     const clientCpu = Math.max(
       ...sentAnswers.map((answer) => answer.cpuSeconds / answer.wallSeconds),
     );
+    // The drain: until every message arrived or `drainMs` passed; the last answers count.
     const deadline = Date.now() + settings.drainMs;
-    for (;;) {
-      const counts = await pool.all(() => ({ type: 'peek' }), 'count');
-      if (sum(counts.map((answer) => answer.received)) >= expected || Date.now() >= deadline) break;
+    let stats = await call('collect', () => ({ step: id }));
+    while (sum(stats.map((answer) => answer.received)) < expected && Date.now() < deadline) {
       await sleep(50);
+      stats = await call('collect', () => ({ step: id }));
     }
-    const stats = await pool.all(() => ({ type: 'collect', step: id }), 'stats');
     const histogram = emptyHistogram();
     for (const answer of stats) merge(histogram, answer.histogram);
     const received = sum(stats.map((answer) => answer.received));
@@ -213,24 +196,15 @@ export async function openSession(server: RunningServer, crowd: Crowd, settings:
     );
     return result;
   };
-  type Step = Awaited<ReturnType<typeof step>>;
   return {
-    pool,
     /**
      * Opens every connection (`web`: as the web client joins); counts what opened and failed, and
      * unless `partial`, fails when any did not open.
      */
     connect: async (web = false, partial = false) => {
-      const answers = await pool.all(
-        (index) => ({
-          type: 'connect',
-          kind: server.id,
-          conns: perClient[index] ?? [],
-          concurrency: CONNECT_CONCURRENCY,
-          web,
-        }),
-        'connected',
-      );
+      const answers = await call('connect', (index) => {
+        return { kind: server.id, crowd, index, clients: settings.clients, web };
+      });
       const ok = sum(answers.map((answer) => answer.ok));
       const failed = sum(answers.map((answer) => answer.failed));
       const firstError = answers.find((answer) => answer.firstError)?.firstError ?? null;
@@ -240,23 +214,28 @@ export async function openSession(server: RunningServer, crowd: Crowd, settings:
       return { ok, failed, firstError };
     },
     step,
+    /** Every load client's counts and CPU since the last step started. */
+    collect: () => call('collect', () => ({ step: -1 })),
     /** Every member sends a heartbeat each `periodMs` from now on, spread evenly over the period. */
     heartbeat: (periodMs: number) =>
-      pool.all(() => ({ type: 'heartbeat', periodMs, total: crowd.connections }), 'beating'),
-    /** A step, run once more when the machine was disturbed during it and `again` says so. */
-    rerun: async (
-      roomRate: number,
-      seconds: number,
-      again: (step: Step) => boolean,
-    ): Promise<[Step] | [Step, Step]> => {
-      const first = await step(roomRate, seconds);
-      if (disturbance(first) <= DISTURBED_CORES || !again(first)) return [first];
-      settings.log('    (the machine was disturbed during that step: running it once more)');
-      await sleep(settings.settleMs * 2);
-      return [first, await step(roomRate, seconds, true)];
-    },
+      call('heartbeat', () => ({ periodMs, total: crowd.connections })),
     /** Every member leaves; the load clients stay up (a step after that measures no member). */
-    leave: () => pool.all(() => ({ type: 'leave' }), 'left'),
+    leave: () => call('leave', () => ({})),
     close: () => pool.close(),
   };
+}
+
+/** A session on `server` around `run`, closed whatever happens. */
+export async function withSession<T>(
+  server: RunningServer,
+  crowd: Crowd,
+  settings: RunSettings,
+  run: (session: Session) => Promise<T>,
+): Promise<T> {
+  const session = await openSession(server, crowd, settings);
+  try {
+    return await run(session);
+  } finally {
+    await session.close();
+  }
 }

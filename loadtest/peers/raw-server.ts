@@ -8,6 +8,7 @@
  */
 import {
   CloseCode,
+  decodeClientFrame,
   encodeFrame,
   FRAME_MAX_BYTES,
   FrameType,
@@ -18,7 +19,7 @@ import {
 } from '@taco/protocol';
 import Redis from 'ioredis';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { keys, peer, peerErrors, storeMessage, validMessage } from './store';
+import { keys, peer, peerErrors, storeMessage } from './store';
 
 const wss = new WebSocketServer({
   noServer: true,
@@ -64,20 +65,15 @@ async function join(ws: WebSocket, room: string, name: string): Promise<void> {
   members.add(ws);
   presence(room, name, true);
   ws.on('message', (data, isBinary) => {
-    let frame: unknown;
-    try {
-      frame = !isBinary && Buffer.isBuffer(data) ? JSON.parse(data.toString('utf8')) : null;
-    } catch {
-      frame = null;
-    }
-    const message = validMessage(frame);
-    if (message) {
-      const timestamp = Date.now() / 1000;
-      const publish = { clientId: message.clientId };
-      storeMessage(redis, room, name, message.body, timestamp, publish).catch(() =>
+    // Taco Chat's own codec: the same acceptance rules.
+    const decoded = !isBinary && Buffer.isBuffer(data) ? decodeClientFrame(data.toString()) : null;
+    const frame = decoded?.ok ? decoded.frame : null;
+    if (frame?.type === FrameType.Message) {
+      const publish = { clientId: frame.client_id };
+      storeMessage(redis, room, name, frame.body, Date.now() / 1000, publish).catch(() =>
         ws.send(UNAVAILABLE),
       );
-    } else if ((frame as { type?: unknown } | null)?.type === FrameType.Heartbeat) {
+    } else if (frame?.type === FrameType.Heartbeat) {
       ws.send(HEARTBEAT);
     } else {
       ws.send(UNSUPPORTED);

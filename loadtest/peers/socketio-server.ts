@@ -10,8 +10,8 @@
 import { createAdapter } from '@socket.io/redis-adapter';
 import Redis from 'ioredis';
 import { Server } from 'socket.io';
-import { FrameType } from '@taco/protocol';
-import { peer, peerErrors, storeMessage, validMessage } from './store';
+import { decodeClientFrame, FrameType } from '@taco/protocol';
+import { peer, peerErrors, storeMessage } from './store';
 
 const { redisUrl, redis, httpServer, listen } = peer(() => {
   void io.close();
@@ -39,23 +39,25 @@ io.on('connection', (socket) => {
     io.to(room).emit('presence', { type: FrameType.Presence, room, sender: name, connecting });
   void socket.join(room);
   presence(true);
-  socket.on('message', (frame: unknown) => {
-    const message = validMessage(frame);
-    if (!message) {
+  socket.on('message', (data: unknown) => {
+    // Taco Chat's own codec (on the frame's text): the same acceptance rules.
+    const decoded = decodeClientFrame(JSON.stringify(data));
+    const frame = decoded.ok ? decoded.frame : null;
+    if (frame?.type !== FrameType.Message) {
       socket.emit('message', unsupported);
       return;
     }
     const timestamp = Date.now() / 1000;
-    storeMessage(redis, room, name, message.body, timestamp)
+    storeMessage(redis, room, name, frame.body, timestamp)
       .then((seq) => {
         io.to(room).emit('message', {
           type: FrameType.Message,
           room,
           sender: name,
-          body: message.body,
+          body: frame.body,
           timestamp,
           seq,
-          ...(message.clientId === undefined ? {} : { client_id: message.clientId }),
+          ...(frame.client_id === undefined ? {} : { client_id: frame.client_id }),
         });
       })
       .catch(() => socket.emit('message', unavailable));

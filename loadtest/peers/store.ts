@@ -4,13 +4,11 @@
  */
 import { createServer } from 'node:http';
 import {
-  CLIENT_ID_MAX_LENGTH,
   ErrorCode,
   errorFrame,
   FrameErrorMessage,
   FrameType,
   HISTORY_MAX_DEFAULT,
-  MESSAGE_MAX_LENGTH,
 } from '@taco/protocol';
 import Redis from 'ioredis';
 
@@ -70,22 +68,6 @@ export function storeMessage(
   }
   const args = [`{${fields},"seq":`, frame, HISTORY_MAX, ROOM_TTL_SECONDS];
   return redis.appendMessage(keyList.length, ...keyList, ...args);
-}
-
-/** The same acceptance rules as Taco Chat for a message frame (codec.ts), or null. */
-export function validMessage(frame: unknown): { body: string; clientId?: string } | null {
-  if (typeof frame !== 'object' || frame === null) return null;
-  const { type, body, client_id: clientId } = frame as Record<string, unknown>;
-  if (type !== FrameType.Message || typeof body !== 'string') return null;
-  const trimmed = body.trim();
-  if (trimmed.length === 0 || trimmed.length > MESSAGE_MAX_LENGTH) return null;
-  if (
-    clientId !== undefined &&
-    (typeof clientId !== 'string' || clientId.length > CLIENT_ID_MAX_LENGTH)
-  ) {
-    return null;
-  }
-  return { body: trimmed, clientId };
 }
 
 /**
