@@ -10,7 +10,7 @@
 import { createAdapter } from '@socket.io/redis-adapter';
 import Redis from 'ioredis';
 import { Server } from 'socket.io';
-import { decodeClientFrame, FrameType } from '@taco/protocol';
+import { decodeClientValue, FrameType } from '@taco/protocol';
 import { peer, peerErrors, storeMessage } from './store';
 
 const { redisUrl, redis, httpServer, listen } = peer(() => {
@@ -40,8 +40,8 @@ io.on('connection', (socket) => {
   void socket.join(room);
   presence(true);
   socket.on('message', (data: unknown) => {
-    // Taco Chat's own codec (on the frame's text): the same acceptance rules.
-    const decoded = decodeClientFrame(JSON.stringify(data));
+    // Taco Chat's own codec on the value Socket.IO parsed: the same acceptance rules.
+    const decoded = decodeClientValue(data);
     const frame = decoded.ok ? decoded.frame : null;
     if (frame?.type !== FrameType.Message) {
       socket.emit('message', unsupported);

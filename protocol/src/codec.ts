@@ -155,8 +155,19 @@ export function decodeClientFrame(
   options: DecodeOptions = {},
 ): DecodeResult<ClientFrame> {
   const parsed = parseJsonObject(text);
-  if (!parsed.ok) return parsed;
-  const raw = parsed.value;
+  return parsed.ok ? decodeClientValue(parsed.value, options) : parsed;
+}
+
+/**
+ * `decodeClientFrame` for a value already parsed from JSON by a transport (Socket.IO, say): the
+ * same rules and errors.
+ */
+export function decodeClientValue(
+  value: unknown,
+  options: DecodeOptions = {},
+): DecodeResult<ClientFrame> {
+  if (!isRecord(value)) return fail(ErrorCode.BadFrame, FrameErrorMessage.notObject);
+  const raw = value;
   const type = raw.type;
   // A valid client_id rides on any error about the rest of the frame, whatever its type, so the
   // client knows which of its frames was refused.
