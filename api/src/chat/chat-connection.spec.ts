@@ -44,7 +44,13 @@ function setup() {
     config,
     0,
   );
-  return { connection, writes, counted: () => framesOut, duplicates: () => duplicates };
+  return {
+    connection,
+    writes,
+    socket,
+    counted: () => framesOut,
+    duplicates: () => duplicates,
+  };
 }
 
 /** The JSON texts of the unmasked, short text frames in `chunk`. */
@@ -74,6 +80,17 @@ describe('ChatConnection', () => {
       roster,
     );
     expect(counted()).toBe(3);
+  });
+
+  it('pings with an empty, unmasked ping frame, and not once the socket is closing', async () => {
+    const { connection, writes, socket } = setup();
+    connection.ping();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual([[Buffer.from([0x89, 0x00])]]);
+    (socket as { readyState: number }).readyState = WebSocket.CLOSING;
+    connection.ping();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toHaveLength(1);
   });
 });
 

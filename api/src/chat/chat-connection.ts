@@ -15,7 +15,7 @@ import { type NameClaim } from '../bus/name-claim';
 import { TokenBucket } from '../common/token-bucket';
 import { type AppConfig } from '../config/app-config';
 import { type MetricsService } from '../metrics/metrics.service';
-import { textFrame } from './text-frame';
+import { PING_FRAME, textFrame } from './text-frame';
 import { type OwedLimits } from './carried-limits';
 import { DeliveryWindow } from './delivery-window';
 import { type WriteTurn } from './write-turn';
@@ -280,8 +280,15 @@ export class ChatConnection {
     }
   }
 
+  /**
+   * Pings the client, written straight to the TCP socket as `writeFrame` writes (ws's own `ping`
+   * builds a frame and corks the socket for each call; a quiet member's upkeep is mostly this).
+   * The pong comes back through ws (`onPong`).
+   */
   ping(): void {
-    if (this.socket.readyState === WebSocket.OPEN) this.socket.ping();
+    if (this.socket.readyState === WebSocket.OPEN && !this.transport.destroyed) {
+      this.transport.write(PING_FRAME);
+    }
   }
 
   close(code: number, reason: string): void {

@@ -1,4 +1,10 @@
 const FIN_TEXT = 0x81;
+
+/**
+ * A ping (RFC 6455 §5.5.2: FIN set, opcode 9, no payload), unmasked as a server's frames are: the
+ * same two bytes for every socket, so a round of pings builds nothing per socket.
+ */
+export const PING_FRAME = Buffer.from([0x89, 0x00]);
 const LENGTH_16 = 126;
 const LENGTH_64 = 127;
 
