@@ -1,22 +1,20 @@
-// Fan-out (loadtest/README.md, "What the scripts do"): ROOMS rooms of MEMBERS (one VU each), a
-// barrier until the whole room is present (bounded by `joinTimeoutMs` from the start of the run),
-// then SENDERS per room send RATE messages/s in all for HOLD s at random phases, the last one
-// marked. Everyone stays until every sender's last message arrived: received = sent × members.
+// Fan-out (loadtest/README.md, "What the scripts do"): one VU per member, a barrier, SENDERS
+// send, everyone stays until every sender's last message arrived: received = sent × members.
 //
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e MEMBERS=500 -e RATE=80 loadtest/k6/fanout.js
 /* global __VU */
 import { Counter } from 'k6/metrics';
 import { poissonGaps } from './arrivals.js';
-import { envChoice, envCount, envNumber, MAX_MEMBER_RATE, PROFILE, TIMING } from './config.js';
-import { newPlan, oncePerVu, scriptOptions, sleep } from './run.js';
+import { envChoice, envCount, envNumber, MAX_MEMBER_RATE, newPlan, oncePerVu } from './run.js';
+import { PROFILE, scriptOptions, sleep, TIMING } from './run.js';
 import { FINISH_MAX_MS, Member } from './member.js';
 
 const F = PROFILE.fanout;
 const ROOMS = envCount('ROOMS', F.rooms);
 const MEMBERS = envCount('MEMBERS', F.members, 2);
-const RATE = envNumber('RATE', F.roomMessagesPerSecond, { min: 0.1 });
-const HOLD_S = envNumber('HOLD', F.holdSeconds, { min: 1 });
-const JOIN_TIMEOUT_MS = envNumber('JOIN_TIMEOUT_MS', F.joinTimeoutMs, { min: 1000 });
+const RATE = envNumber('RATE', F.roomMessagesPerSecond, 0.1);
+const HOLD_S = envNumber('HOLD', F.holdSeconds, 1);
+const JOIN_TIMEOUT_MS = envNumber('JOIN_TIMEOUT_MS', F.joinTimeoutMs, 1000);
 /** Members arrive spread over this long, not all in the same millisecond. */
 const JOIN_SPREAD_MS = Math.min(JOIN_TIMEOUT_MS / 2, envNumber('JOIN_SPREAD_MS', F.joinSpreadMs));
 /** `fixed` (evenly spaced) or `poisson` (exponential gaps from SEED and the sender's index). */
