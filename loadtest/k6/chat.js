@@ -15,8 +15,7 @@ const MESSAGES = envCount('MESSAGES', C.messagesPerSession);
 // k6 checks the stage durations before the run starts: a bad -e DURATION never runs.
 const HOLD = __ENV.DURATION || C.hold;
 
-// A member sends one message per think time and one typing frame per message: far below the
-// api's per-connection limits (a burst of 10 messages, 2 per second; typing 2 per second).
+// One message and one typing frame per think time: within the api's per-connection limits.
 if (C.thinkTimeMs.min + C.typingBeforeSendMs < 1000 / MAX_MEMBER_RATE) {
   throw new Error(`chat: think time + typing must be at least ${1000 / MAX_MEMBER_RATE} ms`);
 }

@@ -61,13 +61,11 @@ export default async function (plan) {
   if (await member.join(joinDeadline - Date.now())) {
     // The barrier: the whole room is here (bounded by the join deadline of the run).
     const full = () => member.roster.size >= MEMBERS;
-    if (!(await member.waitUntil(full, joinDeadline - Date.now()))) {
-      barrierTimeouts.add(1, { at: 'start' });
-    }
+    const everyone = await member.waitUntil(full, joinDeadline - Date.now());
+    if (!everyone) barrierTimeouts.add(1, { at: 'start' });
     const start = Date.now();
     if (memberNo < SENDERS) {
-      // Random phase, then one message every INTERVAL_MS, timed from the start (no drift); or
-      // Poisson arrivals, the gaps added up from the start.
+      // A random phase, then every INTERVAL_MS, or Poisson gaps: timed from the start (no drift).
       const gap = ARRIVALS === 'poisson' ? poissonGaps(INTERVAL_MS, SEED * 100003 + index) : null;
       let at = gap ? gap() : Math.random() * INTERVAL_MS;
       for (let k = 0; k < PER_SENDER && !member.gone; k += 1) {
@@ -80,9 +78,8 @@ export default async function (plan) {
     const senders = SENDER_NAMES.filter((name) => member.roster.has(name));
     const allDone = () =>
       senders.every((name) => member.lastFrom.has(name) || !member.roster.has(name));
-    if (!(await member.waitUntil(allDone, start + END_WAIT_MS - Date.now()))) {
-      barrierTimeouts.add(1, { at: 'end' });
-    }
+    const done = await member.waitUntil(allDone, start + END_WAIT_MS - Date.now());
+    if (!done) barrierTimeouts.add(1, { at: 'end' });
   }
   await member.finish();
 }

@@ -28,10 +28,9 @@ export const FINISH_MAX_MS =
 const lastSeq = (messages) => (messages.length > 0 ? messages[messages.length - 1].seq : 0);
 
 /**
- * One member of one room. `state`: connecting (credentials, ticket, socket) → loading (open: the
- * join read, its own presence) → joined → on a close it did not ask for, away (a reconnect timed
- * by decideReconnect) → connecting …; gone once it closed on purpose or gave up. Its accounting,
- * the window (base, end] in the room's epoch: loadtest/README.md, "Loss, exactly".
+ * `state`: connecting (credentials, ticket, socket) → loading (join read, own presence) → joined →
+ * away after a close it did not ask for (decideReconnect) → connecting …; gone once it closed or
+ * gave up. Its window (base, end] in the room's epoch: loadtest/README.md, "Loss, exactly".
  */
 export class Member {
   /** `deadline` (ms): no reconnect is started after it. */
@@ -330,9 +329,8 @@ export class Member {
     const end = Math.max(reply === null ? this.maxSeq : lastSeq(reply.messages), this.base);
     await this.waitUntil(() => this.missingUpTo(end) === 0, TIMING.settleMs);
     const missing = this.closedMissing + this.missingUpTo(end);
-    // Own messages neither echoed nor refused: stored ones are already among the missing seqs
-    // (their echo never came); the rest were dropped without a word. History tells them apart;
-    // refusals that named no client_id account for as many of the rest.
+    // Own messages neither echoed nor refused: stored ones are among the missing seqs, the rest
+    // dropped without a word (history tells them apart), less refusals that named no client_id.
     let silent = unsettled();
     if (this.pending.size > 0 && this.state === 'joined') {
       const after = Math.max(this.base, end - HISTORY_COUNT_MAX);

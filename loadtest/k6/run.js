@@ -117,10 +117,7 @@ export const oncePerVu = (vus, maxMs) => ({
   gracefulStop: '10s',
 });
 
-/**
- * setup(): fails unless BASE_URL is ready; the run id, `rooms` room ids (a RUN_ID of ≤ 20 keeps
- * them within the contract's 40 characters), the start; logs `about`.
- */
+/** setup(): fails unless BASE_URL is ready; the run id, `rooms` room ids, the start; logs `about`. */
 export function newPlan(kind, rooms, about) {
   const res = http.get(`${BASE_URL}/api/health/ready`, { tags: { name: 'GET /api/health/ready' } });
   if (res.status !== 200) {
@@ -137,10 +134,7 @@ export function newPlan(kind, rooms, about) {
   return { runId, rooms: names, startedAt: Date.now() };
 }
 
-/**
- * Room sizes between `min` and `max` (inclusive) adding up to `people`: as many rooms as the average
- * size gives, each at least `min`, the rest spread at random (fewer than `min`: one room of all).
- */
+/** Sizes of `min`–`max` adding up to `people`, as many as the average gives, spread at random. */
 export function roomSizes(people, min, max) {
   if (people <= min) return [people];
   const rooms = Math.min(
@@ -156,10 +150,7 @@ export function roomSizes(people, min, max) {
   return sizes;
 }
 
-/**
- * Seats people in rooms round-robin: person k goes to the next room in turn that still has a
- * free seat, so rooms fill side by side as VUs ramp up. Returns the room index of each person.
- */
+/** Each person's room, seated round-robin so that rooms fill side by side as VUs ramp up. */
 export const roundRobin = (sizes) =>
   Array.from({ length: Math.max(...sizes) }, (_, seat) =>
     sizes.flatMap((size, room) => (seat < size ? [room] : [])),
