@@ -22,12 +22,8 @@ const ARRIVALS = envChoice('ARRIVALS', ['fixed', 'poisson'], 'fixed');
 const SEED = envCount('SEED', 1, 0);
 /** Enough senders that none sends faster than the api lets one connection send. */
 const SENDERS = Math.max(envCount('SENDERS', F.senders), Math.ceil(RATE / MAX_MEMBER_RATE - 1e-9));
-if (SENDERS > MEMBERS) {
-  throw new Error(
-    `fanout: RATE=${RATE} needs ${SENDERS} senders at ${MAX_MEMBER_RATE}/s each, ` +
-      `more than MEMBERS=${MEMBERS}`,
-  );
-}
+const needs = `fanout: RATE=${RATE} needs ${SENDERS} senders at ${MAX_MEMBER_RATE}/s each`;
+if (SENDERS > MEMBERS) throw new Error(`${needs}, more than MEMBERS=${MEMBERS}`);
 /** Each sender sends this many messages, one every INTERVAL_MS. */
 const PER_SENDER = Math.max(1, Math.round((HOLD_S * RATE) / SENDERS));
 const INTERVAL_MS = (1000 * SENDERS) / RATE;

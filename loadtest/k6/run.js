@@ -17,17 +17,16 @@ export const MAX_MEMBER_RATE = 0.8 * RATE_LIMITS.messagesPerSecond;
 /** Two messages of one member never go out closer together than the api's refill interval. */
 export const MIN_SEND_GAP_MS = 1000 / RATE_LIMITS.messagesPerSecond;
 
-const PROFILES = WORKLOADS.k6.profiles;
-export const PROFILE_NAME = envChoice('PROFILE', Object.keys(PROFILES), 'load');
-export const PROFILE = PROFILES[PROFILE_NAME];
+const PROFILE_NAME = envChoice('PROFILE', Object.keys(WORKLOADS.k6.profiles), 'load');
+export const PROFILE = WORKLOADS.k6.profiles[PROFILE_NAME];
 
 /** nginx (or one replica). */
 export const BASE_URL = (__ENV.BASE_URL || 'http://localhost:8080').replace(/\/+$/, '');
 export const WS_URL = BASE_URL.replace(/^http/, 'ws');
 
 /** `token` (in the socket URL) or `ticket` (a single-use ticket per socket, as the web client). */
-export const SOCKET_AUTH = envChoice('SOCKET_AUTH', ['token', 'ticket'], 'token');
-export const TICKET_CALL = 'POST /api/room/:room_id/ticket';
+const SOCKET_AUTH = envChoice('SOCKET_AUTH', ['token', 'ticket'], 'token');
+const TICKET_CALL = 'POST /api/room/:room_id/ticket';
 
 /** A number ≥ `min` from `-e NAME=…` (whole if `integer`), or `fallback`; else the run stops. */
 export function envNumber(name, fallback, min = 0, integer = false) {
@@ -173,7 +172,6 @@ export function probeBody(clientId, bytes, last) {
   return JSON.stringify({ ...probe, p: 'x'.repeat(pad) });
 }
 
-/** The value of the JSON `text`, or undefined when it is not JSON. */
 export function parseJson(text) {
   try {
     return JSON.parse(text);
@@ -182,33 +180,26 @@ export function parseJson(text) {
   }
 }
 
-/** The probe in a message body, or null for a body that is not one. */
+/** The probe in a message body, or null. */
 export function parseProbe(body) {
   const probe = typeof body === 'string' && body.charAt(0) === '{' ? parseJson(body) : undefined;
   return typeof probe?.t === 'number' ? probe : null;
 }
 
-/** POST (tagged by route, never room id): the response (status 0: none) and its string `field`. */
-async function post(path, body, params, ok, field) {
-  const res = await http.asyncRequest('POST', BASE_URL + path, body, { ...params, timeout: '10s' });
-  const value = res.status === ok ? parseJson(res.body)?.[field] : null;
-  return { res, value: typeof value === 'string' ? value : null };
-}
-
 /** A token or null: a 400 at once, else `credentialAttempts` calls backing off 1, 2, 4 … s. */
 export async function credentials(room, name) {
+  const url = BASE_URL + ApiPath.roomCredentials(room);
   const body = JSON.stringify({ sender_id: name });
   const headers = { 'Content-Type': 'application/json' };
-  const params = { headers, tags: { name: 'POST /api/room/:room_id' } };
+  // Tagged by route, never room id. k6 resolves with status 0 when no answer came.
+  const params = { headers, tags: { name: 'POST /api/room/:room_id' }, timeout: '10s' };
   for (let attempt = 1; attempt <= TIMING.credentialAttempts; attempt += 1) {
-    const { res, value } = await post(ApiPath.roomCredentials(room), body, params, 200, 'token');
-    if (value !== null) return value;
+    const res = await http.asyncRequest('POST', url, body, params);
+    const token = res.status === 200 ? parseJson(res.body)?.token : null;
+    if (typeof token === 'string') return token;
     metrics.credentialFailures.add(1, { status: String(res.status) });
-    if (res.status === 400) {
-      console.error(`credentials for ${name} in ${room}: 400 ${res.body}`);
-      return null;
-    }
-    if (attempt === TIMING.credentialAttempts) break;
+    if (res.status === 400) console.error(`credentials for ${name} in ${room}: 400 ${res.body}`);
+    if (res.status === 400 || attempt === TIMING.credentialAttempts) break;
     const retryAfter = Number(res.headers['Retry-After']);
     const backoff = TIMING.credentialBackoffMs * 2 ** (attempt - 1);
     await sleep(
@@ -223,9 +214,11 @@ export async function credentials(room, name) {
 /** The socket's path: with the token, or a new ticket (null when the ticket call failed). */
 export async function socketPath(room, token) {
   if (SOCKET_AUTH === 'token') return { path: ApiPath.roomSocket(room, token) };
-  const params = { headers: { Authorization: `Bearer ${token}` }, tags: { name: TICKET_CALL } };
-  const { res, value } = await post(ApiPath.roomTicket(room), null, params, 201, 'ticket');
-  if (value !== null) return { path: ApiPath.roomSocketWithTicket(room, value) };
+  const headers = { Authorization: `Bearer ${token}` };
+  const params = { headers, tags: { name: TICKET_CALL }, timeout: '10s' };
+  const res = await http.asyncRequest('POST', BASE_URL + ApiPath.roomTicket(room), null, params);
+  const ticket = res.status === 201 ? parseJson(res.body)?.ticket : null;
+  if (typeof ticket === 'string') return { path: ApiPath.roomSocketWithTicket(room, ticket) };
   metrics.ticketFailures.add(1, { status: String(res.status) });
   return { path: null, status: res.status };
 }
