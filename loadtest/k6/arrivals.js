@@ -1,11 +1,7 @@
-// When a sender's messages go out, shared by the k6 scripts and the bench's load clients: on a
-// fixed schedule, or as a Poisson process (exponential gaps of the same mean, as independent
-// senders produce them) drawn from a seeded generator, so two runs send at the same moments.
-
 /**
- * The gaps (ms) of one sender whose messages are `meanMs` apart on average: each call gives the
- * next gap, exponential (Poisson arrivals) from a generator (mulberry32) seeded with `seed`; the
- * same seed gives the same gaps.
+ * Poisson send times for the k6 scripts and the bench's load clients: each call gives the next gap
+ * (ms) of a sender `meanMs` apart on average, exponential, from a generator (mulberry32) seeded
+ * with `seed`, so two runs send at the same moments.
  */
 export function poissonGaps(meanMs, seed) {
   let state = seed | 0;

@@ -1,11 +1,10 @@
-// Realistic chat (loadtest/README.md, "What the scripts do"): VUs seated round-robin in rooms
-// planned by setup(); each iteration is one person's session (a Member), whose accounting covers
-// everyone's messages, not only its own echo. The ramp-down lets every session finish.
+// Realistic chat (loadtest/README.md, "What the scripts do"): each iteration is one person's
+// session (a Member) in a room planned by setup().
 //
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e PROFILE=smoke loadtest/k6/chat.js
 /* global __ENV, __VU, __ITER */
-import { envCount, MAX_MEMBER_RATE, PROFILE, TIMING } from './config.js';
-import { between, newPlan, roomSizes, roundRobin, scriptOptions, sleep } from './run.js';
+import { between, envCount, MAX_MEMBER_RATE, newPlan, PROFILE, roomSizes } from './run.js';
+import { roundRobin, scriptOptions, sleep, TIMING } from './run.js';
 import { FINISH_MAX_MS, Member } from './member.js';
 
 const C = PROFILE.chat;
@@ -16,8 +15,7 @@ const MESSAGES = envCount('MESSAGES', C.messagesPerSession);
 // k6 checks the stage durations before the run starts: a bad -e DURATION never runs.
 const HOLD = __ENV.DURATION || C.hold;
 
-// A member sends one message per think time and one typing frame per message: far below the
-// api's per-connection limits (a burst of 10 messages, 2 per second; typing 2 per second).
+// One message and one typing frame per think time: within the api's per-connection limits.
 if (C.thinkTimeMs.min + C.typingBeforeSendMs < 1000 / MAX_MEMBER_RATE) {
   throw new Error(`chat: think time + typing must be at least ${1000 / MAX_MEMBER_RATE} ms`);
 }

@@ -1,22 +1,20 @@
-// Fan-out (loadtest/README.md, "What the scripts do"): ROOMS rooms of MEMBERS (one VU each), a
-// barrier until the whole room is present (bounded by `joinTimeoutMs` from the start of the run),
-// then SENDERS per room send RATE messages/s in all for HOLD s at random phases, the last one
-// marked. Everyone stays until every sender's last message arrived: received = sent × members.
+// Fan-out (loadtest/README.md, "What the scripts do"): one VU per member, a barrier, SENDERS
+// send, everyone stays until every sender's last message arrived: received = sent × members.
 //
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e MEMBERS=500 -e RATE=80 loadtest/k6/fanout.js
 /* global __VU */
 import { Counter } from 'k6/metrics';
 import { poissonGaps } from './arrivals.js';
-import { envChoice, envCount, envNumber, MAX_MEMBER_RATE, PROFILE, TIMING } from './config.js';
-import { newPlan, oncePerVu, scriptOptions, sleep } from './run.js';
+import { envChoice, envCount, envNumber, MAX_MEMBER_RATE, newPlan, oncePerVu } from './run.js';
+import { PROFILE, scriptOptions, sleep, TIMING } from './run.js';
 import { FINISH_MAX_MS, Member } from './member.js';
 
 const F = PROFILE.fanout;
 const ROOMS = envCount('ROOMS', F.rooms);
 const MEMBERS = envCount('MEMBERS', F.members, 2);
-const RATE = envNumber('RATE', F.roomMessagesPerSecond, { min: 0.1 });
-const HOLD_S = envNumber('HOLD', F.holdSeconds, { min: 1 });
-const JOIN_TIMEOUT_MS = envNumber('JOIN_TIMEOUT_MS', F.joinTimeoutMs, { min: 1000 });
+const RATE = envNumber('RATE', F.roomMessagesPerSecond, 0.1);
+const HOLD_S = envNumber('HOLD', F.holdSeconds, 1);
+const JOIN_TIMEOUT_MS = envNumber('JOIN_TIMEOUT_MS', F.joinTimeoutMs, 1000);
 /** Members arrive spread over this long, not all in the same millisecond. */
 const JOIN_SPREAD_MS = Math.min(JOIN_TIMEOUT_MS / 2, envNumber('JOIN_SPREAD_MS', F.joinSpreadMs));
 /** `fixed` (evenly spaced) or `poisson` (exponential gaps from SEED and the sender's index). */
@@ -24,12 +22,8 @@ const ARRIVALS = envChoice('ARRIVALS', ['fixed', 'poisson'], 'fixed');
 const SEED = envCount('SEED', 1, 0);
 /** Enough senders that none sends faster than the api lets one connection send. */
 const SENDERS = Math.max(envCount('SENDERS', F.senders), Math.ceil(RATE / MAX_MEMBER_RATE - 1e-9));
-if (SENDERS > MEMBERS) {
-  throw new Error(
-    `fanout: RATE=${RATE} needs ${SENDERS} senders at ${MAX_MEMBER_RATE}/s each, ` +
-      `more than MEMBERS=${MEMBERS}`,
-  );
-}
+const needs = `fanout: RATE=${RATE} needs ${SENDERS} senders at ${MAX_MEMBER_RATE}/s each`;
+if (SENDERS > MEMBERS) throw new Error(`${needs}, more than MEMBERS=${MEMBERS}`);
 /** Each sender sends this many messages, one every INTERVAL_MS. */
 const PER_SENDER = Math.max(1, Math.round((HOLD_S * RATE) / SENDERS));
 const INTERVAL_MS = (1000 * SENDERS) / RATE;
@@ -63,13 +57,11 @@ export default async function (plan) {
   if (await member.join(joinDeadline - Date.now())) {
     // The barrier: the whole room is here (bounded by the join deadline of the run).
     const full = () => member.roster.size >= MEMBERS;
-    if (!(await member.waitUntil(full, joinDeadline - Date.now()))) {
-      barrierTimeouts.add(1, { at: 'start' });
-    }
+    const everyone = await member.waitUntil(full, joinDeadline - Date.now());
+    if (!everyone) barrierTimeouts.add(1, { at: 'start' });
     const start = Date.now();
     if (memberNo < SENDERS) {
-      // Random phase, then one message every INTERVAL_MS, timed from the start (no drift); or
-      // Poisson arrivals, the gaps added up from the start.
+      // A random phase, then every INTERVAL_MS, or Poisson gaps: timed from the start (no drift).
       const gap = ARRIVALS === 'poisson' ? poissonGaps(INTERVAL_MS, SEED * 100003 + index) : null;
       let at = gap ? gap() : Math.random() * INTERVAL_MS;
       for (let k = 0; k < PER_SENDER && !member.gone; k += 1) {
@@ -82,9 +74,8 @@ export default async function (plan) {
     const senders = SENDER_NAMES.filter((name) => member.roster.has(name));
     const allDone = () =>
       senders.every((name) => member.lastFrom.has(name) || !member.roster.has(name));
-    if (!(await member.waitUntil(allDone, start + END_WAIT_MS - Date.now()))) {
-      barrierTimeouts.add(1, { at: 'end' });
-    }
+    const done = await member.waitUntil(allDone, start + END_WAIT_MS - Date.now());
+    if (!done) barrierTimeouts.add(1, { at: 'end' });
   }
   await member.finish();
 }

@@ -1,5 +1,3 @@
-// `Member`: one chat participant as one state machine, from credentials to leaving, that behaves
-// as the web client does and accounts exactly for what it should have received.
 import { check } from 'k6';
 import exec from 'k6/execution';
 import { clearTimeout, setTimeout } from 'k6/timers';
@@ -12,33 +10,31 @@ import {
   HISTORY_COUNT_MAX,
   HISTORY_REQUEST_COUNT,
 } from './protocol.js';
-import { BODY_BYTES, MIN_SEND_GAP_MS, TIMING, WS_URL } from './config.js';
-import { credentials, socketPath } from './http-calls.js';
-import { checkLength, jittered, metrics, parseJson, parseProbe, probeBody, sleep } from './run.js';
+import { BODY_BYTES, credentials, jittered, metrics, MIN_SEND_GAP_MS } from './run.js';
+import { parseJson, parseProbe, probeBody, sleep, socketPath, TIMING, WS_URL } from './run.js';
 
 const { RateLimited, Unavailable, EmptyMessage, TooLong, BadFrame } = ErrorCode;
 /** Error codes that answer a message frame. */
 const MESSAGE_ERRORS = new Set([RateLimited, Unavailable, EmptyMessage, TooLong, BadFrame]);
-/** History pages a resume reads at most (each of HISTORY_COUNT_MAX messages). */
+/** History pages (of HISTORY_COUNT_MAX) a resume reads at most. */
 const RESUME_PAGES = 4;
 
 /** The longest `finish()` takes: two drains, two history reads, the settle wait, the close. */
-export const FINISH_MAX_MS =
-  2 * TIMING.drainMs + 2 * TIMING.replyTimeoutMs + TIMING.settleMs + 2000;
+export const FINISH_MAX_MS = 2 * (TIMING.drainMs + TIMING.replyTimeoutMs) + TIMING.settleMs + 2000;
 
 const lastSeq = (messages) => (messages.length > 0 ? messages[messages.length - 1].seq : 0);
 
 /**
- * One member of one room. `state`: connecting (credentials, ticket, socket) → loading (open: the
- * join read, its own presence) → joined → on a close it did not ask for, away (a reconnect timed
- * by decideReconnect) → connecting …; gone once it closed on purpose or gave up. Its accounting,
- * the window (base, end] in the room's epoch: loadtest/README.md, "Loss, exactly".
+ * A chat participant that behaves as the web client does and accounts exactly for what it should
+ * have received. `state`: connecting (credentials, ticket, socket) → loading (join read, own
+ * presence) → joined → away after a close it did not ask for (decideReconnect) → connecting …;
+ * gone once it closed or gave up. Its window (base, end] per epoch: README, "Loss, exactly".
  */
 export class Member {
   /** `deadline` (ms): no reconnect is started after it. */
   constructor(room, name, { deadline = Infinity } = {}) {
     this.room = room;
-    this.name = checkLength('User name', name);
+    this.name = name;
     this.deadline = deadline;
     this.state = 'connecting';
     this.token = null;
@@ -71,12 +67,10 @@ export class Member {
     this.ownSeqs = new Set();
   }
 
-  /** No socket and no reconnect coming. */
   get gone() {
     return this.state === 'gone';
   }
 
-  /** The socket is open: the room loading or joined. */
   get open() {
     return this.state === 'loading' || this.state === 'joined';
   }
@@ -100,7 +94,7 @@ export class Member {
     for (const poll of this.waiters) poll();
   }
 
-  /** Joins the room; true once the room is loaded, false if that did not happen in time. */
+  /** True once the room is loaded, false if that did not happen in time. */
   async join(timeoutMs = TIMING.joinTimeoutMs) {
     const deadline = Date.now() + timeoutMs;
     await this.connect();
@@ -108,10 +102,7 @@ export class Member {
     return this.state === 'joined';
   }
 
-  /**
-   * connecting: credentials when it has none (none to be had: gone), then the socket (a ticket
-   * refused with 401 counts as a 4401 close, any other failure as a socket that never opened).
-   */
+  /** Credentials if it has none (none to be had: gone), then the socket (a 401 ticket: 4401). */
   async connect() {
     this.reconnectTimer = null;
     if (this.gone) return;
@@ -125,9 +116,7 @@ export class Member {
       this.onClose(status === 401 ? CloseCode.Unauthorized : undefined);
       return this.wake();
     }
-    const ws = new WebSocket(`${WS_URL}${path}`, null, {
-      tags: { name: 'WS /api/room/:room_id/ws' },
-    });
+    const ws = new WebSocket(WS_URL + path, null, { tags: { name: 'WS /api/room/:room_id/ws' } });
     this.ws = ws;
     this.roster = new Set();
     this.openedAt = Date.now();
@@ -150,19 +139,15 @@ export class Member {
   }
 
   /**
-   * loading → joined: the join read (first join: the last messages, whose last seq starts the
-   * window; after a reconnect: in pages, all after its last (epoch, seq), what it missed while away:
-   * recovery, not loss), then its own presence frame (the server sends the roster first).
+   * loading → joined: the join read (first: the last messages, whose last seq is the base; after a
+   * reconnect: pages after its last (epoch, seq), recovery, not loss), then its own presence.
    */
   async loadRoom(ws) {
     const first = this.base === null;
     let after = this.maxSeq;
     for (let page = 0; page < RESUME_PAGES; page += 1) {
-      const reply = await this.requestHistory(
-        first
-          ? { count: HISTORY_REQUEST_COUNT }
-          : { count: HISTORY_COUNT_MAX, after, epoch: this.epoch },
-      );
+      const resume = { count: HISTORY_COUNT_MAX, after, epoch: this.epoch };
+      const reply = await this.requestHistory(first ? { count: HISTORY_REQUEST_COUNT } : resume);
       if (ws !== this.ws) return undefined;
       // No history. First join: the window cannot be placed, so this member gives up. After a
       // reconnect: carry on; what it missed stays missing and counts as lost at the end.
@@ -173,8 +158,7 @@ export class Member {
         [this.epoch, this.base, this.maxSeq] = [reply.epoch, after, Math.max(this.maxSeq, after)];
         break;
       }
-      // Another epoch: the room started again while this member was away; what it missed of it
-      // before this page is gone, and counts as lost.
+      // The room started again while it was away: what it missed before this page is lost.
       if (reply.epoch !== this.epoch) this.restartWindow(reply.epoch);
       for (const message of reply.messages) this.take(message, false);
       if (reply.messages.length < HISTORY_COUNT_MAX) break;
@@ -202,7 +186,7 @@ export class Member {
     return this.historyReply === undefined ? null : this.historyReply;
   }
 
-  /** away (a reconnect timed as decideReconnect says) or gone, after a close it did not ask for. */
+  /** After a close it did not ask for: away (a reconnect as decideReconnect says) or gone. */
   onClose(code) {
     this.historyId = null;
     this.heartbeatSentAt = 0;
@@ -221,7 +205,7 @@ export class Member {
     this.reconnectTimer = setTimeout(() => this.connect(), delay);
   }
 
-  /** Closes the socket on purpose (1000): gone, no reconnect follows. */
+  /** Closes on purpose (1000): gone. */
   close() {
     if (this.open) this.ws.close();
     this.state = 'gone';
@@ -229,10 +213,7 @@ export class Member {
     this.wake();
   }
 
-  /**
-   * Sends one message (its last one when `last`), never sooner than the api's refill interval
-   * after the previous one, so catching up after a stall never bursts; false when not in the room.
-   */
+  /** One message, never within the api's refill interval of the last (no burst after a stall). */
   async send(last = false) {
     await sleep(this.lastSentAt + MIN_SEND_GAP_MS - Date.now());
     if (this.state !== 'joined') return false;
@@ -250,7 +231,7 @@ export class Member {
       this.ws.send(JSON.stringify({ type: FrameType.Typing, typing: on }));
   }
 
-  /** Sends a heartbeat (frame 6); one still unanswered when the next is due counts as missed. */
+  /** One still unanswered when the next is due counts as missed. */
   heartbeat() {
     if (this.state !== 'joined') return;
     if (this.heartbeatSentAt > 0) metrics.heartbeatsMissed.add(1);
@@ -267,8 +248,7 @@ export class Member {
       if (this.epoch !== null && frame.epoch !== this.epoch) this.restartWindow(frame.epoch);
       this.take(frame, true);
     } else if (frame.type === FrameType.Presence) {
-      if (frame.connecting) this.roster.add(frame.sender);
-      else this.roster.delete(frame.sender);
+      this.roster[frame.connecting ? 'add' : 'delete'](frame.sender);
     } else if (frame.type === FrameType.Heartbeat && this.heartbeatSentAt > 0) {
       metrics.heartbeatRtt.add(Date.now() - this.heartbeatSentAt);
       this.heartbeatSentAt = 0;
@@ -277,10 +257,7 @@ export class Member {
     }
   }
 
-  /**
-   * Counts a message of its epoch once, live (a seq live twice is a duplicate) or fetched by a
-   * resume; an own one settles by its echo's client_id, or, fetched, by the one in its body.
-   */
+  /** Counts a seq once, live (twice live: a duplicate) or fetched; settles an own one's client_id. */
   take(message, live) {
     const { seq, sender } = message;
     if (seq > this.maxSeq) this.maxSeq = seq;
@@ -329,10 +306,7 @@ export class Member {
     return missing;
   }
 
-  /**
-   * Ends the session once every sender it waits for is done: waits (bounded) for its own messages,
-   * reads the room's last seq, waits (bounded) for all up to it, records what is lost, leaves.
-   */
+  /** Waits (bounded) for its own messages, reads the last seq, waits for all up to it, leaves. */
   async finish() {
     if (!this.joinedOnce) {
       this.close();
@@ -349,9 +323,8 @@ export class Member {
     const end = Math.max(reply === null ? this.maxSeq : lastSeq(reply.messages), this.base);
     await this.waitUntil(() => this.missingUpTo(end) === 0, TIMING.settleMs);
     const missing = this.closedMissing + this.missingUpTo(end);
-    // Own messages neither echoed nor refused: stored ones are already among the missing seqs
-    // (their echo never came); the rest were dropped without a word. History tells them apart;
-    // refusals that named no client_id account for as many of the rest.
+    // Own messages neither echoed nor refused: stored ones are among the missing seqs, the rest
+    // dropped without a word (history tells them apart), less refusals that named no client_id.
     let silent = unsettled();
     if (this.pending.size > 0 && this.state === 'joined') {
       const after = Math.max(this.base, end - HISTORY_COUNT_MAX);
@@ -381,19 +354,14 @@ export class Member {
   }
 }
 
-/**
- * Records a finished member's checks, named after the scenario: it joined; if so, every own message
- * came back, every message of the window arrived and (unless none was another's: `othersMissing`
- * null) the other members' messages arrived.
- */
+/** A finished member's checks, by scenario (`othersMissing` null: no message was another's). */
 function checkSession(joined, unechoed = 0, missing = 0, othersMissing = null) {
   const at = exec.scenario.name;
+  const others = `${at}: received the other members' messages`;
   check(null, {
     [`${at}: joined the room`]: () => joined,
     [`${at}: every own message came back`]: () => unechoed === 0,
     [`${at}: every message in the window arrived`]: () => missing === 0,
+    ...(othersMissing === null ? {} : { [others]: () => othersMissing === 0 }),
   });
-  if (othersMissing !== null) {
-    check(null, { [`${at}: received the other members' messages`]: () => othersMissing === 0 });
-  }
 }

@@ -5,4 +5,3 @@
 export { ApiPath, CloseCode, ErrorCode, FrameType } from '@taco/protocol';
 export { decideReconnect, RATE_LIMITS } from '@taco/protocol';
 export { HISTORY_COUNT_MAX, HISTORY_REQUEST_COUNT } from '@taco/protocol';
-export { NAME_MIN_LENGTH, ROOM_NAME_MAX_LENGTH, USER_NAME_MAX_LENGTH } from '@taco/protocol';

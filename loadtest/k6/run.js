@@ -1,13 +1,61 @@
-// What the scripts and their members share: the metrics every script records under the same
-// names (their meaning: loadtest/README.md, "Metrics and thresholds"), the options and thresholds
-// every script has, the run plan (setup() only: readiness, run id, rooms, sizes and seating), small
-// timing helpers, and the latency probe carried in message bodies.
-/* global __ENV */
+// What the scripts and their members share: the settings (profile, URLs, `-e` options), the
+// metrics (loadtest/README.md, "Metrics and thresholds"), options and thresholds, the run plan,
+// the latency probe and the HTTP calls. What all VUs must agree on (run id, rooms) comes from
+// setup(), never init code: k6 runs init code once per VU.
+/* global __ENV, open */
 import http from 'k6/http';
 import { Counter, Trend } from 'k6/metrics';
 import { setTimeout } from 'k6/timers';
-import { BASE_URL, PROFILE_NAME, SLO, SOCKET_AUTH, TICKET_CALL } from './config.js';
-import { NAME_MIN_LENGTH, ROOM_NAME_MAX_LENGTH, USER_NAME_MAX_LENGTH } from './protocol.js';
+import { ApiPath, RATE_LIMITS } from './protocol.js';
+
+const WORKLOADS = JSON.parse(open('../workloads/workloads.json'));
+export const TIMING = WORKLOADS.k6.timing;
+export const BODY_BYTES = WORKLOADS.message.bodyBytes;
+
+/** 80 % of the api's default rate: a stalled, then hurried event loop still finds tokens. */
+export const MAX_MEMBER_RATE = 0.8 * RATE_LIMITS.messagesPerSecond;
+/** Two messages of one member never go out closer together than the api's refill interval. */
+export const MIN_SEND_GAP_MS = 1000 / RATE_LIMITS.messagesPerSecond;
+
+const PROFILE_NAME = envChoice('PROFILE', Object.keys(WORKLOADS.k6.profiles), 'load');
+export const PROFILE = WORKLOADS.k6.profiles[PROFILE_NAME];
+
+/** nginx (or one replica). */
+export const BASE_URL = (__ENV.BASE_URL || 'http://localhost:8080').replace(/\/+$/, '');
+export const WS_URL = BASE_URL.replace(/^http/, 'ws');
+
+/** `token` (in the socket URL) or `ticket` (a single-use ticket per socket, as the web client). */
+const SOCKET_AUTH = envChoice('SOCKET_AUTH', ['token', 'ticket'], 'token');
+const TICKET_CALL = 'POST /api/room/:room_id/ticket';
+
+/** A number ≥ `min` from `-e NAME=…` (whole if `integer`), or `fallback`; else the run stops. */
+export function envNumber(name, fallback, min = 0, integer = false) {
+  const text = __ENV[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
+    throw new Error(`-e ${name} must be ${integer ? 'a whole number' : 'a number'} ≥ ${min}`);
+  }
+  return value;
+}
+
+export const envCount = (name, fallback, min = 1) => envNumber(name, fallback, min, true);
+
+/** `-e NAME=…`, one of `choices`, or `fallback`; anything else stops the run. */
+export function envChoice(name, choices, fallback) {
+  const value = __ENV[name] || fallback;
+  if (!choices.includes(value)) {
+    throw new Error(`${name} must be one of ${choices.join(', ')} (got "${value}")`);
+  }
+  return value;
+}
+
+/** Latency limits of the profile; `-e P95_MS` / `-e P99_MS` override the delivery ones. */
+export const SLO = {
+  ...PROFILE.slo,
+  p95Ms: envNumber('P95_MS', PROFILE.slo.p95Ms, 1),
+  p99Ms: envNumber('P99_MS', PROFILE.slo.p99Ms, 1),
+};
 
 export const metrics = {
   sent: new Counter('chat_messages_sent'),
@@ -68,11 +116,7 @@ export const oncePerVu = (vus, maxMs) => ({
   gracefulStop: '10s',
 });
 
-/**
- * Fails when BASE_URL is not a ready Taco Chat; else the run id (`-e RUN_ID=…`, or new), `rooms`
- * room ids of this run (checked against the contract's length limit) and the run's start, logged
- * with `about`. Call it in setup(), never in init code.
- */
+/** setup(): fails unless BASE_URL is ready; the run id, `rooms` room ids, the start; logs `about`. */
 export function newPlan(kind, rooms, about) {
   const res = http.get(`${BASE_URL}/api/health/ready`, { tags: { name: 'GET /api/health/ready' } });
   if (res.status !== 200) {
@@ -85,23 +129,11 @@ export function newPlan(kind, rooms, about) {
   const random = Math.floor(Math.random() * 36 ** 3).toString(36);
   const runId = given || `k6${Date.now().toString(36)}${random}`;
   const names = Array.from({ length: rooms }, (_, index) => `${runId}-${kind}-${index}`);
-  for (const name of names) checkLength('Room id', name, ROOM_NAME_MAX_LENGTH);
   console.log(`${kind} ${PROFILE_NAME}: run ${runId}, ${about}`);
   return { runId, rooms: names, startedAt: Date.now() };
 }
 
-/** `name`, or an error when it is not NAME_MIN_LENGTH–`max` characters long (the contract's). */
-export function checkLength(what, name, max = USER_NAME_MAX_LENGTH) {
-  if (name.length < NAME_MIN_LENGTH || name.length > max) {
-    throw new Error(`${what} "${name}" is not ${NAME_MIN_LENGTH}–${max} characters`);
-  }
-  return name;
-}
-
-/**
- * Room sizes between `min` and `max` (inclusive) adding up to `people`: as many rooms as the average
- * size gives, each at least `min`, the rest spread at random (fewer than `min`: one room of all).
- */
+/** Sizes of `min`–`max` adding up to `people`, as many as the average gives, spread at random. */
 export function roomSizes(people, min, max) {
   if (people <= min) return [people];
   const rooms = Math.min(
@@ -117,10 +149,7 @@ export function roomSizes(people, min, max) {
   return sizes;
 }
 
-/**
- * Seats people in rooms round-robin: person k goes to the next room in turn that still has a
- * free seat, so rooms fill side by side as VUs ramp up. Returns the room index of each person.
- */
+/** Each person's room, seated round-robin so that rooms fill side by side as VUs ramp up. */
 export const roundRobin = (sizes) =>
   Array.from({ length: Math.max(...sizes) }, (_, seat) =>
     sizes.flatMap((size, room) => (seat < size ? [room] : [])),
@@ -129,27 +158,20 @@ export const roundRobin = (sizes) =>
 /** A whole number of milliseconds between min and max. */
 export const between = (min, max) => Math.floor(min + Math.random() * (max - min));
 
-/**
- * A promise that settles after `ms` (a k6 timer keeps the VU's event loop alive meanwhile); at
- * once, with no timer, when `ms` ≤ 0: in k6 1.8 a 0 ms timer can make the next timer fire at once.
- */
+/** Settles after `ms`; at once when ≤ 0 (in k6 1.8 a 0 ms timer can fire the next timer early). */
 export const sleep = (ms) =>
   ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 
 /** `ms` ± 20 %. */
 export const jittered = (ms) => Math.round(ms * (0.8 + Math.random() * 0.4));
 
-/**
- * A message body carrying its send time (`t`, ms), the sender's client id (`c`) and, on a
- * sender's last message, `l: 1`; padded to `bytes`. The bench carries the same `t`.
- */
+/** A body of `bytes`: the send time `t` (ms, as the bench's), client id `c`, `l: 1` if last. */
 export function probeBody(clientId, bytes, last) {
   const probe = { t: Date.now(), c: clientId, ...(last ? { l: 1 } : {}) };
   const pad = Math.max(0, bytes - JSON.stringify({ ...probe, p: '' }).length);
   return JSON.stringify({ ...probe, p: 'x'.repeat(pad) });
 }
 
-/** The value of the JSON `text`, or undefined when it is not JSON. */
 export function parseJson(text) {
   try {
     return JSON.parse(text);
@@ -158,8 +180,45 @@ export function parseJson(text) {
   }
 }
 
-/** The probe in a message body, or null for a body that is not one. */
+/** The probe in a message body, or null. */
 export function parseProbe(body) {
   const probe = typeof body === 'string' && body.charAt(0) === '{' ? parseJson(body) : undefined;
   return typeof probe?.t === 'number' ? probe : null;
+}
+
+/** A token or null: a 400 at once, else `credentialAttempts` calls backing off 1, 2, 4 … s. */
+export async function credentials(room, name) {
+  const url = BASE_URL + ApiPath.roomCredentials(room);
+  const body = JSON.stringify({ sender_id: name });
+  const headers = { 'Content-Type': 'application/json' };
+  // Tagged by route, never room id. k6 resolves with status 0 when no answer came.
+  const params = { headers, tags: { name: 'POST /api/room/:room_id' }, timeout: '10s' };
+  for (let attempt = 1; attempt <= TIMING.credentialAttempts; attempt += 1) {
+    const res = await http.asyncRequest('POST', url, body, params);
+    const token = res.status === 200 ? parseJson(res.body)?.token : null;
+    if (typeof token === 'string') return token;
+    metrics.credentialFailures.add(1, { status: String(res.status) });
+    if (res.status === 400) console.error(`credentials for ${name} in ${room}: 400 ${res.body}`);
+    if (res.status === 400 || attempt === TIMING.credentialAttempts) break;
+    const retryAfter = Number(res.headers['Retry-After']);
+    const backoff = TIMING.credentialBackoffMs * 2 ** (attempt - 1);
+    await sleep(
+      res.status === 429 && retryAfter > 0
+        ? retryAfter * 1000 * (1 + Math.random() * 0.2)
+        : jittered(Math.min(TIMING.credentialBackoffMaxMs, backoff)),
+    );
+  }
+  return null;
+}
+
+/** The socket's path: with the token, or a new ticket (null when the ticket call failed). */
+export async function socketPath(room, token) {
+  if (SOCKET_AUTH === 'token') return { path: ApiPath.roomSocket(room, token) };
+  const headers = { Authorization: `Bearer ${token}` };
+  const params = { headers, tags: { name: TICKET_CALL }, timeout: '10s' };
+  const res = await http.asyncRequest('POST', BASE_URL + ApiPath.roomTicket(room), null, params);
+  const ticket = res.status === 201 ? parseJson(res.body)?.ticket : null;
+  if (typeof ticket === 'string') return { path: ApiPath.roomSocketWithTicket(room, ticket) };
+  metrics.ticketFailures.add(1, { status: String(res.status) });
+  return { path: null, status: res.status };
 }

@@ -1,13 +1,11 @@
-// Connection soak (loadtest/README.md, "What the scripts do"): CONNECTIONS members, idle-ish;
-// member k opens its socket at k / CONNECTIONS of RAMP into the run (setup() fixes the clock),
-// heartbeats and now and then sends until RAMP + HOLD, then finishes and leaves. One VU holds
-// CONNECTIONS_PER_VU members (each its own socket): thousands of sockets, not thousands of VUs.
+// Connection soak (loadtest/README.md, "What the scripts do"): idle-ish members, ramped in, held,
+// finished. A VU holds CONNECTIONS_PER_VU sockets: thousands of sockets, not thousands of VUs.
 //
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e CONNECTIONS=2000 -e HOLD=600 loadtest/k6/soak.js
 /* global __VU */
 import { clearInterval, setInterval } from 'k6/timers';
-import { envCount, envNumber, MAX_MEMBER_RATE, PROFILE, SLO, TIMING } from './config.js';
-import { between, newPlan, oncePerVu, scriptOptions, sleep } from './run.js';
+import { between, envCount, envNumber, MAX_MEMBER_RATE, newPlan, oncePerVu } from './run.js';
+import { PROFILE, scriptOptions, sleep, SLO, TIMING } from './run.js';
 import { FINISH_MAX_MS, Member } from './member.js';
 
 const S = PROFILE.soak;
@@ -16,9 +14,9 @@ const PER_VU = Math.min(CONNECTIONS, envCount('CONNECTIONS_PER_VU', S.connection
 const VUS = Math.ceil(CONNECTIONS / PER_VU);
 const ROOM_SIZE = envCount('ROOM_SIZE', S.roomSize);
 const ROOMS = Math.ceil(CONNECTIONS / ROOM_SIZE);
-const RAMP_MS = 1000 * envNumber('RAMP', S.rampSeconds, { min: 0 });
-const HOLD_MS = 1000 * envNumber('HOLD', S.holdSeconds, { min: 1 });
-const HEARTBEAT_MS = envNumber('HEARTBEAT_MS', S.heartbeatMs, { min: 1000 });
+const RAMP_MS = 1000 * envNumber('RAMP', S.rampSeconds, 0);
+const HOLD_MS = 1000 * envNumber('HOLD', S.holdSeconds, 1);
+const HEARTBEAT_MS = envNumber('HEARTBEAT_MS', S.heartbeatMs, 1000);
 const MAX_UNEXPECTED_CLOSES = envCount('MAX_UNEXPECTED_CLOSES', 0, 0);
 if (S.messageEveryMs.min < 1000 / MAX_MEMBER_RATE) {
   throw new Error(`soak: messageEveryMs.min must be at least ${1000 / MAX_MEMBER_RATE} ms`);

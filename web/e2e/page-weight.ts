@@ -34,9 +34,7 @@ export async function pageWeight(browser: Browser, origin: string, path: string)
   const urls = new Set<string>();
   page.on('request', (request) => {
     const asset = ['script', 'stylesheet'].includes(request.resourceType());
-    if (asset && request.url().startsWith(origin)) {
-      urls.add(request.url());
-    }
+    if (asset && request.url().startsWith(origin)) urls.add(request.url());
   });
   await page.goto(`${origin}${path}`, { waitUntil: 'networkidle', timeout: 30_000 });
   await page.close();

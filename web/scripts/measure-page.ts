@@ -11,18 +11,14 @@ import { launchBrowser, ServerProcess } from '../e2e/support';
 
 /** First contentful paint of `/` under Slow 4G and a 4× slower CPU, median of 3 cold loads. */
 const FCP_BUDGET_MS = 2500;
-/**
- * Chrome DevTools' "Slow 4G" preset: 1.6 Mbps down and 750 kbps up at 90 %, a 150 ms RTT times
- * 3.75 (DevTools' adjustment factors), i.e. 180,000 B/s down, 84,375 B/s up, 562.5 ms latency.
- */
+/** DevTools' "Slow 4G": 1.6 Mbps down, 750 kbps up at 90 %, 150 ms RTT × 3.75 (its factors). */
 const SLOW_4G = {
   offline: false,
   latency: 150 * 3.75,
   downloadThroughput: ((1.6 * 1000 * 1000) / 8) * 0.9,
   uploadThroughput: ((750 * 1000) / 8) * 0.9,
 } as const;
-/** DevTools' "4× slowdown". */
-const CPU_SLOWDOWN = 4;
+const CPU_SLOWDOWN = 4; // DevTools' "4× slowdown"
 
 /** First contentful paint (ms) of a cold load of `url`: a page of its own context (empty cache). */
 async function throttledFcp(browser: Browser, url: string): Promise<number> {
