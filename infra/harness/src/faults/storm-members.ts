@@ -33,7 +33,7 @@ function enterPhase(next: StormPhase): void {
 }
 
 async function connectAll(baseUrl: string, rooms: StormRoom[], concurrency: number) {
-  members = rooms.flatMap(({ room, names }) =>
+  const byRoom = rooms.map(({ room, names }) =>
     names.map((name) => {
       const member: ChatMember = new ChatMember(baseUrl, room, name, {
         onLive: (frame) => {
@@ -43,9 +43,8 @@ async function connectAll(baseUrl: string, rooms: StormRoom[], concurrency: numb
       return member;
     }),
   );
-  senders = rooms.flatMap(({ room, names }) =>
-    members.filter((member) => member.room === room && member.name === names[0]),
-  );
+  members = byRoom.flat();
+  senders = byRoom.flatMap((room) => room.slice(0, 1));
   const { tally } = await openAll(members, concurrency, (member) =>
     member.connect(FIRST_CONNECT_TIMEOUT_MS),
   );
