@@ -16,8 +16,9 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
 import { type MemberReport } from '../client/chat-member';
+import type { StormChildMessage, StormParentMessage, StormPhase, StormRoom } from './storm-members';
 import { startCluster } from '../cluster';
-import { type ChildLifecycle, IpcPool } from '../ipc-process';
+import { IpcPool } from '../ipc-process';
 import { commandStats, commandsPer, metricValue } from '../metrics';
 import { count, emptyHistogram, merge, quantileMs as p, round, sum } from '../probe';
 import { lacking, messageKey, percentile, SCENARIO_ENV } from './verdict';
@@ -36,47 +37,6 @@ const PROBE_ROOM_SIZE = 5;
 const PROBE_MESSAGES_PER_SECOND = 4;
 /** The probe process's nice value: ahead of the load clients, as a client on its own machine. */
 const PROBE_NICE = -5;
-
-// Messages between the storm (parent) and its member processes (storm-members.ts).
-
-export interface StormRoom {
-  room: string;
-  /** Member names; the first one sends the room's messages. */
-  names: string[];
-}
-
-/** `warm`: before the kill; `storm`: from the kill until every member has resumed; `after`. */
-export type StormPhase = 'warm' | 'storm' | 'after';
-
-export type StormParentMessage =
-  | { type: 'connect'; baseUrl: string; rooms: StormRoom[]; concurrency: number }
-  | { type: 'traffic'; messagesPerSecondPerRoom: number; bodyBytes: number }
-  | { type: 'phase'; phase: StormPhase }
-  | { type: 'status' }
-  | { type: 'quiet' }
-  | { type: 'report' }
-  | { type: 'close' };
-
-export type StormChildMessage =
-  | ChildLifecycle
-  | {
-      type: 'status';
-      /** Members whose socket is not open and caught up. */
-      down: number;
-      /** Members that have closed at least once. */
-      everClosed: number;
-      /** Members that stopped reconnecting. */
-      gaveUp: number;
-    }
-  | { type: 'quiet' }
-  | {
-      type: 'report';
-      members: MemberReport[];
-      /** Latency of the live messages to members never disconnected (bystanders), by phase. */
-      bystanders: Record<StormPhase, number[]>;
-      /** The process's own event-loop delay by phase (its share of the latency). */
-      eventLoop: Record<StormPhase, { p99Ms: number; maxMs: number }>;
-    };
 
 export interface StormSettings {
   clients: number;
