@@ -46,8 +46,6 @@ export interface NginxConfigOptions {
   resolver?: string;
 }
 
-const INDENT = '        ';
-
 /**
  * Headers every proxied location sets. nginx inherits `proxy_set_header` (and `add_header`) from
  * the server block only into locations that set none of their own, so each location repeats them.
@@ -59,7 +57,6 @@ const PROXY_HEADERS: [string, string][] = [
   ['X-Forwarded-Proto', '$scheme'],
   ['X-Real-IP', '$remote_addr'],
 ];
-const LOCATION_INDENT = '            ';
 
 /** What nginx answers on `/api/` when no replica does: the api's own error shape. */
 export const API_UNAVAILABLE_BODY: ApiErrorBody = {
@@ -76,22 +73,22 @@ function checked(name: string, value: string, forbidden = /[\s;{}"'#]/): string 
   return value;
 }
 
-/** Renders the load-balancer config from `nginx.conf.template`. */
+/**
+ * Renders the load-balancer config from `nginx.conf.template`. A placeholder alone on its line
+ * whose value is a list renders as one line per item (none: the line goes), indented like the
+ * line above it.
+ */
 export function renderNginxConfig(options: NginxConfigOptions): string {
   if (options.upstreams.length === 0) throw new Error('At least one upstream is required');
   const resolve = options.resolver === undefined ? '' : ' resolve';
-  const servers = options.upstreams.map(
-    (address) =>
-      `${INDENT}server ${checked('upstream', address)} max_fails=${MAX_FAILS} fail_timeout=${FAIL_TIMEOUT}${resolve};`,
-  );
-  const values: Record<string, string> = {
-    USER: options.user === undefined ? '' : `user ${options.user};`,
+  const values: Record<string, string | string[]> = {
+    USER: options.user === undefined ? [] : [`user ${options.user};`],
     WORKER_PROCESSES: checked(
       'workerProcesses',
       String(options.workerProcesses ?? 'auto'),
       /^(?!auto$|[1-9]\d*$)/,
     ),
-    DAEMON: options.foreground ? 'daemon off;' : '',
+    DAEMON: options.foreground ? ['daemon off;'] : [],
     PID_FILE: checked('pidFile', options.pidFile),
     ERROR_LOG: checked('errorLog', options.errorLog),
     ACCESS_LOG: checked('accessLog', options.accessLog),
@@ -100,37 +97,39 @@ export function renderNginxConfig(options: NginxConfigOptions): string {
     LISTEN: checked('listen', options.listen),
     RESOLVER:
       options.resolver === undefined
-        ? ''
-        : `    # Re-resolve upstream names every second while running, so scaled replicas join and leave.\n    # Shorter than the 2 s Swarm waits between dropping a task from DNS and stopping it, so in a\n    # rolling update nginx has let go of a replica before it drains and goes.\n    resolver ${checked('resolver', options.resolver)} valid=${RESOLVE_EVERY} ipv6=off;`,
-    UPSTREAM_SERVERS: servers.join('\n'),
+        ? []
+        : [
+            '# Re-resolve upstream names every second while running, so scaled replicas join and leave.',
+            '# Shorter than the 2 s Swarm waits between dropping a task from DNS and stopping it, so in a',
+            '# rolling update nginx has let go of a replica before it drains and goes.',
+            `resolver ${checked('resolver', options.resolver)} valid=${RESOLVE_EVERY} ipv6=off;`,
+          ],
+    UPSTREAM_SERVERS: options.upstreams.map(
+      (address) =>
+        `server ${checked('upstream', address)} max_fails=${MAX_FAILS} fail_timeout=${FAIL_TIMEOUT}${resolve};`,
+    ),
     MAX_FAILS: String(MAX_FAILS),
     API_UNAVAILABLE_BODY: checked('body', JSON.stringify(API_UNAVAILABLE_BODY), /['\\$]/),
     FAIL_TIMEOUT,
-    PROXY_HEADERS: PROXY_HEADERS.map(
-      ([name, value]) => `${LOCATION_INDENT}proxy_set_header ${name} ${value};`,
-    ).join('\n'),
-    SECURITY_HEADERS: securityHeaders()
-      .map(
-        ([name, value]) =>
-          `${LOCATION_INDENT}add_header ${name} "${checked(name, value, /["\\$]/)}" always;`,
-      )
-      .join('\n'),
+    PROXY_HEADERS: PROXY_HEADERS.map(([name, value]) => `proxy_set_header ${name} ${value};`),
+    SECURITY_HEADERS: securityHeaders().map(
+      ([name, value]) => `add_header ${name} "${checked(name, value, /["\\$]/)}" always;`,
+    ),
   };
-  const lines = readFileSync(NGINX_TEMPLATE, 'utf8').split('\n');
-  const rendered = lines
-    // A line that is only a placeholder rendered empty is dropped, not left blank.
-    .filter((line) => {
-      const only = /^\s*\{\{([A-Z_]+)\}\}\s*$/.exec(line);
-      return !only?.[1] || values[only[1]] !== '';
-    })
-    .map((line) =>
-      line.replace(/\{\{([A-Z_]+)\}\}/g, (_match, name: string) => {
+  let indent = '';
+  return readFileSync(NGINX_TEMPLATE, 'utf8')
+    .split('\n')
+    .flatMap((line) => {
+      const list = values[/^\{\{([A-Z_]+)\}\}$/.exec(line)?.[1] ?? ''];
+      if (Array.isArray(list)) return list.map((item) => indent + item);
+      indent = /^\s*/.exec(line)?.[0] ?? '';
+      return line.replace(/\{\{([A-Z_]+)\}\}/g, (_match, name: string) => {
         const value = values[name];
-        if (value === undefined) throw new Error(`nginx template: unknown placeholder {{${name}}}`);
+        if (typeof value !== 'string') throw new Error(`nginx template: no text for {{${name}}}`);
         return value;
-      }),
-    );
-  return rendered.join('\n');
+      });
+    })
+    .join('\n');
 }
 
 /** The config baked into infra/docker/nginx.Dockerfile (nginx:1.27.5-alpine, compose network). */

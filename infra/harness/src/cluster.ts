@@ -94,8 +94,7 @@ export async function startCluster(options: ClusterOptions = {}) {
   const nginxDir = join(workDir, 'nginx');
   const wwwDir = join(workDir, 'www');
   // Redis, with the repository's redis.conf and loopback overrides: one, or a cluster of six.
-  const useCluster =
-    useRedis && options.redisCluster !== undefined && options.redisCluster !== false;
+  const useCluster = useRedis && Boolean(options.redisCluster);
   const redis =
     useRedis && !useCluster
       ? redisService('redis', redisPort, join(workDir, 'redis'), { output, startTimeoutMs })

@@ -2,6 +2,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { EventEmitter, once } from 'node:events';
 import { setPriority } from 'node:os';
+import pLimit from 'p-limit';
 
 interface Typed {
   type: string;
@@ -150,21 +151,13 @@ export async function openAll<T, R>(
   concurrency: number,
   open: (item: T) => Promise<R>,
 ): Promise<{ opened: R[]; tally: Extract<ChildLifecycle, { type: 'connected' }> }> {
-  const results: (R | undefined)[] = [];
-  let next = 0;
-  let failed = 0;
-  let firstError: string | null = null;
-  const worker = async () => {
-    for (let index = next++; index < items.length; index = next++) {
-      try {
-        results[index] = await open(items[index] as T);
-      } catch (error) {
-        failed++;
-        firstError ??= error instanceof Error ? error.message : String(error);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
-  const opened = results.filter((result): result is R => result !== undefined);
+  const limit = pLimit(Math.max(1, concurrency));
+  const settled = await Promise.allSettled(items.map((item) => limit(() => open(item))));
+  const opened = settled.flatMap((each) => (each.status === 'fulfilled' ? [each.value] : []));
+  const failures = settled.filter((each) => each.status === 'rejected');
+  const [firstError = null] = failures.map(({ reason }: { reason: unknown }) =>
+    reason instanceof Error ? reason.message : String(reason),
+  );
+  const failed = failures.length;
   return { opened, tally: { type: 'connected', ok: opened.length, failed, firstError } };
 }

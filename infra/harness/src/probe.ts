@@ -22,13 +22,8 @@ export function probeBody(step: number, n: number, bytes: number): string {
   return JSON.stringify({ t, n, s: step, p: 'x'.repeat(pad) });
 }
 
-export interface Probe {
-  t: number;
-  s: number;
-}
-
 /** The probe in a body, or null when the body is not one. */
-export function readProbe(body: unknown): Probe | null {
+export function readProbe(body: unknown) {
   if (typeof body !== 'string' || body.charCodeAt(0) !== 123) return null;
   try {
     const value = JSON.parse(body) as { t?: unknown; s?: unknown };
@@ -51,7 +46,7 @@ export function record(histogram: number[], ms: number): void {
 }
 
 /** Records the latency of the probe in `body`, if it carries one; returns the probe. */
-export function recordProbe(histogram: number[], body: unknown): Probe | null {
+export function recordProbe(histogram: number[], body: unknown) {
   const probe = readProbe(body);
   if (probe) record(histogram, nowMs() - probe.t);
   return probe;

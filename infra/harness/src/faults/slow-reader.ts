@@ -19,7 +19,7 @@ import { metricValue } from '../metrics';
 import { emptyHistogram, probeBody, quantileMs, recordProbe, round } from '../probe';
 import { rssBytes } from '../proc-stats';
 import { sleep } from '../wait';
-import { type ChaosOptions, percentile, type ScenarioResult } from './verdict';
+import { type ChaosOptions, percentile, type ScenarioResult, verdict } from './verdict';
 
 const SAMPLE_MS = 250;
 const COOL_DOWN_MS = 8000;
@@ -201,7 +201,8 @@ export async function slowConsumerScenario(
   if (!replica) throw new Error('no replica');
   const before = rssBytes(replica.pid ?? 0);
   const members = 2;
-  const figures = await slowReaderAttack(replica, `chaos-slow-${Date.now()}`, {
+  const room = `chaos-slow-${Date.now()}`;
+  const figures = await slowReaderAttack(replica, room, {
     attackSeconds: options.short ? 6 : 15,
     idleSeconds: 1,
     attackers: options.short ? 1 : 3,
@@ -212,19 +213,8 @@ export async function slowConsumerScenario(
   const peak = Math.max(before, ...Object.values(figures.phases).flatMap((each) => each.rss));
   const lost = figures.sent * members - figures.received;
   const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
-  return {
-    scenario: 'slow consumer',
-    crashes: (replica.isRunning ? 0 : 1) + (figures.cuts1013 > 0 ? 0 : 1) + (lost === 0 ? 0 : 1),
-    missingAcked: 0,
-    refusedStored: 0,
-    duplicatesShown: 0,
-    acked: 0,
-    refused: 0,
-    reconnects: 0,
-    reconnectP50Ms: null,
-    reconnectMaxMs: null,
-    notes: [
-      `${figures.attackerSockets} paused readers, ${figures.cuts1013} closed with 1013, ${lost} messages missing at the members; replica RSS ${mib(before)} MiB → peak ${mib(peak)} MiB`,
-    ],
-  };
+  const note = `${figures.attackerSockets} paused readers, ${figures.cuts1013} closed with 1013, ${lost} messages missing at the members; replica RSS ${mib(before)} MiB → peak ${mib(peak)} MiB`;
+  // No chat member took part: every message figure is 0; a stopped replica counts as a crash.
+  const failed = (figures.cuts1013 > 0 ? 0 : 1) + (lost === 0 ? 0 : 1);
+  return verdict(cluster, 'slow consumer', room, [], [note], failed);
 }

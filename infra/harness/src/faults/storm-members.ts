@@ -5,9 +5,31 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ChatMember } from '../client/chat-member';
-import { type Handlers, openAll, serveParent } from '../ipc-process';
+import { type ChildLifecycle, type Handlers, openAll, serveParent } from '../ipc-process';
 import { emptyHistogram, probeBody, recordProbe } from '../probe';
-import type { StormChildMessage, StormParentMessage, StormPhase, StormRoom } from './storm';
+
+// Messages between the storm (parent) and this process; the answers' types follow from the code.
+
+export interface StormRoom {
+  room: string;
+  /** Member names; the first one sends the room's messages. */
+  names: string[];
+}
+
+/** `warm`: before the kill; `storm`: from the kill until every member has resumed; `after`. */
+export type StormPhase = 'warm' | 'storm' | 'after';
+
+export type StormParentMessage =
+  | { type: 'connect'; baseUrl: string; rooms: StormRoom[]; concurrency: number }
+  | { type: 'traffic'; messagesPerSecondPerRoom: number; bodyBytes: number }
+  | { type: 'phase'; phase: StormPhase }
+  | { type: 'status' }
+  | { type: 'quiet' }
+  | { type: 'report' }
+  | { type: 'close' };
+
+export type StormChildMessage =
+  ChildLifecycle | ReturnType<typeof status> | { type: 'quiet' } | ReturnType<typeof report>;
 
 const FIRST_CONNECT_TIMEOUT_MS = 60_000;
 
@@ -33,7 +55,7 @@ function enterPhase(next: StormPhase): void {
 }
 
 async function connectAll(baseUrl: string, rooms: StormRoom[], concurrency: number) {
-  members = rooms.flatMap(({ room, names }) =>
+  const byRoom = rooms.map(({ room, names }) =>
     names.map((name) => {
       const member: ChatMember = new ChatMember(baseUrl, room, name, {
         onLive: (frame) => {
@@ -43,9 +65,8 @@ async function connectAll(baseUrl: string, rooms: StormRoom[], concurrency: numb
       return member;
     }),
   );
-  senders = rooms.flatMap(({ room, names }) =>
-    members.filter((member) => member.room === room && member.name === names[0]),
-  );
+  members = byRoom.flat();
+  senders = byRoom.flatMap((room) => room.slice(0, 1));
   const { tally } = await openAll(members, concurrency, (member) =>
     member.connect(FIRST_CONNECT_TIMEOUT_MS),
   );
@@ -69,30 +90,36 @@ function startTraffic(perSecond: number, bodyBytes: number): void {
   }, 10);
 }
 
+const status = () => ({
+  type: 'status' as const,
+  /** Members whose socket is not open and caught up. */
+  down: members.filter((member) => !member.live && !member.stats.gaveUp).length,
+  /** Members that have closed at least once. */
+  everClosed: members.filter((member) => member.stats.closes > 0).length,
+  /** Members that stopped reconnecting. */
+  gaveUp: members.filter((member) => member.stats.gaveUp).length,
+});
+
+/**
+ * What the members saw; the latency of the live messages to members never disconnected
+ * (bystanders), and this process's own event-loop delay (its share of the latency), by phase.
+ */
+function report() {
+  enterPhase(phase);
+  const seen = members.map((member) => member.report());
+  return { type: 'report' as const, members: seen, bystanders, eventLoop };
+}
+
 const handlers: Handlers<StormParentMessage> = {
   connect: (message) => void connectAll(message.baseUrl, message.rooms, message.concurrency),
   traffic: (message) => startTraffic(message.messagesPerSecondPerRoom, message.bodyBytes),
   phase: (message) => enterPhase(message.phase),
-  status: () =>
-    reply({
-      type: 'status',
-      down: members.filter((member) => !member.live && !member.stats.gaveUp).length,
-      everClosed: members.filter((member) => member.stats.closes > 0).length,
-      gaveUp: members.filter((member) => member.stats.gaveUp).length,
-    }),
+  status: () => reply(status()),
   quiet: () => {
     clearInterval(traffic);
     reply({ type: 'quiet' });
   },
-  report: () => {
-    enterPhase(phase);
-    reply({
-      type: 'report',
-      members: members.map((member) => member.report()),
-      bystanders,
-      eventLoop,
-    });
-  },
+  report: () => reply(report()),
   close: () => {
     clearInterval(traffic);
     for (const member of members) member.close(true);

@@ -16,8 +16,9 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
 import { type MemberReport } from '../client/chat-member';
+import type { StormChildMessage, StormParentMessage, StormPhase, StormRoom } from './storm-members';
 import { startCluster } from '../cluster';
-import { type ChildLifecycle, IpcPool, IpcProcess } from '../ipc-process';
+import { IpcPool } from '../ipc-process';
 import { commandStats, commandsPer, metricValue } from '../metrics';
 import { count, emptyHistogram, merge, quantileMs as p, round, sum } from '../probe';
 import { lacking, messageKey, percentile, SCENARIO_ENV } from './verdict';
@@ -36,47 +37,6 @@ const PROBE_ROOM_SIZE = 5;
 const PROBE_MESSAGES_PER_SECOND = 4;
 /** The probe process's nice value: ahead of the load clients, as a client on its own machine. */
 const PROBE_NICE = -5;
-
-// Messages between the storm (parent) and its member processes (storm-members.ts).
-
-export interface StormRoom {
-  room: string;
-  /** Member names; the first one sends the room's messages. */
-  names: string[];
-}
-
-/** `warm`: before the kill; `storm`: from the kill until every member has resumed; `after`. */
-export type StormPhase = 'warm' | 'storm' | 'after';
-
-export type StormParentMessage =
-  | { type: 'connect'; baseUrl: string; rooms: StormRoom[]; concurrency: number }
-  | { type: 'traffic'; messagesPerSecondPerRoom: number; bodyBytes: number }
-  | { type: 'phase'; phase: StormPhase }
-  | { type: 'status' }
-  | { type: 'quiet' }
-  | { type: 'report' }
-  | { type: 'close' };
-
-export type StormChildMessage =
-  | ChildLifecycle
-  | {
-      type: 'status';
-      /** Members whose socket is not open and caught up. */
-      down: number;
-      /** Members that have closed at least once. */
-      everClosed: number;
-      /** Members that stopped reconnecting. */
-      gaveUp: number;
-    }
-  | { type: 'quiet' }
-  | {
-      type: 'report';
-      members: MemberReport[];
-      /** Latency of the live messages to members never disconnected (bystanders), by phase. */
-      bystanders: Record<StormPhase, number[]>;
-      /** The process's own event-loop delay by phase (its share of the latency). */
-      eventLoop: Record<StormPhase, { p99Ms: number; maxMs: number }>;
-    };
 
 export interface StormSettings {
   clients: number;
@@ -154,31 +114,33 @@ export async function reconnectStorm(
   const run = String(Date.now() % 1_000_000);
   const rooms = planRooms(clients, run);
   const cluster = await startCluster({ replicas: 2, env: SCENARIO_ENV });
+  // One member process more than asked: the last one is the probe.
   const pool = new IpcPool<StormParentMessage, StormChildMessage>(
     MEMBER_SCRIPT,
     'storm members',
-    processCount,
+    processCount + 1,
     process.env,
     REPLY_TIMEOUT_MS,
   );
-  const probe = new IpcProcess<StormParentMessage, StormChildMessage>(
-    MEMBER_SCRIPT,
-    'storm probe',
-    process.env,
-    REPLY_TIMEOUT_MS,
-  );
-  const everyProcess = [...pool.children, probe];
+  const isProbe = (index: number) => index === processCount;
   let redis: Redis | undefined;
   try {
-    await Promise.all([pool.ready(), probe.ready]);
-    const probeAhead = probe.prioritize(PROBE_NICE);
+    await pool.ready();
+    const probeAhead = pool.children[processCount]?.prioritize(PROBE_NICE) ?? false;
+    const [victim, survivor] = cluster.replicas;
+    if (!victim || !survivor) throw new Error('no replica to kill');
     const connectStarted = Date.now();
     const connected = await pool.all(
       (index) => ({
         type: 'connect',
-        baseUrl: cluster.url,
-        rooms: rooms.filter((_, room) => room % processCount === index),
-        concurrency: 32,
+        baseUrl: isProbe(index) ? survivor.url : cluster.url,
+        rooms: isProbe(index)
+          ? Array.from({ length: PROBE_ROOMS }, (_, i) => ({
+              room: `storm-${run}-probe-${i}`,
+              names: Array.from({ length: PROBE_ROOM_SIZE }, (_, k) => `probe ${k}`),
+            }))
+          : rooms.filter((_, room) => room % processCount === index),
+        concurrency: isProbe(index) ? 8 : 32,
       }),
       'connected',
     );
@@ -188,24 +150,12 @@ export async function reconnectStorm(
       const firstError = connected.find((answer) => answer.firstError)?.firstError;
       throw new Error(`${failed} clients did not connect: ${firstError}`);
     }
-    const [victim, survivor] = cluster.replicas;
-    if (!victim || !survivor) throw new Error('no replica to kill');
-    const probeRooms = Array.from({ length: PROBE_ROOMS }, (_, i) => ({
-      room: `storm-${run}-probe-${i}`,
-      names: Array.from({ length: PROBE_ROOM_SIZE }, (_, k) => `probe ${k}`),
-    }));
-    const probed = await probe.request(
-      { type: 'connect', baseUrl: survivor.url, rooms: probeRooms, concurrency: 8 },
-      'connected',
-    );
-    if (probed.failed > 0) throw new Error(`the probe did not connect: ${probed.firstError}`);
-
-    for (const child of pool.children) {
-      child.tell({ type: 'traffic', messagesPerSecondPerRoom: rate, bodyBytes });
-    }
-    probe.tell({ type: 'traffic', messagesPerSecondPerRoom: PROBE_MESSAGES_PER_SECOND, bodyBytes });
+    pool.children.forEach((child, index) => {
+      const messagesPerSecondPerRoom = isProbe(index) ? PROBE_MESSAGES_PER_SECOND : rate;
+      child.tell({ type: 'traffic', messagesPerSecondPerRoom, bodyBytes });
+    });
     const phase = (value: StormPhase) => {
-      for (const child of everyProcess) child.tell({ type: 'phase', phase: value });
+      for (const child of pool.children) child.tell({ type: 'phase', phase: value });
     };
     await sleep(1000);
     // Redis commands of the steady traffic (warm-up), then of the storm.
@@ -223,14 +173,9 @@ export async function reconnectStorm(
     let backAt: number | null = null;
     while (Date.now() - killedAt < STORM_LIMIT_MS && backAt === null) {
       await sleep(POLL_MS);
-      const answers = await Promise.all(
-        everyProcess.map((child) => child.request({ type: 'status' }, 'status')),
-      );
-      status = {
-        everClosed: sum(answers.map((answer) => answer.everClosed)),
-        down: sum(answers.map((answer) => answer.down)),
-        gaveUp: sum(answers.map((answer) => answer.gaveUp)),
-      };
+      const answers = await pool.all(() => ({ type: 'status' }), 'status');
+      const total = (key: keyof typeof status) => sum(answers.map((answer) => answer[key]));
+      status = { everClosed: total('everClosed'), down: total('down'), gaveUp: total('gaveUp') };
       if (status.everClosed > 0 && status.down === 0) backAt = Date.now();
     }
     const survivorLagMs = await survivorLag();
@@ -238,10 +183,11 @@ export async function reconnectStorm(
     const stormSeconds = ((backAt ?? Date.now()) - killedAt) / 1000;
     phase('after');
     await sleep(2000);
-    await Promise.all(everyProcess.map((child) => child.request({ type: 'quiet' }, 'quiet')));
+    await pool.all(() => ({ type: 'quiet' }), 'quiet');
     await sleep(DRAIN_MS);
     const reports = await pool.all(() => ({ type: 'report' }), 'report');
-    const probeReport = await probe.request({ type: 'report' }, 'report');
+    const probeReport = reports.pop();
+    if (!probeReport) throw new Error('no probe report');
     const loadMembers = reports.flatMap((answer) => answer.members);
     const members = [...loadMembers, ...probeReport.members];
     const reconnected = members.filter((member) => member.closes > 0);
@@ -328,7 +274,7 @@ export async function reconnectStorm(
     };
   } finally {
     redis?.disconnect();
-    await Promise.all(everyProcess.map((child) => child.close()));
+    await pool.close();
     await cluster.stop();
   }
 }
