@@ -4,7 +4,7 @@
  * pub/sub), with Redis CPU per delivered message for every node and end-to-end latency.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ClusterWorkload } from '../workloads/workloads';
+import type { BenchPlan } from '../workloads/workloads';
 import { mapValues, sum } from './scenarios/common';
 import { withRateSession } from './run-workload';
 import { per10k, type RunSettings, settle, type StepResult, withServer } from './session';
@@ -55,7 +55,7 @@ function clusterStep(step: StepResult, idle: IdleCost) {
 /** The workload on a server `start` starts: a silent step, then each rate of the workload. */
 async function runOn(
   start: () => Promise<RunningServer>,
-  workload: ClusterWorkload,
+  workload: BenchPlan['cluster'],
   settings: RunSettings,
 ) {
   return withServer(start, (server) =>
@@ -86,7 +86,7 @@ async function runOn(
  * the cluster, each at every rate of the workload.
  */
 export async function runClusterComparison(
-  workload: ClusterWorkload,
+  workload: BenchPlan['cluster'],
   settings: RunSettings,
   profileDir?: string,
 ) {
