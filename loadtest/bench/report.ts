@@ -6,9 +6,7 @@ import type { PubSubFigures } from './pubsub-bench';
 import { machine, sum } from './scenarios/common';
 import { DISTURBED_CORES, type Outcome, per10k } from './session';
 import type { IdleFigures, RateFigures, UpkeepFigures } from './run-workload';
-import { SERVER_NAMES, type ServerId } from './servers';
-
-export const SERVER_IDS: ServerId[] = ['taco', 'socketio', 'raw'];
+import { SERVER_IDS, SERVER_NAMES, type ServerId } from './servers';
 
 const TOPOLOGY =
   'Topology: each server is 2 processes on 127.0.0.1 sharing one redis-server; load clients ' +

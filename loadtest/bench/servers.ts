@@ -21,13 +21,9 @@ import {
   startCluster,
 } from '@taco/harness';
 
-export type ServerId = 'taco' | 'socketio' | 'raw';
-
-export const SERVER_NAMES: Record<ServerId, string> = {
-  taco: 'Taco Chat',
-  socketio: 'Socket.IO 4',
-  raw: 'raw ws',
-};
+export const SERVER_NAMES = { taco: 'Taco Chat', socketio: 'Socket.IO 4', raw: 'raw ws' };
+export type ServerId = keyof typeof SERVER_NAMES;
+export const SERVER_IDS = Object.keys(SERVER_NAMES) as ServerId[];
 
 /**
  * A server under test: `ports`, one per process, in order; `processPids()`, those processes;
