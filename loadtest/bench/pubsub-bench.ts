@@ -18,21 +18,6 @@ const TICK_MS = 10;
 const channelNames = (workload: BenchPlan['pubsub']) =>
   Array.from({ length: workload.channels }, (_, i) => `chat:{bench-${i}}`);
 
-/** Each node of the cluster with `subscribers` subscriber connections and a publisher. */
-type Node = Awaited<ReturnType<typeof openNodes>>[number];
-
-async function openNodes(cluster: RedisCluster, subscribers: number) {
-  return Promise.all(
-    cluster.nodes.map(async (node) => {
-      const options = { host: '127.0.0.1', port: node.port, lazyConnect: true };
-      const subs = Array.from({ length: subscribers }, () => new Redis(options));
-      const pub = new Redis(options);
-      await Promise.all([...subs.map((sub) => sub.connect()), pub.connect()]);
-      return { port: node.port, pid: node.pid ?? 0, subs, pub, received: 0 };
-    }),
-  );
-}
-
 /** `ownerPorts`: the master serving each channel's slot (every node is a master). */
 async function runMode(
   cluster: RedisCluster,
@@ -43,7 +28,17 @@ async function runMode(
   idleRate: number,
   log: (line: string) => void,
 ) {
-  const nodes = await openNodes(cluster, subscribers);
+  // Each node of the cluster with `subscribers` subscriber connections and a publisher.
+  const nodes = await Promise.all(
+    cluster.nodes.map(async (node) => {
+      const options = { host: '127.0.0.1', port: node.port, lazyConnect: true };
+      const subs = Array.from({ length: subscribers }, () => new Redis(options));
+      const pub = new Redis(options);
+      await Promise.all([...subs.map((sub) => sub.connect()), pub.connect()]);
+      return { port: node.port, pid: node.pid ?? 0, subs, pub, received: 0 };
+    }),
+  );
+  type Node = (typeof nodes)[number];
   const masters = nodes.length;
   try {
     const channels = channelNames(workload);

@@ -184,14 +184,11 @@ function ratios(results: Results) {
 function clusterLines(title: string, outcome: Outcome<ClusterFigures>): string[] {
   if (outcome.figures === null && outcome.error === null) return [];
   if (outcome.figures === null) return [`\n${title}`, `error: ${outcome.error ?? ''}`];
-  const runs: [string, Outcome<ClusterRun>][] = [
-    ['one Redis', outcome.figures.standalone],
-    ['+ nginx', outcome.figures.viaNginx],
-    ['Redis Cluster', outcome.figures.cluster],
-  ];
+  const names = { standalone: 'one Redis', viaNginx: '+ nginx', cluster: 'Redis Cluster' };
   const rows: string[][] = [];
   const notes: string[] = [];
-  for (const [name, run] of runs) {
+  for (const [key, name] of Object.entries(names)) {
+    const run: Outcome<ClusterRun> = outcome.figures[key as keyof typeof names];
     if (run.figures === null) {
       notes.push(`${name}: error: ${run.error ?? 'not run'}`);
       continue;
