@@ -4,7 +4,7 @@
  * pub/sub), with Redis CPU per delivered message for every node and end-to-end latency.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ClusterWorkload } from '../workloads/workloads';
+import type { BenchPlan } from '../workloads/workloads';
 import { mapValues, sum } from './scenarios/common';
 import { withRateSession } from './run-workload';
 import { per10k, type RunSettings, settle, type StepResult, withServer } from './session';
@@ -52,33 +52,27 @@ function clusterStep(step: StepResult, idle: IdleCost) {
   };
 }
 
-/** The workload on a server `start` starts: a silent step, then each rate of the workload. */
-async function runOn(
-  start: () => Promise<RunningServer>,
-  workload: ClusterWorkload,
-  settings: RunSettings,
-) {
-  return withServer(start, (server) =>
-    withRateSession(workload.rooms, server, settings, async (session) => {
-      // A silent step first: what the connected members cost with nobody sending.
+/** The workload on `server`: a silent step, then each rate of the workload. */
+function runOn(server: RunningServer, workload: BenchPlan['cluster'], settings: RunSettings) {
+  return withRateSession(workload.rooms, server, settings, async (session) => {
+    // A silent step first: what the connected members cost with nobody sending.
+    await sleep(settings.settleMs);
+    settings.log('    idle (connected, nobody sending):');
+    const connections = workload.rooms.rooms * workload.rooms.members;
+    const idle = idleCost(await session.step(0, workload.stepSeconds), connections);
+    const steps = [];
+    for (const rate of workload.roomRates) {
       await sleep(settings.settleMs);
-      settings.log('    idle (connected, nobody sending):');
-      const connections = workload.rooms.rooms * workload.rooms.members;
-      const idle = idleCost(await session.step(0, workload.stepSeconds), connections);
-      const steps = [];
-      for (const rate of workload.roomRates) {
-        await sleep(settings.settleMs);
-        const step = clusterStep(await session.step(rate, workload.stepSeconds), idle);
-        steps.push(step);
-        const byNode = Object.entries(step.netRedisMicrosPerDeliveryByNode).map(
-          ([name, micros]) => `${name} ${micros.toFixed(2)}`,
-        );
-        const line = `      Redis µs per delivery by node, net of idle: ${byNode.join(', ')}`;
-        if (byNode.length > 1) settings.log(line);
-      }
-      return { nodes: server.redisNodes().map((node) => node.name), idle, steps };
-    }),
-  );
+      const step = clusterStep(await session.step(rate, workload.stepSeconds), idle);
+      steps.push(step);
+      const byNode = Object.entries(step.netRedisMicrosPerDeliveryByNode).map(
+        ([name, micros]) => `${name} ${micros.toFixed(2)}`,
+      );
+      const line = `      Redis µs per delivery by node, net of idle: ${byNode.join(', ')}`;
+      if (byNode.length > 1) settings.log(line);
+    }
+    return { nodes: server.redisNodes().map((node) => node.name), idle, steps };
+  });
 }
 
 /**
@@ -86,14 +80,15 @@ async function runOn(
  * the cluster, each at every rate of the workload.
  */
 export async function runClusterComparison(
-  workload: ClusterWorkload,
+  workload: BenchPlan['cluster'],
   settings: RunSettings,
   profileDir?: string,
 ) {
   const run = (title: string, taco: TacoOptions) => {
     settings.log(`  Taco Chat, ${title}`);
     const start = () => startServer('taco', workload.rooms.replicas, profileDir, taco);
-    return settle(() => runOn(start, workload, settings), settings.log);
+    const measure = () => withServer(start, (server) => runOn(server, workload, settings));
+    return settle(measure, settings.log);
   };
   const standalone = await run('one Redis', {});
   const viaNginx = await run('one Redis, every client through nginx', { viaNginx: true });

@@ -43,12 +43,7 @@ export interface Crowd {
 }
 
 /** One connection: `id` its index in the whole crowd. */
-interface Conn {
-  id: number;
-  sender: boolean;
-  send(frame: object): void;
-  close(): void;
-}
+type Conn = Awaited<ReturnType<typeof openWs>>;
 
 const CONNECT_TIMEOUT_MS = 30_000;
 /** Connections each load client opens at a time. */
@@ -81,17 +76,13 @@ function onClose(): void {
 }
 
 /** A socket by the harness's raw client, which hands every frame to `onFrame` unqueued. */
-async function openWs(url: string, id: number, sender: boolean): Promise<Conn> {
+async function openWs(url: string, id: number, sender: boolean) {
   const options = { perMessageDeflate: false, handshakeTimeout: CONNECT_TIMEOUT_MS };
   const client = new RawClient(new WebSocket(url, options), 'load client', onFrame);
   await client.opened;
   void client.closed.then(onClose);
-  return {
-    id,
-    sender,
-    send: (frame) => client.send(frame),
-    close: () => client.socket.terminate(),
-  };
+  const [send, close] = [(frame: object) => client.send(frame), () => client.socket.terminate()];
+  return { id, sender, send, close };
 }
 
 /**
@@ -111,18 +102,13 @@ async function connectOne(kind: ServerId, crowd: Crowd, id: number, web: boolean
       timeout: CONNECT_TIMEOUT_MS,
       query: { room, name },
     });
-    return new Promise((resolve, reject) => {
-      socket.once('connect', () => {
-        socket.on('message', onFrame);
-        socket.on('disconnect', onClose);
-        const [send, close] = [
-          (frame: object) => socket.emit('message', frame),
-          () => socket.disconnect(),
-        ];
-        resolve({ id, sender, send, close });
-      });
-      socket.once('connect_error', reject);
-    });
+    socket.on('message', onFrame);
+    socket.on('disconnect', onClose);
+    await new Promise<void>((resolve, reject) =>
+      socket.once('connect', () => resolve()).once('connect_error', reject),
+    );
+    const send = (frame: object) => socket.emit('message', frame);
+    return { id, sender, send, close: () => socket.disconnect() };
   }
   if (kind === 'raw') {
     const path = `/api/room/${encodeURIComponent(room)}/ws?name=${encodeURIComponent(name)}`;
@@ -154,9 +140,7 @@ interface Step {
  * Every arrival time up to now goes out: fixed, evenly spaced from the sender's random phase (so
  * senders never fire in lockstep bursts); Poisson, gaps seeded by the run's seed, its id and rate.
  */
-function runStep(
-  message: Step,
-): Promise<{ sent: number; cpuSeconds: number; wallSeconds: number }> {
+function runStep(message: Step) {
   const { step, perSecond, durationMs, bodyBytes, arrivals, seed } = message;
   Object.assign(state, { step, received: 0, histogram: emptyHistogram(), errors: 0 });
   Object.assign(state, { cpuAtStep: process.cpuUsage(), wallAtStep: nowMs() });
@@ -169,7 +153,7 @@ function runStep(
       return { conn, gap, next: arrivals === 'fixed' ? gapMs * (1 - Math.random()) : gap() };
     });
   let n = 0;
-  return new Promise((resolve) => {
+  return new Promise<ReturnType<typeof counts> & { sent: number }>((resolve) => {
     const timer = setInterval(() => {
       const elapsed = Math.min(nowMs() - state.wallAtStep, durationMs);
       for (const sender of senders) {
@@ -181,8 +165,7 @@ function runStep(
       }
       if (elapsed < durationMs) return;
       clearInterval(timer);
-      const { cpuSeconds, wallSeconds } = counts();
-      resolve({ sent: n, cpuSeconds, wallSeconds });
+      resolve({ ...counts(), sent: n });
     }, 10);
   });
 }
@@ -193,14 +176,6 @@ function counts() {
   const { received, errors, closed } = state;
   const wallSeconds = (nowMs() - state.wallAtStep) / 1000;
   return { received, cpuSeconds: (cpu.user + cpu.system) / 1e6, wallSeconds, errors, closed };
-}
-
-/** Closes every connection on purpose (not counted as dropped) and stops the heartbeats. */
-function leave(): void {
-  state.closing = true;
-  for (const timer of heartbeats) clearTimeout(timer);
-  for (const conn of conns) conn.close();
-  conns = [];
 }
 
 /** What the parent (session.ts) asks, by type, and what each answers. */
@@ -237,9 +212,15 @@ const handlers = {
   },
   /** The counts and latency histogram since step `step` started. */
   collect: ({ step }: { step: number }) => ({ step, histogram: state.histogram, ...counts() }),
-  /** Closes every connection (no heartbeat left), the process staying up for more steps. */
+  /**
+   * Closes every connection on purpose (not counted as dropped) and stops the heartbeats, the
+   * process staying up for more steps.
+   */
   leave: (_: object) => {
-    leave();
+    state.closing = true;
+    for (const timer of heartbeats) clearTimeout(timer);
+    for (const conn of conns) conn.close();
+    conns = [];
     return {};
   },
 };
@@ -263,7 +244,7 @@ const answers = Object.entries(handlers).map(([type, handler]) => [
 serveParent<ParentMessage>({
   ...(Object.fromEntries(answers) as Omit<Handlers<ParentMessage>, 'close'>),
   close: () => {
-    leave();
+    handlers.leave({});
     process.send?.({ type: 'closed' });
     setTimeout(() => process.exit(0), 200).unref();
   },

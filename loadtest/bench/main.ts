@@ -11,7 +11,7 @@ import { benchPlan, type RateWorkload } from '../workloads/workloads';
 import { runClusterComparison } from './cluster-bench';
 import { runPubSubBench } from './pubsub-bench';
 import { type RunSettings, settle, skipped, stopRunning, withServer } from './session';
-import { benchReport, render, SERVER_IDS } from './report';
+import { benchReport, render } from './report';
 import { runIdleWorkload, runRateWorkload, runUpkeep } from './run-workload';
 import {
   intOption,
@@ -25,7 +25,8 @@ import {
 import { connectCost } from './scenarios/connect-cost';
 import { slowReader } from './scenarios/slow-reader';
 import { storm } from './scenarios/storm';
-import { type RunningServer, SERVER_NAMES, type ServerId, startServer } from './servers';
+import type { RunningServer, ServerId } from './servers';
+import { SERVER_IDS, SERVER_NAMES, startServer } from './servers';
 
 /** Default BENCH_SCALE: the whole run stays within about five minutes on two cores. */
 const DEFAULT_SCALE = 0.4;

@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { cpuWindow, type RedisCluster, startRedisCluster } from '@taco/harness';
-import type { PubSubWorkload } from '../workloads/workloads';
+import type { BenchPlan } from '../workloads/workloads';
 import { mapValues, sum } from './scenarios/common';
 
 type PubSubMode = 'PUBLISH' | 'SPUBLISH';
@@ -15,14 +15,21 @@ export type PubSubFigures = Awaited<ReturnType<typeof runPubSubBench>>;
 const PUBSUB_DRAIN_MS = 5000;
 const TICK_MS = 10;
 
-const channelNames = (workload: PubSubWorkload) =>
+const channelNames = (workload: BenchPlan['pubsub']) =>
   Array.from({ length: workload.channels }, (_, i) => `chat:{bench-${i}}`);
 
-/** Each node of the cluster with `subscribers` subscriber connections and a publisher. */
-type Node = Awaited<ReturnType<typeof openNodes>>[number];
-
-async function openNodes(cluster: RedisCluster, subscribers: number) {
-  return Promise.all(
+/** `ownerPorts`: the master serving each channel's slot (every node is a master). */
+async function runMode(
+  cluster: RedisCluster,
+  ownerPorts: number[],
+  mode: PubSubMode,
+  subscribers: number,
+  workload: BenchPlan['pubsub'],
+  idleRate: number,
+  log: (line: string) => void,
+) {
+  // Each node of the cluster with `subscribers` subscriber connections and a publisher.
+  const nodes = await Promise.all(
     cluster.nodes.map(async (node) => {
       const options = { host: '127.0.0.1', port: node.port, lazyConnect: true };
       const subs = Array.from({ length: subscribers }, () => new Redis(options));
@@ -31,19 +38,7 @@ async function openNodes(cluster: RedisCluster, subscribers: number) {
       return { port: node.port, pid: node.pid ?? 0, subs, pub, received: 0 };
     }),
   );
-}
-
-/** `ownerPorts`: the master serving each channel's slot (every node is a master). */
-async function runMode(
-  cluster: RedisCluster,
-  ownerPorts: number[],
-  mode: PubSubMode,
-  subscribers: number,
-  workload: PubSubWorkload,
-  idleRate: number,
-  log: (line: string) => void,
-) {
-  const nodes = await openNodes(cluster, subscribers);
+  type Node = (typeof nodes)[number];
   const masters = nodes.length;
   try {
     const channels = channelNames(workload);
@@ -54,11 +49,8 @@ async function runMode(
       mode === 'PUBLISH' ? (nodes[index % nodes.length] as Node) : (owner[index] as Node);
     for (const node of nodes) {
       const mine = channels.filter((_, index) => subscriberOf(index) === node);
-      const count = (): void => {
-        node.received += 1;
-      };
       for (const sub of node.subs) {
-        sub.on(mode === 'PUBLISH' ? 'message' : 'smessage', count);
+        sub.on(mode === 'PUBLISH' ? 'message' : 'smessage', () => (node.received += 1));
         if (mine.length === 0) continue;
         if (mode === 'PUBLISH') await sub.subscribe(...mine);
         // One SSUBSCRIBE may only name channels of one slot.
@@ -140,7 +132,7 @@ async function runMode(
  * For each cluster size, a fresh cluster of masters only (no replicas, so only pub/sub's own
  * cost shows), and each mode at the same rate over the same channels.
  */
-export async function runPubSubBench(workload: PubSubWorkload, log: (line: string) => void) {
+export async function runPubSubBench(workload: BenchPlan['pubsub'], log: (line: string) => void) {
   const runs = [];
   for (const masters of workload.masters) {
     const cluster = await startRedisCluster({ masters, replicasPerMaster: 0 });

@@ -21,17 +21,12 @@ const WARM_UP = 500;
 /** How long one message may take to come back before the run fails. */
 const DELIVERY_TIMEOUT_MS = 5000;
 
-/** A server's side of the round trip: `send` stores and publishes one message. */
-interface Side {
-  send(index: number): Promise<unknown>;
-  close(): Promise<void>;
-}
-
 function body(index: number): string {
   return `{"t":${Date.now()},"x":"a message of moderate length, number ${index}"}`;
 }
 
-async function tacoSide(url: string, delivered: () => void): Promise<Side> {
+/** Taco Chat's side of the round trip: `send` stores and publishes one message. */
+async function tacoSide(url: string, delivered: () => void) {
   const connections = new RedisConnections({ url }, 'round-trip');
   if (!(await connections.waitUntilReady(5000))) throw new Error('Redis is not answering');
   const bus = new RedisChatBus(connections, {
@@ -42,7 +37,7 @@ async function tacoSide(url: string, delivered: () => void): Promise<Side> {
   bus.onDelivery(delivered);
   await bus.subscribe(ROOM);
   return {
-    send: (index) =>
+    send: (index: number) =>
       bus.append(ROOM, {
         sender: SENDER,
         body: body(index),
@@ -54,13 +49,13 @@ async function tacoSide(url: string, delivered: () => void): Promise<Side> {
 }
 
 /** What `peers/raw-server.ts` does per message. */
-async function rawSide(url: string, delivered: () => void): Promise<Side> {
+async function rawSide(url: string, delivered: () => void) {
   const redis = defineCommands(new Redis(url));
   const subscriber = new Redis(url);
   subscriber.on('messageBuffer', delivered);
   await subscriber.subscribe(keys.channel(ROOM));
   return {
-    send: (index) => {
+    send: (index: number) => {
       const text = body(index);
       const timestamp = Date.now() / 1000;
       return storeMessage(redis, ROOM, SENDER, text, timestamp, { clientId: `c-${index}` });

@@ -6,9 +6,7 @@ import type { PubSubFigures } from './pubsub-bench';
 import { machine, sum } from './scenarios/common';
 import { DISTURBED_CORES, type Outcome, per10k } from './session';
 import type { IdleFigures, RateFigures, UpkeepFigures } from './run-workload';
-import { SERVER_NAMES, type ServerId } from './servers';
-
-export const SERVER_IDS: ServerId[] = ['taco', 'socketio', 'raw'];
+import { SERVER_IDS, SERVER_NAMES, type ServerId } from './servers';
 
 const TOPOLOGY =
   'Topology: each server is 2 processes on 127.0.0.1 sharing one redis-server; load clients ' +
@@ -186,14 +184,11 @@ function ratios(results: Results) {
 function clusterLines(title: string, outcome: Outcome<ClusterFigures>): string[] {
   if (outcome.figures === null && outcome.error === null) return [];
   if (outcome.figures === null) return [`\n${title}`, `error: ${outcome.error ?? ''}`];
-  const runs: [string, Outcome<ClusterRun>][] = [
-    ['one Redis', outcome.figures.standalone],
-    ['+ nginx', outcome.figures.viaNginx],
-    ['Redis Cluster', outcome.figures.cluster],
-  ];
+  const names = { standalone: 'one Redis', viaNginx: '+ nginx', cluster: 'Redis Cluster' };
   const rows: string[][] = [];
   const notes: string[] = [];
-  for (const [name, run] of runs) {
+  for (const [key, name] of Object.entries(names)) {
+    const run: Outcome<ClusterRun> = outcome.figures[key as keyof typeof names];
     if (run.figures === null) {
       notes.push(`${name}: error: ${run.error ?? 'not run'}`);
       continue;

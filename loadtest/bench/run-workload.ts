@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { rssBytes } from '@taco/harness';
 import { PING_INTERVAL_MS } from '@taco/protocol';
-import type { IdleWorkload, RateWorkload, UpkeepWorkload } from '../workloads/workloads';
+import type { BenchPlan, RateWorkload } from '../workloads/workloads';
 import {
   DISTURBED_CORES,
   disturbance,
@@ -52,14 +52,10 @@ export function withRateSession<T>(
   settings: RunSettings,
   run: (session: Session) => Promise<T>,
 ): Promise<T> {
-  const crowd = {
-    tag: workload.id === 'fanout' ? 'fan' : 'rooms',
-    connections: workload.rooms * workload.members,
-    members: workload.members,
-    senders: workload.senders,
-    ports: server.ports.slice(0, workload.replicas),
-    arrivals: workload.arrivals,
-  };
+  const { rooms, members, senders, replicas, arrivals } = workload;
+  const tag = workload.id === 'fanout' ? 'fan' : 'rooms';
+  const ports = server.ports.slice(0, replicas);
+  const crowd = { tag, connections: rooms * members, members, senders, ports, arrivals };
   return withSession(server, crowd, settings, async (session) => {
     await session.connect();
     await sleep(settings.settleMs);
@@ -147,13 +143,11 @@ export function runRateWorkload(
       const step = await quiet(rate);
       loadSteps.push({ ...step, fraction, cpuSecondsPer10kDeliveries: per10k(step) });
     }
-    const half = loadSteps.find((step) => step.fraction === HALF) ?? loadSteps.at(-1);
+    const half = loadSteps.find((step) => step.fraction === 0.5) ?? loadSteps.at(-1);
     const halfLoad = half ?? (await quiet(capacity / 2));
     return rateFigures(steps, best, stoppedBy, halfLoad, loadSteps);
   });
 }
-
-const HALF = 0.5;
 
 /**
  * The figures of a workload from its steps: CPU per delivery from `cpuStep` (the best step of a
@@ -189,7 +183,7 @@ function rateFigures(
 
 /** Holds `connections` idle sockets on the server's first process and measures its memory. */
 export function runIdleWorkload(
-  workload: IdleWorkload,
+  workload: BenchPlan['idle'],
   server: RunningServer,
   settings: RunSettings,
 ) {
@@ -254,13 +248,11 @@ const cores = (step: StepResult) => ({
   redisCores: step.redisCpuSeconds / step.wallSeconds,
 });
 
-type Cores = ReturnType<typeof cores>;
-
 /**
  * A window's upkeep net of the baseline: replica CPU ms/s per 1,000 members of a replica (members
  * are spread evenly, so that is all replicas' ms/s per 1,000 members), Redis CPU ms/s per 1,000.
  */
-function upkeep(step: StepResult, baseline: Cores, members: number) {
+function upkeep(step: StepResult, baseline: ReturnType<typeof cores>, members: number) {
   const { replicaCores, redisCores } = cores(step);
   const per1k = (net: number) => (net * 1000) / (members / 1000);
   return {
@@ -273,14 +265,14 @@ function upkeep(step: StepResult, baseline: Cores, members: number) {
   };
 }
 
-export function runUpkeep(workload: UpkeepWorkload, server: RunningServer, settings: RunSettings) {
-  const crowd = {
-    tag: 'upkeep',
-    connections: workload.rooms * workload.members,
-    members: workload.members,
-    senders: 0,
-    ports: server.ports.slice(0, workload.replicas),
-  };
+export function runUpkeep(
+  workload: BenchPlan['upkeep'],
+  server: RunningServer,
+  settings: RunSettings,
+) {
+  const { rooms, members, replicas } = workload;
+  const ports = server.ports.slice(0, replicas);
+  const crowd = { tag: 'upkeep', connections: rooms * members, members, senders: 0, ports };
   return withSession(server, crowd, settings, async (session) => {
     const connected = await session.connect(true);
     settings.log(`    ${connected.ok} members joined; warm-up ${workload.warmupSeconds} s`);

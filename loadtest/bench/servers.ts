@@ -21,13 +21,9 @@ import {
   startCluster,
 } from '@taco/harness';
 
-export type ServerId = 'taco' | 'socketio' | 'raw';
-
-export const SERVER_NAMES: Record<ServerId, string> = {
-  taco: 'Taco Chat',
-  socketio: 'Socket.IO 4',
-  raw: 'raw ws',
-};
+export const SERVER_NAMES = { taco: 'Taco Chat', socketio: 'Socket.IO 4', raw: 'raw ws' };
+export type ServerId = keyof typeof SERVER_NAMES;
+export const SERVER_IDS = Object.keys(SERVER_NAMES) as ServerId[];
 
 /**
  * A server under test: `ports`, one per process, in order; `processPids()`, those processes;
@@ -119,16 +115,23 @@ async function startTaco(
   };
 }
 
-/** Starts a process and waits until it is ready; killed if that fails or the parent exits first. */
-async function startService(service: Service): Promise<Service> {
-  const kill = () => service.kill('SIGKILL');
+/**
+ * Starts processes and waits until they are ready; all stopped (then `after` runs) if one fails,
+ * and killed if the parent exits first. Resolves with what stops them all, then runs `after`.
+ */
+async function startAll(services: Service[], after: () => unknown) {
+  const kill = () => services.forEach((service) => service.kill('SIGKILL'));
   process.once('exit', kill);
-  void service.exited.then(() => process.removeListener('exit', kill));
-  await service.start().catch(async (error: unknown) => {
-    await service.stop('SIGKILL', 5000);
+  const stop = async () => {
+    await Promise.all(services.map((service) => service.stop('SIGTERM', 5000)));
+    process.removeListener('exit', kill);
+    await after();
+  };
+  await Promise.all(services.map((service) => service.start())).catch(async (error: unknown) => {
+    await stop();
     throw error;
   });
-  return service;
+  return stop;
 }
 
 /**
@@ -139,14 +142,7 @@ export async function startRedis(settings: Record<string, string> = {}) {
   const [port = 0] = await freePorts(1);
   const dir = mkdtempSync(join(tmpdir(), 'taco-bench-redis-'));
   const redis = redisService('redis', port, dir, { settings });
-  const stop = async () => {
-    await redis.stop('SIGTERM', 5000);
-    rmSync(dir, { recursive: true, force: true });
-  };
-  await startService(redis).catch(async (error: unknown) => {
-    await stop();
-    throw error;
-  });
+  const stop = await startAll([redis], () => rmSync(dir, { recursive: true, force: true }));
   return { url: redis.url, pid: () => redis.pid, stop };
 }
 
@@ -175,14 +171,7 @@ async function startPeer(
       ready: async () => (await httpStatus(`${url}/health`)) === 200,
     });
   });
-  const stop = async () => {
-    await Promise.all(peers.map((child) => child.stop('SIGTERM', 5000)));
-    await redis.stop();
-  };
-  await Promise.all(peers.map(startService)).catch(async (error: unknown) => {
-    await stop();
-    throw error;
-  });
+  const stop = await startAll(peers, redis.stop);
   return {
     id,
     ports,

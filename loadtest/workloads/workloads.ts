@@ -5,31 +5,9 @@
 import type { Arrivals } from '../bench/load-client';
 import definitions from './workloads.json';
 
-/** One rate-searched workload of the benchmark, at the sizes of one run. */
-export type RateWorkload = ReturnType<typeof rateWorkload>;
-
-/** `roomRates`: offered messages per second per room, one step each, rising. */
-function rateWorkload(
-  id: 'fanout' | 'manyRooms' | 'manyRoomsPoisson',
-  title: string,
-  crowd: { rooms: number; members: number; senders: number; replicas: number; roomRates: number[] },
-  steps: { stepSeconds: number; halfLoadSeconds: number },
-  /** How each sender's messages arrive, and the seed of Poisson arrivals. */
-  arrivals: { mode: Arrivals; seed: number } = { mode: 'fixed', seed: 0 },
-) {
-  return { id, title, ...crowd, ...steps, arrivals };
-}
-
 export type BenchPlan = ReturnType<typeof benchPlan>;
-export type IdleWorkload = BenchPlan['idle'];
-export type UpkeepWorkload = BenchPlan['upkeep'];
-/**
- * The many-rooms workload on Taco Chat twice, on one standalone Redis and on a Redis Cluster of
- * `masters` masters (one replica each), at the same fixed rates.
- */
-export type ClusterWorkload = BenchPlan['cluster'];
-/** Classic `PUBLISH` against `SPUBLISH` on Redis Clusters of each size in `masters`. */
-export type PubSubWorkload = BenchPlan['pubsub'];
+/** One rate-searched workload of the benchmark, at the sizes of one run. */
+export type RateWorkload = BenchPlan['fanout'];
 
 /**
  * The sizes of one run: `scale` shrinks the crowd (rooms, members and connections; 1 = the sizes
@@ -52,28 +30,35 @@ export function benchPlan(
   const sized = (value: number, min: number) =>
     smoke ? value : Math.max(min, Math.round(value * scale));
   const named = (title: string, full: string) => (smoke ? `${title} (smoke)` : `${title}: ${full}`);
-  const steps = { stepSeconds: b.stepSeconds, halfLoadSeconds: b.halfLoadSeconds };
-  const fanMembers = sized(f.members, f.senders * 2);
-  const { rooms: fanRooms, senders, replicas } = f;
-  const fanout = rateWorkload(
+  /**
+   * A rate-searched workload: `roomRates`, offered messages per second per room, one step each,
+   * rising; `arrivals`, how each sender's messages arrive, and the seed of Poisson arrivals.
+   */
+  const rated = (
+    id: 'fanout' | 'manyRooms' | 'manyRoomsPoisson',
+    title: string,
+    crowd: { rooms: number; members: number; senders: number; replicas: number },
+    roomRates: number[],
+    arrivals: { mode: Arrivals; seed: number } = { mode: 'fixed', seed: 0 },
+  ) => {
+    const { stepSeconds, halfLoadSeconds } = b;
+    return { id, title, ...crowd, roomRates, stepSeconds, halfLoadSeconds, arrivals };
+  };
+  const [fanMembers, { rooms: fanRooms, senders, replicas }] = [sized(f.members, f.senders * 2), f];
+  const fanout = rated(
     'fanout',
     named(
       'fan-out',
       `${fanRooms} room × ${fanMembers} members, ${senders} senders, ${replicas} replicas`,
     ),
-    { rooms: fanRooms, members: fanMembers, senders, replicas, roomRates: f.roomMessagesPerSecond },
-    steps,
+    { rooms: fanRooms, members: fanMembers, senders, replicas },
+    f.roomMessagesPerSecond,
   );
   const rooms = sized(m.rooms, 10);
   const manyCrowd = { rooms, members: m.members, senders: m.sendersPerRoom, replicas: m.replicas };
-  const manyTitle = (title: string) =>
+  const many = (title: string) =>
     named(title, `${rooms} rooms × ${m.members} members, ${m.replicas} replicas`);
-  const manyRooms = rateWorkload(
-    'manyRooms',
-    manyTitle('many rooms'),
-    { ...manyCrowd, roomRates: m.roomMessagesPerSecond },
-    steps,
-  );
+  const manyRooms = rated('manyRooms', many('many rooms'), manyCrowd, m.roomMessagesPerSecond);
   const connections = sized(i.connections, 100);
   const window = upkeep.window ?? u.windowSeconds;
   return {
@@ -81,11 +66,11 @@ export function benchPlan(
     smoke,
     fanout,
     manyRooms,
-    manyRoomsPoisson: rateWorkload(
+    manyRoomsPoisson: rated(
       'manyRoomsPoisson',
-      manyTitle('many rooms (Poisson arrivals)'),
-      { ...manyCrowd, roomRates: m.roomMessagesPerSecond },
-      steps,
+      many('many rooms (Poisson arrivals)'),
+      manyCrowd,
+      m.roomMessagesPerSecond,
       { mode: 'poisson', seed: m.poissonSeed },
     ),
     upkeep: {
@@ -108,6 +93,10 @@ export function benchPlan(
       members: i.members,
       replicas: i.replicas,
     },
+    /**
+     * The many-rooms workload on Taco Chat twice, on one standalone Redis and on a Redis Cluster
+     * of `masters` masters (one replica each), at the same fixed rates.
+     */
     cluster: {
       id: 'cluster' as const,
       title:
@@ -118,6 +107,7 @@ export function benchPlan(
       roomRates: c.roomMessagesPerSecond,
       stepSeconds: c.stepSeconds,
     },
+    /** Classic `PUBLISH` against `SPUBLISH` on Redis Clusters of each size in `masters`. */
     pubsub: {
       id: 'pubsub' as const,
       title: named(
