@@ -144,8 +144,9 @@ const upkeepRows = (row: Row<UpkeepFigures>) => [
   ]),
 ];
 
+/** a ÷ b; none when a figure is missing, `b` is not above 0 or `a` below 0 (net upkeep in the noise). */
 const ratio = (a: number | null | undefined, b: number | null | undefined) =>
-  a === null || a === undefined || b === null || b === undefined || b === 0 ? null : a / b;
+  a === null || a === undefined || b === null || b === undefined || a < 0 || b <= 0 ? null : a / b;
 
 /** Taco Chat's figure over each other server's, by figure. */
 function ratios(results: Results) {

@@ -2,6 +2,7 @@
  * The workload definitions shared by the k6 scripts and the Node benchmark (workloads.json), typed,
  * and scaled for a run of the benchmark.
  */
+import { PING_INTERVAL_MS } from '@taco/protocol';
 import type { Arrivals } from '../bench/load-client';
 import definitions from './workloads.json';
 
@@ -61,6 +62,13 @@ export function benchPlan(
   const manyRooms = rated('manyRooms', many('many rooms'), manyCrowd, m.roomMessagesPerSecond);
   const connections = sized(i.connections, 100);
   const window = upkeep.window ?? u.windowSeconds;
+  // The servers ping every member at once each ping interval: a window of whole intervals holds
+  // the same number of those rounds whenever it starts (one of 40 s held one or two).
+  if (!smoke && (window * 1000) % PING_INTERVAL_MS !== 0) {
+    throw new Error(
+      `--window must be a multiple of the ping interval (${PING_INTERVAL_MS / 1000} s)`,
+    );
+  }
   return {
     scale,
     smoke,
