@@ -66,7 +66,7 @@ export function benchPlan(
   // the same number of those rounds whenever it starts (one of 40 s held one or two).
   if (!smoke && (window * 1000) % PING_INTERVAL_MS !== 0) {
     throw new Error(
-      `--window must be a multiple of the ping interval (${PING_INTERVAL_MS / 1000} s)`,
+      `The upkeep window (--window or workloads.json), ${window} s, must be a multiple of the ping interval (${PING_INTERVAL_MS / 1000} s)`,
     );
   }
   return {

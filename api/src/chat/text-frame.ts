@@ -1,12 +1,12 @@
 const FIN_TEXT = 0x81;
+const LENGTH_16 = 126;
+const LENGTH_64 = 127;
 
 /**
  * A ping (RFC 6455 §5.5.2: FIN set, opcode 9, no payload), unmasked as a server's frames are: the
  * same two bytes for every socket, so a round of pings builds nothing per socket.
  */
 export const PING_FRAME = Buffer.from([0x89, 0x00]);
-const LENGTH_16 = 126;
-const LENGTH_64 = 127;
 
 /**
  * A complete, unmasked WebSocket text frame (RFC 6455 §5.2: FIN set, opcode 1, no extensions) for
