@@ -159,8 +159,6 @@ process.once('SIGINT', interrupt);
 process.once('SIGTERM', interrupt);
 
 main().catch((error: unknown) => {
-  process.stderr.write(
-    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
+  console.error(error);
   process.exitCode = 1;
 });

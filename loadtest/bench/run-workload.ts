@@ -28,23 +28,6 @@ export type IdleFigures = Awaited<ReturnType<typeof runIdleWorkload>>;
 
 const BISECTION_STEPS = 2;
 
-/**
- * A step, run once more when the machine was disturbed during it (`DISTURBED_CORES`) and `again`
- * says so: every run.
- */
-async function rerun(
-  session: Session,
-  settings: RunSettings,
-  [roomRate, seconds]: [number, number],
-  again: (step: StepResult) => boolean,
-): Promise<[StepResult] | [StepResult, StepResult]> {
-  const first = await session.step(roomRate, seconds);
-  if (disturbance(first) <= DISTURBED_CORES || !again(first)) return [first];
-  settings.log('    (the machine was disturbed during that step: running it once more)');
-  await sleep(settings.settleMs * 2);
-  return [first, await session.step(roomRate, seconds, true)];
-}
-
 /** Connects every member of a rate workload and runs an unrecorded warm-up step first. */
 export function withRateSession<T>(
   workload: RateWorkload,
@@ -91,13 +74,24 @@ export function runRateWorkload(
       const best = step.pass && step.valid ? step : null;
       return rateFigures([step], best, stopReason(step), step, [], step);
     }
+    /**
+     * A step, run once more when the machine was disturbed during it (`DISTURBED_CORES`) and
+     * `again` says so: the first run and the second, if any.
+     */
+    const rerun = async (rate: number, seconds: number, again: (step: StepResult) => boolean) => {
+      const first = await session.step(rate, seconds);
+      if (disturbance(first) <= DISTURBED_CORES || !again(first)) return [first, null] as const;
+      settings.log('    (the machine was disturbed during that step: running it once more)');
+      await sleep(settings.settleMs * 2);
+      return [first, await session.step(rate, seconds, true)] as const;
+    };
     const steps: StepResult[] = [];
     /** A step of the workload's length, run again when it failed on a disturbed machine. */
     const steady = async (rate: number) => {
       const again = (step: StepResult) => !step.pass && step.valid;
-      const runs = await rerun(session, settings, [rate, workload.stepSeconds], again);
-      steps.push(...runs);
-      return runs[runs.length - 1] as StepResult;
+      const [first, second] = await rerun(rate, workload.stepSeconds, again);
+      steps.push(...(second ? [first, second] : [first]));
+      return second ?? first;
     };
     let best: StepResult | null = null;
     let stoppedBy: StopReason = 'last-step';
@@ -130,8 +124,8 @@ export function runRateWorkload(
     // A latency step, run again when disturbed, keeping the quieter run: latency is what such a
     // step measures, and what a neighbour's burst spoils first.
     const quiet = async (rate: number) => {
-      const runs = await rerun(session, settings, [rate, workload.halfLoadSeconds], () => true);
-      return runs[1] && disturbance(runs[1]) < disturbance(runs[0]) ? runs[1] : runs[0];
+      const [first, second] = await rerun(rate, workload.halfLoadSeconds, () => true);
+      return second && disturbance(second) < disturbance(first) ? second : first;
     };
     const capacity = best?.roomRate ?? workload.roomRates[0] ?? 1;
     const loadSteps: LoadStep[] = [];
@@ -190,15 +184,10 @@ export function runIdleWorkload(
   const pid = server.processPids()[0];
   const port = server.ports[0];
   if (pid === undefined || port === undefined) throw new Error('server has no first process');
-  const crowd = {
-    tag: 'idle',
-    connections: workload.connections,
-    members: workload.members,
-    senders: 0,
-    ports: [port],
-    // Credentials from the other process, so the measured one only holds sockets.
-    httpPort: server.ports[1] ?? port,
-  };
+  const { connections, members } = workload;
+  // Credentials from the other process, so the measured one only holds sockets.
+  const httpPort = server.ports[1] ?? port;
+  const crowd = { tag: 'idle', connections, members, senders: 0, ports: [port], httpPort };
   return withSession(server, crowd, settings, async (session) => {
     collectGarbage([pid]);
     await sleep(settings.settleMs);

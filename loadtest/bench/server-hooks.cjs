@@ -19,21 +19,14 @@ if (dir) {
   session.post('Profiler.enable');
   session.post('Profiler.setSamplingInterval', { interval: 500 });
   session.post('Profiler.start');
-  let written = false;
-  const write = () => {
-    if (written) return;
-    written = true;
+  // The session answers at once; once stopped, a second stop (on exit after SIGTERM) errors.
+  const write = () =>
     session.post('Profiler.stop', (error, result) => {
       if (error || !result) return;
       mkdirSync(dir, { recursive: true });
       const name = `${process.env.REPLICA_ID || 'peer'}-${process.env.PORT || ''}-${process.pid}`;
       writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(result.profile));
     });
-  };
-  const onSignal = () => {
-    process.off('SIGTERM', onSignal);
-    write();
-  };
-  process.on('SIGTERM', onSignal);
+  process.once('SIGTERM', write);
   process.on('exit', write);
 }
