@@ -23,6 +23,7 @@ import { FrameType, HISTORY_REQUEST_COUNT } from '@taco/protocol';
 import { io } from 'socket.io-client';
 import WebSocket from 'ws';
 import { poissonGaps } from '../k6/arrivals.js';
+import { mapValues } from './scenarios/common';
 import type { ServerId } from './servers';
 
 export type Arrivals = 'fixed' | 'poisson';
@@ -233,16 +234,13 @@ export type ClientMessage =
   | { [K in keyof Api]: { type: K } & Omit<Awaited<ReturnType<Api[K]>>, 'type'> }[keyof Api];
 
 /** Each handler's answer sent back under the request's own type. */
-const answers = Object.entries(handlers).map(([type, handler]) => [
-  type,
-  (message: ParentMessage) =>
-    void Promise.resolve((handler as (message: ParentMessage) => unknown)(message)).then((reply) =>
-      process.send?.({ ...(reply as object), type }),
-    ),
-]);
+const answers = mapValues(handlers, (handler, type) => (message: ParentMessage) => {
+  const reply = (handler as (message: ParentMessage) => unknown)(message);
+  void Promise.resolve(reply).then((answer) => process.send?.({ ...(answer as object), type }));
+});
 
 serveParent<ParentMessage>({
-  ...(Object.fromEntries(answers) as Omit<Handlers<ParentMessage>, 'close'>),
+  ...(answers as Omit<Handlers<ParentMessage>, 'close'>),
   close: () => {
     handlers.leave({});
     process.send?.({ type: 'closed' });

@@ -16,6 +16,7 @@ import { runIdleWorkload, runRateWorkload, runUpkeep } from './run-workload';
 import {
   intOption,
   log,
+  positive,
   runScenario,
   type Scenario,
   scenarioFlags,
@@ -30,13 +31,6 @@ import { SERVER_IDS, SERVER_NAMES, startServer } from './servers';
 
 /** Default BENCH_SCALE: the whole run stays within about five minutes on two cores. */
 const DEFAULT_SCALE = 0.4;
-
-/** A number above 0 and at most `max` from an option's text, `fallback` when not given. */
-function positive(name: string, text: string | undefined, fallback: number, max: number): number {
-  const value = Number(text ?? fallback);
-  if (value > 0 && value <= max) return value;
-  throw new Error(`${name} must be a number above 0 and at most ${max} (got "${text}")`);
-}
 
 const WORKLOAD_IDS = [
   ...['fanout', 'manyRooms', 'manyRoomsPoisson', 'idle', 'upkeep', 'cluster', 'pubsub'],

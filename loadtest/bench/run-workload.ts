@@ -15,7 +15,7 @@ import {
   type StepResult,
   withSession,
 } from './session';
-import { collectGarbage, type RunningServer } from './servers';
+import type { RunningServer } from './servers';
 
 /** A step at a fixed fraction (0.1, 0.25, 0.5, 1) of the capacity (the best step's rate). */
 type LoadStep = StepResult & { fraction: number; cpuSecondsPer10kDeliveries: number | null };
@@ -188,8 +188,10 @@ export function runIdleWorkload(
   // Credentials from the other process, so the measured one only holds sockets.
   const httpPort = server.ports[1] ?? port;
   const crowd = { tag: 'idle', connections, members, senders: 0, ports: [port], httpPort };
+  /** A full garbage collection in the measured process (SIGUSR2, by the preloaded server hooks). */
+  const collectGarbage = () => process.kill(pid, 'SIGUSR2');
   return withSession(server, crowd, settings, async (session) => {
-    collectGarbage([pid]);
+    collectGarbage();
     await sleep(settings.settleMs);
     const rssBeforeBytes = rssBytes(pid);
     const cpuBefore = process.hrtime.bigint();
@@ -199,7 +201,7 @@ export function runIdleWorkload(
       throw new Error(`no connection opened: ${connected.firstError ?? 'unknown'}`);
     // Let join traffic and garbage settle before reading memory.
     await sleep(settings.settleMs * 2);
-    collectGarbage([pid]);
+    collectGarbage();
     await sleep(settings.settleMs);
     const rssAfterBytes = rssBytes(pid);
     const stats = await session.collect();

@@ -47,24 +47,14 @@ const pids = (list: readonly (number | undefined)[]) => list.filter((pid) => pid
 const standaloneRedis = (pid: number | undefined) => (pid ? [{ name: 'redis', pid }] : []);
 
 /**
- * The same preload for every server process (server-hooks.cjs): a full GC on SIGUSR2 (see
- * collectGarbage) and, with a folder, a V8 CPU profile written there when the process stops.
+ * The same preload for every server process (server-hooks.cjs): a full GC on SIGUSR2 (the idle
+ * workload reads memory after one) and, with a folder, a V8 CPU profile written there when the
+ * process stops.
  */
 const hooksEnv = (profileDir: string | undefined): Record<string, string> => ({
   NODE_OPTIONS: `--expose-gc --require ${resolve(__dirname, 'server-hooks.cjs')}`,
   ...(profileDir ? { BENCH_PROFILE_DIR: profileDir } : {}),
 });
-
-/** Asks server processes to run a full garbage collection (they are preloaded with the hooks). */
-export function collectGarbage(pids: readonly number[]): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGUSR2');
-    } catch {
-      // Gone already.
-    }
-  }
-}
 
 /** Where Taco Chat runs, beside the profile folder every server takes. */
 export interface TacoOptions {

@@ -6,6 +6,13 @@ import { cpus, totalmem } from 'node:os';
 
 export { intOption, sum };
 
+/** A number above 0 and at most `max` from an option's text, `fallback` when not given. */
+export function positive(name: string, text: string | undefined, fallback: number, max: number) {
+  const value = Number(text ?? fallback);
+  if (value > 0 && value <= max) return value;
+  throw new Error(`${name} must be a number above 0 and at most ${max} (got "${text}")`);
+}
+
 /** The command line's string options, by name. */
 export type Values = Partial<Record<string, string>>;
 

@@ -4,7 +4,7 @@
  * never came back.
  */
 import { reconnectStorm, ROOM_MIN, type StormSettings } from '@taco/harness';
-import { log, type Scenario, stamp } from './common';
+import { log, positive, type Scenario, stamp } from './common';
 
 type StormInts = Exclude<keyof StormSettings, 'rate'>;
 type StormFigures = Awaited<ReturnType<typeof reconnectStorm>>['figures'];
@@ -20,9 +20,7 @@ export const storm: Scenario<StormInts, StormFigures> = {
   flags: ['rate'],
   /** Runs the storm and returns its report: the run's settings and figures. */
   measure: async (ints, values, smoke) => {
-    const rate = Number(values.rate ?? (smoke ? 4 : 0.5));
-    if (!(rate > 0 && rate <= 50))
-      throw new Error(`--rate must be above 0 and at most 50 (got "${values.rate}")`);
+    const rate = positive('--rate', values.rate, smoke ? 4 : 0.5, 50);
     const started = Date.now();
     const { settings, figures } = await reconnectStorm({ ...ints, rate }, log);
     const seconds = (Date.now() - started) / 1000;
