@@ -90,11 +90,10 @@ export async function runClusterComparison(
     const measure = () => withServer(start, (server) => runOn(server, workload, settings));
     return settle(measure, settings.log);
   };
-  const standalone = await run('one Redis', {});
-  const viaNginx = await run('one Redis, every client through nginx', { viaNginx: true });
   const { masters } = workload;
-  const cluster = await run(`Redis Cluster (${masters} masters + ${masters} replicas)`, {
-    masters,
-  });
-  return { standalone, viaNginx, cluster };
+  return {
+    standalone: await run('one Redis', {}),
+    viaNginx: await run('one Redis, every client through nginx', { viaNginx: true }),
+    cluster: await run(`Redis Cluster (${masters} masters + ${masters} replicas)`, { masters }),
+  };
 }

@@ -17,11 +17,9 @@ interface CpuProfile {
 
 function where(url: string): string {
   if (url === '') return '(native)';
-  const modules = url.lastIndexOf('node_modules/');
-  if (modules >= 0) {
-    const rest = url.slice(modules + 'node_modules/'.length).split('/');
-    return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1] ?? ''}` : (rest[0] ?? url);
-  }
+  // The package of the last node_modules/ in the path (`@scope/name` or `name`).
+  const installed = /.*node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (installed) return installed[1] as string;
   if (url.startsWith('node:')) return 'node core';
   const repo = /\/(api|loadtest|protocol)\/(?:dist|src|peers)?\/?(.*)$/.exec(url);
   return repo ? `${repo[1]}/${repo[2]}` : url;

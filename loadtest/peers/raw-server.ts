@@ -32,8 +32,8 @@ const { redisUrl, redis, httpServer, listen } = peer(() => {
   sub.disconnect();
 });
 const sub = new Redis(redisUrl);
+/** The sockets here of each room with members here, by the room's channel. */
 const rooms = new Map<string, Set<WebSocket>>();
-const channelPrefix = keys.channel('').slice(0, -1);
 
 const errors = peerErrors('This peer takes message and heartbeat frames');
 const UNSUPPORTED = encodeFrame(errors.unsupported);
@@ -41,8 +41,7 @@ const UNAVAILABLE = encodeFrame(errors.unavailable);
 const HEARTBEAT = encodeFrame({ type: FrameType.Heartbeat });
 
 sub.on('messageBuffer', (channel: Buffer, frame: Buffer) => {
-  const name = channel.toString();
-  const members = rooms.get(name.slice(channelPrefix.length, -1));
+  const members = rooms.get(channel.toString());
   if (!members) return;
   for (const ws of members) {
     if (ws.bufferedAmount > SEND_BUFFER_MAX_BYTES) ws.close(CloseCode.TryAgainLater);
@@ -56,11 +55,12 @@ function presence(room: string, sender: string, connecting: boolean): void {
 }
 
 async function join(ws: WebSocket, room: string, name: string): Promise<void> {
-  let members = rooms.get(room);
+  const channel = keys.channel(room);
+  let members = rooms.get(channel);
   if (!members) {
     members = new Set();
-    rooms.set(room, members);
-    await sub.subscribe(keys.channel(room));
+    rooms.set(channel, members);
+    await sub.subscribe(channel);
   }
   members.add(ws);
   presence(room, name, true);
@@ -83,8 +83,8 @@ async function join(ws: WebSocket, room: string, name: string): Promise<void> {
     members.delete(ws);
     presence(room, name, false);
     if (members.size === 0) {
-      rooms.delete(room);
-      void sub.unsubscribe(keys.channel(room));
+      rooms.delete(channel);
+      void sub.unsubscribe(channel);
     }
   });
 }
