@@ -79,14 +79,10 @@ function runOn(server: RunningServer, workload: BenchPlan['cluster'], settings: 
  * Taco Chat on one Redis (clients straight to each replica's port, then through nginx), then on
  * the cluster, each at every rate of the workload.
  */
-export async function runClusterComparison(
-  workload: BenchPlan['cluster'],
-  settings: RunSettings,
-  profileDir?: string,
-) {
+export async function runClusterComparison(workload: BenchPlan['cluster'], settings: RunSettings) {
   const run = (title: string, taco: TacoOptions) => {
     settings.log(`  Taco Chat, ${title}`);
-    const start = () => startServer('taco', workload.rooms.replicas, profileDir, taco);
+    const start = () => startServer('taco', workload.rooms.replicas, settings.profileDir, taco);
     const measure = () => withServer(start, (server) => runOn(server, workload, settings));
     return settle(measure, settings.log);
   };

@@ -7,7 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchPlan, type RateWorkload } from '../workloads/workloads';
+import { benchPlan } from '../workloads/workloads';
 import { runClusterComparison } from './cluster-bench';
 import { runPubSubBench } from './pubsub-bench';
 import { type RunSettings, settle, skipped, stopRunning, withServer } from './session';
@@ -86,7 +86,6 @@ async function main(): Promise<void> {
   if (scenarios.length > 0) return;
   const workloads = parseList('only', values.only, WORKLOAD_IDS);
   const servers = parseList('servers', values.servers, SERVER_IDS);
-  const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
   const started = Date.now();
   const seconds = (name: 'warmup' | 'window') => intOption(name, values[name], undefined, 1, 600);
   const scale = positive('BENCH_SCALE', process.env.BENCH_SCALE, DEFAULT_SCALE, 1);
@@ -96,12 +95,13 @@ async function main(): Promise<void> {
     clients: Number(values.clients ?? 2),
     settleMs: plan.smoke ? 300 : 1000,
     fixed: parseFixed(values.rate, values.seconds),
+    profileDir: values.profile === undefined ? undefined : resolve(values.profile),
     log,
   };
   /** One workload on each server of `--servers` in turn (the rest stay skipped), if `--only` has it. */
-  const perServer = async <T>(
-    workload: { id: WorkloadId; title: string; replicas: number },
-    run: (server: RunningServer) => Promise<T>,
+  const perServer = async <W extends { id: WorkloadId; title: string; replicas: number }, T>(
+    workload: W,
+    run: (workload: W, server: RunningServer, settings: RunSettings) => Promise<T>,
     only: readonly ServerId[] = SERVER_IDS,
   ) => {
     const outcomes = { taco: skipped<T>(), socketio: skipped<T>(), raw: skipped<T>() };
@@ -109,37 +109,32 @@ async function main(): Promise<void> {
     log(`\n== ${workload.title}`);
     for (const server of servers.filter((id) => only.includes(id))) {
       log(`  ${SERVER_NAMES[server]}`);
-      const start = () => startServer(server, workload.replicas, profileDir);
-      outcomes[server] = await settle(() => withServer(start, run), log);
+      const start = () => startServer(server, workload.replicas, settings.profileDir);
+      const measure = () => withServer(start, (running) => run(workload, running, settings));
+      outcomes[server] = await settle(measure, log);
     }
     return outcomes;
   };
-  const rate = (workload: RateWorkload) =>
-    perServer(workload, (server) => runRateWorkload(workload, server, settings));
   const results = {
-    fanout: await rate(plan.fanout),
-    manyRooms: await rate(plan.manyRooms),
-    manyRoomsPoisson: await rate(plan.manyRoomsPoisson),
+    fanout: await perServer(plan.fanout, runRateWorkload),
+    manyRooms: await perServer(plan.manyRooms, runRateWorkload),
+    manyRoomsPoisson: await perServer(plan.manyRoomsPoisson, runRateWorkload),
     // Same topology as the other workloads (2 processes); every connection goes to the first.
-    idle: await perServer({ ...plan.idle, replicas: 2 }, (server) =>
-      runIdleWorkload(plan.idle, server, settings),
-    ),
+    idle: await perServer({ ...plan.idle, replicas: 2 }, runIdleWorkload),
     // The raw peer is the yardstick; Socket.IO has no heartbeat frame of Taco Chat's.
-    upkeep: await perServer(plan.upkeep, (server) => runUpkeep(plan.upkeep, server, settings), [
-      'taco',
-      'raw',
-    ]),
+    upkeep: await perServer(plan.upkeep, runUpkeep, ['taco', 'raw']),
   };
   /** A part that runs once, on servers of its own, if `--only` has it. */
-  const once = async <T>(part: { id: WorkloadId; title: string }, run: () => Promise<T>) => {
+  const once = async <W extends { id: WorkloadId; title: string }, T>(
+    part: W,
+    run: (part: W, settings: RunSettings) => Promise<T>,
+  ) => {
     if (!workloads.includes(part.id)) return skipped();
     log(`\n== ${part.title}`);
-    return settle(run, log);
+    return settle(() => run(part, settings), log);
   };
-  const cluster = await once(plan.cluster, () =>
-    runClusterComparison(plan.cluster, settings, profileDir),
-  );
-  const pubsub = await once(plan.pubsub, () => runPubSubBench(plan.pubsub, log));
+  const cluster = await once(plan.cluster, runClusterComparison);
+  const pubsub = await once(plan.pubsub, runPubSubBench);
 
   const report = benchReport(plan, { ...results, cluster, pubsub }, started);
   log(`\n${render(report)}`);

@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { cpuWindow, type RedisCluster, startRedisCluster } from '@taco/harness';
 import type { BenchPlan } from '../workloads/workloads';
 import { mapValues, sum } from './scenarios/common';
+import type { RunSettings } from './session';
 
 type PubSubMode = 'PUBLISH' | 'SPUBLISH';
 export type PubSubFigures = Awaited<ReturnType<typeof runPubSubBench>>;
@@ -129,7 +130,7 @@ async function runMode(
  * For each cluster size, a fresh cluster of masters only (no replicas, so only pub/sub's own
  * cost shows), and each mode at the same rate over the same channels.
  */
-export async function runPubSubBench(workload: BenchPlan['pubsub'], log: (line: string) => void) {
+export async function runPubSubBench(workload: BenchPlan['pubsub'], { log }: RunSettings) {
   const runs = [];
   for (const masters of workload.masters) {
     const cluster = await startRedisCluster({ masters, replicasPerMaster: 0 });

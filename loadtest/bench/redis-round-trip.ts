@@ -55,16 +55,9 @@ async function rawSide(url: string, delivered: () => void) {
   subscriber.on('messageBuffer', delivered);
   await subscriber.subscribe(keys.channel(ROOM));
   return {
-    send: (index: number) => {
-      const text = body(index);
-      const timestamp = Date.now() / 1000;
-      return storeMessage(redis, ROOM, SENDER, text, timestamp, { clientId: `c-${index}` });
-    },
-    close: () => {
-      redis.disconnect();
-      subscriber.disconnect();
-      return Promise.resolve();
-    },
+    send: (index: number) =>
+      storeMessage(redis, ROOM, SENDER, body(index), Date.now() / 1000, { clientId: `c-${index}` }),
+    close: () => Promise.all([redis.quit(), subscriber.quit()]),
   };
 }
 

@@ -19,6 +19,8 @@ export type RunSettings = BenchPlan & {
   settleMs: number;
   /** Hold one rate instead of searching (for profiles and CPU comparisons at equal load). */
   fixed?: { roomRate: number; seconds: number } | undefined;
+  /** Where every server process writes its V8 CPU profile when it stops (`--profile`), if anywhere. */
+  profileDir?: string | undefined;
   log: (line: string) => void;
 };
 
