@@ -8,7 +8,6 @@ import { PING_INTERVAL_MS } from '@taco/protocol';
 import type { BenchPlan, RateWorkload } from '../workloads/workloads';
 import {
   DISTURBED_CORES,
-  disturbance,
   per10k,
   type RunSettings,
   type Session,
@@ -27,6 +26,9 @@ export type RateFigures = ReturnType<typeof rateFigures>;
 export type IdleFigures = Awaited<ReturnType<typeof runIdleWorkload>>;
 
 const BISECTION_STEPS = 2;
+
+/** Cores taken by outside processes or the hypervisor during a step, whichever is more. */
+const disturbance = (step: StepResult) => Math.max(step.outsideCores, step.stealCores);
 
 /** Connects every member of a rate workload and runs an unrecorded warm-up step first. */
 export function withRateSession<T>(

@@ -33,11 +33,6 @@ export type StepResult = Awaited<ReturnType<Session['step']>>;
  */
 export const DISTURBED_CORES = 0.25;
 
-/** Cores taken by outside processes or the hypervisor during a step, whichever is more. */
-export function disturbance(step: { outsideCores: number; stealCores: number }): number {
-  return Math.max(step.outsideCores, step.stealCores);
-}
-
 /** Server CPU seconds (processes + Redis) per 10,000 deliveries of a step, or null. */
 export function per10k(
   step: { received: number; serverCpuSeconds: number },
