@@ -190,12 +190,14 @@ export function runIdleWorkload(
   // Credentials from the other process, so the measured one only holds sockets.
   const httpPort = server.ports[1] ?? port;
   const crowd = { tag: 'idle', connections, members, senders: 0, ports: [port], httpPort };
-  /** A full garbage collection in the measured process (SIGUSR2, by the preloaded server hooks). */
-  const collectGarbage = () => process.kill(pid, 'SIGUSR2');
-  return withSession(server, crowd, settings, async (session) => {
-    collectGarbage();
+  /** The measured process's memory after a full garbage collection (SIGUSR2: the server hooks). */
+  const settledRss = async () => {
+    process.kill(pid, 'SIGUSR2');
     await sleep(settings.settleMs);
-    const rssBeforeBytes = rssBytes(pid);
+    return rssBytes(pid);
+  };
+  return withSession(server, crowd, settings, async (session) => {
+    const rssBeforeBytes = await settledRss();
     const cpuBefore = process.hrtime.bigint();
     const connected = await session.connect(false, true);
     const connectSeconds = Number(process.hrtime.bigint() - cpuBefore) / 1e9;
@@ -203,9 +205,7 @@ export function runIdleWorkload(
       throw new Error(`no connection opened: ${connected.firstError ?? 'unknown'}`);
     // Let join traffic and garbage settle before reading memory.
     await sleep(settings.settleMs * 2);
-    collectGarbage();
-    await sleep(settings.settleMs);
-    const rssAfterBytes = rssBytes(pid);
+    const rssAfterBytes = await settledRss();
     const stats = await session.collect();
     settings.log(
       `    ${connected.ok} connected (${connected.failed} failed) in ${connectSeconds.toFixed(1)} s, ` +

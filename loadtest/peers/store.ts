@@ -35,7 +35,7 @@ redis.call('EXPIRE', KEYS[2], ARGV[4])
 if KEYS[3] then redis.call('PUBLISH', KEYS[3], ARGV[2] .. seq .. '}') end
 return seq`;
 
-export interface PeerRedis extends Redis {
+interface PeerRedis extends Redis {
   appendMessage(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
 }
 
