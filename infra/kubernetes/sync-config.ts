@@ -11,13 +11,13 @@ export const KUSTOMIZE_BASE = join(__dirname, 'base');
  * the kustomization's folder). A test checks the committed files against these.
  */
 export function kubernetesConfigFiles(): Record<string, string> {
-  const header = (source: string, command: string) =>
-    `# Generated from ${source} by \`${command}\`: edit that, then run it again.\n`;
+  const header = (source: string) =>
+    `# Generated from ${source} by \`npm run kube:config\`: edit that, then run it again.\n`;
   return {
     [join(KUSTOMIZE_BASE, 'nginx.conf')]:
-      header('infra/nginx/nginx.conf.template', 'npm run kube:config') + kubernetesNginxConfig(),
+      header('infra/nginx/nginx.conf.template') + kubernetesNginxConfig(),
     [join(KUSTOMIZE_BASE, 'redis.conf')]:
-      header('infra/redis/redis.conf', 'npm run kube:config') + readFileSync(REDIS_CONF, 'utf8'),
+      header('infra/redis/redis.conf') + readFileSync(REDIS_CONF, 'utf8'),
   };
 }
 

@@ -6,18 +6,6 @@ import { type ApiErrorBody, RESTARTING_MESSAGE, securityHeaders } from '@taco/pr
 
 export const NGINX_TEMPLATE = join(__dirname, 'nginx.conf.template');
 
-/** Passive health check defaults: a replica failing twice within 10 s is skipped for 10 s. */
-export const MAX_FAILS = 2;
-export const FAIL_TIMEOUT = '10s';
-/**
- * How long nginx keeps what an upstream name resolved to (Docker's DNS: one address per replica).
- * Docker Swarm drops a task from DNS 2 s before it sends the SIGTERM that drains it; nginx must
- * have looked again by then, or it still sends requests to a replica that has drained and gone
- * (each one waits out the 1 s connect timeout before the next replica is tried). With 2 s here,
- * that happened in a rolling update of three tasks.
- */
-export const RESOLVE_EVERY = '1s';
-
 export interface NginxConfigOptions {
   /** `listen` argument: a port (`80`) or `address:port` (`127.0.0.1:8080`). */
   listen: string;
@@ -73,61 +61,55 @@ function checked(name: string, value: string, forbidden = /[\s;{}"'#]/): string 
   return value;
 }
 
+/** A placeholder: `{{NAME}}`. */
+const PLACEHOLDER = /\{\{([A-Z_]+)\}\}/g;
+
 /**
- * Renders the load-balancer config from `nginx.conf.template`. A placeholder alone on its line
- * whose value is a list renders as one line per item (none: the line goes), indented like the
- * line above it.
+ * Renders the load-balancer config from `nginx.conf.template`. A placeholder whose value is a list
+ * repeats its line once per item (none: the line goes).
  */
 export function renderNginxConfig(options: NginxConfigOptions): string {
   if (options.upstreams.length === 0) throw new Error('At least one upstream is required');
-  const resolve = options.resolver === undefined ? '' : ' resolve';
+  const { user, resolver } = options;
   const values: Record<string, string | string[]> = {
-    USER: options.user === undefined ? [] : [`user ${options.user};`],
+    USER: user === undefined ? [] : [user],
     WORKER_PROCESSES: checked(
       'workerProcesses',
       String(options.workerProcesses ?? 'auto'),
       /^(?!auto$|[1-9]\d*$)/,
     ),
-    DAEMON: options.foreground ? ['daemon off;'] : [],
+    DAEMON: options.foreground ? ['off'] : [],
     PID_FILE: checked('pidFile', options.pidFile),
     ERROR_LOG: checked('errorLog', options.errorLog),
     ACCESS_LOG: checked('accessLog', options.accessLog),
     TEMP_DIR: checked('tempDir', options.tempDir),
     WEB_ROOT: checked('webRoot', options.webRoot),
     LISTEN: checked('listen', options.listen),
-    RESOLVER:
-      options.resolver === undefined
-        ? []
-        : [
-            '# Re-resolve upstream names every second while running, so scaled replicas join and leave.',
-            '# Shorter than the 2 s Swarm waits between dropping a task from DNS and stopping it, so in a',
-            '# rolling update nginx has let go of a replica before it drains and goes.',
-            `resolver ${checked('resolver', options.resolver)} valid=${RESOLVE_EVERY} ipv6=off;`,
-          ],
-    UPSTREAM_SERVERS: options.upstreams.map(
-      (address) =>
-        `server ${checked('upstream', address)} max_fails=${MAX_FAILS} fail_timeout=${FAIL_TIMEOUT}${resolve};`,
-    ),
-    MAX_FAILS: String(MAX_FAILS),
+    RESOLVER: resolver === undefined ? [] : [checked('resolver', resolver)],
+    RESOLVE: resolver === undefined ? '' : ' resolve',
+    UPSTREAM: options.upstreams.map((address) => checked('upstream', address)),
     API_UNAVAILABLE_BODY: checked('body', JSON.stringify(API_UNAVAILABLE_BODY), /['\\$]/),
-    FAIL_TIMEOUT,
-    PROXY_HEADERS: PROXY_HEADERS.map(([name, value]) => `proxy_set_header ${name} ${value};`),
-    SECURITY_HEADERS: securityHeaders().map(
-      ([name, value]) => `add_header ${name} "${checked(name, value, /["\\$]/)}" always;`,
+    PROXY_HEADER: PROXY_HEADERS.map(([name, value]) => `${name} ${value}`),
+    SECURITY_HEADER: securityHeaders().map(
+      ([name, value]) => `${name} "${checked(name, value, /["\\$]/)}"`,
     ),
   };
-  let indent = '';
+  const valueOf = (name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`nginx template: no value for {{${name}}}`);
+    return value;
+  };
   return readFileSync(NGINX_TEMPLATE, 'utf8')
     .split('\n')
     .flatMap((line) => {
-      const list = values[/^\{\{([A-Z_]+)\}\}$/.exec(line)?.[1] ?? ''];
-      if (Array.isArray(list)) return list.map((item) => indent + item);
-      indent = /^\s*/.exec(line)?.[0] ?? '';
-      return line.replace(/\{\{([A-Z_]+)\}\}/g, (_match, name: string) => {
-        const value = values[name];
-        if (typeof value !== 'string') throw new Error(`nginx template: no text for {{${name}}}`);
-        return value;
-      });
+      const found = [...line.matchAll(PLACEHOLDER)].map(([, name = '']) => valueOf(name));
+      const items = found.find((value) => typeof value !== 'string') ?? [''];
+      return items.map((item) =>
+        line.replace(PLACEHOLDER, (_match, name: string) => {
+          const value = valueOf(name);
+          return typeof value === 'string' ? value : item;
+        }),
+      );
     })
     .join('\n');
 }

@@ -118,10 +118,9 @@ export const oncePerVu = (vus, maxMs) => ({
 
 /** setup(): fails unless BASE_URL is ready; the run id, `rooms` room ids, the start; logs `about`. */
 export function newPlan(kind, rooms, about) {
-  const res = http.get(`${BASE_URL}/api/health/ready`, { tags: { name: 'GET /api/health/ready' } });
-  if (res.status !== 200) {
-    throw new Error(`${BASE_URL}/api/health/ready answered ${res.status}: is BASE_URL right?`);
-  }
+  const ready = BASE_URL + ApiPath.healthReady;
+  const res = http.get(ready, { tags: { name: `GET ${ApiPath.healthReady}` } });
+  if (res.status !== 200) throw new Error(`${ready} answered ${res.status}: is BASE_URL right?`);
   const given = __ENV.RUN_ID;
   if (given !== undefined && given !== '' && !/^[A-Za-z0-9-]{1,20}$/.test(given)) {
     throw new Error('-e RUN_ID must be 1–20 letters, digits or dashes');
