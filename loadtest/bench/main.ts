@@ -7,7 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchPlan } from '../workloads/workloads';
+import { benchPlan, type RateWorkload } from '../workloads/workloads';
 import { runClusterComparison } from './cluster-bench';
 import { runPubSubBench } from './pubsub-bench';
 import { type RunSettings, settle, skipped, stopRunning, withServer } from './session';
@@ -98,7 +98,10 @@ async function main(): Promise<void> {
     profileDir: values.profile === undefined ? undefined : resolve(values.profile),
     log,
   };
-  /** One workload on each server of `--servers` in turn (the rest stay skipped), if `--only` has it. */
+  /**
+   * One workload on each server of `--servers` in the order of `only` (the rest stay skipped), if
+   * `--only` has it.
+   */
   const perServer = async <W extends { id: WorkloadId; title: string; replicas: number }, T>(
     workload: W,
     run: (workload: W, server: RunningServer, settings: RunSettings) => Promise<T>,
@@ -107,7 +110,7 @@ async function main(): Promise<void> {
     const outcomes = { taco: skipped<T>(), socketio: skipped<T>(), raw: skipped<T>() };
     if (!workloads.includes(workload.id)) return outcomes;
     log(`\n== ${workload.title}`);
-    for (const server of servers.filter((id) => only.includes(id))) {
+    for (const server of only.filter((id) => servers.includes(id))) {
       log(`  ${SERVER_NAMES[server]}`);
       const start = () => startServer(server, workload.replicas, settings.profileDir);
       const measure = () => withServer(start, (running) => run(workload, running, settings));
@@ -115,10 +118,25 @@ async function main(): Promise<void> {
     }
     return outcomes;
   };
+  /**
+   * A rate workload, the raw ceiling first: Taco Chat's load steps then run at fractions of raw's
+   * capacity, so that each step compares the two at the same offered load (Socket.IO's at
+   * fractions of its own).
+   */
+  const rated = (workload: RateWorkload) => {
+    let rawCapacity: number | undefined;
+    const run = async (w: RateWorkload, server: RunningServer, runSettings: RunSettings) => {
+      const stepBase = server.id === 'taco' ? rawCapacity : undefined;
+      const figures = await runRateWorkload(w, server, { ...runSettings, stepBase });
+      if (server.id === 'raw') rawCapacity = figures.best?.roomRate;
+      return figures;
+    };
+    return perServer(workload, run, ['raw', 'taco', 'socketio']);
+  };
   const results = {
-    fanout: await perServer(plan.fanout, runRateWorkload),
-    manyRooms: await perServer(plan.manyRooms, runRateWorkload),
-    manyRoomsPoisson: await perServer(plan.manyRoomsPoisson, runRateWorkload),
+    fanout: await rated(plan.fanout),
+    manyRooms: await rated(plan.manyRooms),
+    manyRoomsPoisson: await rated(plan.manyRoomsPoisson),
     // Same topology as the other workloads (2 processes); every connection goes to the first.
     idle: await perServer({ ...plan.idle, replicas: 2 }, runIdleWorkload),
     // The raw peer is the yardstick; Socket.IO has no heartbeat frame of Taco Chat's.

@@ -58,9 +58,9 @@ function roundRate(rate: number): number {
 }
 
 /**
- * Rising-rate search for the capacity (the best step), then one step at each fraction of it in
- * `settings.loadFractions` (CPU per delivery and latency across the load range; the 50 % step is
- * the half-load figure).
+ * Rising-rate search for the capacity (the best step), then one step at each fraction of it, or of
+ * `settings.stepBase`, in `settings.loadFractions` (CPU per delivery and latency across the load
+ * range; the 50 % step is the half-load figure).
  */
 export function runRateWorkload(
   workload: RateWorkload,
@@ -134,8 +134,9 @@ export function runRateWorkload(
     for (const fraction of settings.loadFractions) {
       // Let any backlog of the step before clear first.
       await sleep(settings.settleMs * 2);
-      const rate = roundRate(capacity * fraction);
-      settings.log(`    ${Math.round(fraction * 100)} % of capacity (${rate} msg/s/room):`);
+      const rate = roundRate((settings.stepBase ?? capacity) * fraction);
+      const of = settings.stepBase === undefined ? 'capacity' : "raw's capacity";
+      settings.log(`    ${Math.round(fraction * 100)} % of ${of} (${rate} msg/s/room):`);
       const step = await quiet(rate);
       loadSteps.push({ ...step, fraction, cpuSecondsPer10kDeliveries: per10k(step) });
     }

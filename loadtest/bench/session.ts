@@ -19,6 +19,11 @@ export type RunSettings = BenchPlan & {
   settleMs: number;
   /** Hold one rate instead of searching (for profiles and CPU comparisons at equal load). */
   fixed?: { roomRate: number; seconds: number } | undefined;
+  /**
+   * The capacity whose fractions the load steps run at, when not the server's own: the raw
+   * ceiling's, for Taco Chat, so that both serve the same offered load at each step.
+   */
+  stepBase?: number | undefined;
   /** Where every server process writes its V8 CPU profile when it stops (`--profile`), if anywhere. */
   profileDir?: string | undefined;
   log: (line: string) => void;
