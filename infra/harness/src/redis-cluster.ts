@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { baseEnvironment, REDIS_CONF } from './environment';
 import { findExecutable, type OutputMode, requireExecutables, Service } from './managed-process';
-import { freeClusterPorts, redisPing, waitFor } from './wait';
+import { freePorts, redisPing, waitFor } from './wait';
 
 const run = promisify(execFile);
 
@@ -106,13 +106,16 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
   const startTimeoutMs = options.startTimeoutMs ?? 30_000;
   const ownDir = options.dir === undefined;
   const root = options.dir ?? mkdtempSync(join(tmpdir(), 'taco-redis-cluster-'));
-  const ports = await freeClusterPorts(masters * (1 + replicasPerMaster));
-  const nodes = ports.map((port) =>
+  const count = masters * (1 + replicasPerMaster);
+  // Each node's client port, then each one's cluster bus port (named: not port + 10000).
+  const ports = await freePorts(2 * count);
+  const nodes = ports.slice(0, count).map((port, index) =>
     redisService(`redis-${port}`, port, join(root, String(port)), {
       output: options.output,
       startTimeoutMs,
       settings: {
         'cluster-enabled': 'yes',
+        'cluster-port': String(ports[count + index]),
         'cluster-config-file': 'nodes.conf',
         // How long a master may be silent before its replica takes over.
         'cluster-node-timeout': '2000',
