@@ -1,6 +1,6 @@
 import { ApiPath } from '@taco/protocol';
 import type Redis from 'ioredis';
-import { round } from './probe';
+import { round, sum } from './probe';
 
 /** One counter or gauge of a replica's Prometheus text, summed over its series that carry `labels`. */
 export async function metricValue(
@@ -12,15 +12,11 @@ export async function metricValue(
   const response = await fetch(`${replicaUrl}${ApiPath.metrics}`, {
     signal: AbortSignal.timeout(timeoutMs),
   });
-  let total = 0;
-  for (const line of (await response.text()).split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (!Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`))) {
-      continue;
-    }
-    total += Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;
-  }
-  return total;
+  const carries = (line: string) =>
+    (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) &&
+    Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`));
+  const lines = (await response.text()).split('\n').filter(carries);
+  return sum(lines.map((line) => Number(line.slice(line.lastIndexOf(' ') + 1)) || 0));
 }
 
 /** Calls per command since Redis started (INFO commandstats; commands inside scripts count too). */
@@ -51,5 +47,5 @@ export function commandsPer(
     if (units > 0 && per >= min) each.push([command, round(per, 2) ?? 0]);
   }
   each.sort((a, b) => b[1] - a[1]);
-  return { byCommand: Object.fromEntries(each), sum: each.reduce((sum, [, n]) => sum + n, 0) };
+  return { byCommand: Object.fromEntries(each), sum: sum(each.map(([, n]) => n)) };
 }

@@ -60,11 +60,7 @@ export function redisService(
   name: string,
   port: number,
   dir: string,
-  {
-    output = 'quiet',
-    startTimeoutMs = 30_000,
-    settings = {},
-  }: Pick<RedisClusterOptions, 'output' | 'startTimeoutMs'> & {
+  options: Pick<RedisClusterOptions, 'output' | 'startTimeoutMs'> & {
     settings?: Record<string, string>;
   } = {},
 ): Service {
@@ -82,16 +78,16 @@ export function redisService(
         appendonly: 'yes',
         save: '',
         maxmemory: '256mb',
-        ...settings,
+        ...options.settings,
       }).flatMap(([setting, value]) => [`--${setting}`, value]),
     ],
     cwd: dir,
     env: baseEnvironment(),
-    output,
+    output: options.output,
     port,
     url: `redis://127.0.0.1:${port}`,
     ready: () => redisPing(port),
-    startTimeoutMs,
+    startTimeoutMs: options.startTimeoutMs,
   });
 }
 
@@ -103,7 +99,6 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
   }
   requireExecutables(['redis-server', 'redis-cli'], 'redis');
   const redisCli = findExecutable('redis-cli');
-  const startTimeoutMs = options.startTimeoutMs ?? 30_000;
   const ownDir = options.dir === undefined;
   const root = options.dir ?? mkdtempSync(join(tmpdir(), 'taco-redis-cluster-'));
   const count = masters * (1 + replicasPerMaster);
@@ -112,7 +107,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
   const nodes = ports.slice(0, count).map((port, index) =>
     redisService(`redis-${port}`, port, join(root, String(port)), {
       output: options.output,
-      startTimeoutMs,
+      startTimeoutMs: options.startTimeoutMs,
       settings: {
         'cluster-enabled': 'yes',
         'cluster-port': String(ports[count + index]),
@@ -135,7 +130,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
   };
 
   /** Waits until every running node reports `cluster_state:ok` and every slot has a master. */
-  const waitUntilHealthy = async (timeoutMs = startTimeoutMs) => {
+  const waitUntilHealthy = async (timeoutMs = options.startTimeoutMs) => {
     await waitFor(
       'redis cluster healthy',
       async () => {
