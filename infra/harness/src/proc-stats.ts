@@ -1,5 +1,6 @@
 /** CPU time and resident memory of other processes, read from /proc (Linux). */
 import { readFileSync } from 'node:fs';
+import { sum } from './probe';
 
 const TICKS_PER_SECOND = 100;
 
@@ -60,8 +61,7 @@ function machineCpu(): { busy: number; steal: number } {
  */
 export function cpuWindow<K extends string>(groups: Record<K, readonly number[]>) {
   const names = Object.keys(groups) as K[];
-  const read = () =>
-    names.map((name) => groups[name].reduce((sum, pid) => sum + cpuSeconds(pid), 0));
+  const read = () => names.map((name) => sum(groups[name].map((pid) => cpuSeconds(pid))));
   const before = read();
   const machineBefore = machineCpu();
   const self = process.cpuUsage();
@@ -73,7 +73,7 @@ export function cpuWindow<K extends string>(groups: Record<K, readonly number[]>
     const wallSeconds = (Date.now() - started) / 1000;
     const cpu = {} as Record<K, number>;
     names.forEach((name, index) => (cpu[name] = (after[index] ?? 0) - (before[index] ?? 0)));
-    const total = Object.values<number>(cpu).reduce((sum, seconds) => sum + seconds, 0);
+    const total = sum(Object.values<number>(cpu));
     const ours = total + othersCpuSeconds + (own.user + own.system) / 1e6;
     return {
       cpu,

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { baseEnvironment, REDIS_CONF } from './environment';
 import { findExecutable, type OutputMode, requireExecutables, Service } from './managed-process';
+import { sum } from './probe';
 import { freePorts, redisPing, waitFor } from './wait';
 
 const run = promisify(execFile);
@@ -140,21 +141,15 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
           if (!info.includes('cluster_state:ok')) return false;
           // A replica counts once it holds its master's data (initial sync done, link up).
           const replication = await cli(node.port, 'info', 'replication').catch(() => '');
-          if (
-            replication.includes('role:slave') &&
-            (!replication.includes('master_link_status:up') ||
-              !replication.includes('master_sync_in_progress:0'))
-          ) {
+          const synced = ['master_link_status:up', 'master_sync_in_progress:0'];
+          if (replication.includes('role:slave') && !synced.every((s) => replication.includes(s))) {
             return false;
           }
         }
         const first = running[0];
         if (!first) return false;
-        const covered = mastersBySlot(await cli(first.port, 'cluster', 'nodes')).reduce(
-          (sum, range) => sum + range.to - range.from + 1,
-          0,
-        );
-        return covered === 16_384;
+        const ranges = mastersBySlot(await cli(first.port, 'cluster', 'nodes'));
+        return sum(ranges.map(({ from, to }) => to - from + 1)) === 16_384;
       },
       { timeoutMs, intervalMs: 200 },
     );
