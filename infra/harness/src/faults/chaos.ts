@@ -26,8 +26,7 @@ export async function runChaos(
   log: (line: string) => void = () => undefined,
 ) {
   const results: ScenarioResult[] = [];
-  /** Starts a cluster, runs `scenarios` on it one after the other, and stops it. */
-  const on = async (clusterOptions: ClusterOptions, scenarios: Scenario[]) => {
+  const onCluster = async (clusterOptions: ClusterOptions, scenarios: Scenario[]) => {
     const cluster = await startCluster(clusterOptions);
     try {
       for (const [name, run] of scenarios) {
@@ -39,7 +38,7 @@ export async function runChaos(
     }
   };
   const outageMs = (short: number, long: number) => (options.short ? short : long);
-  await on({ replicas: 3, env: CHAOS_ENV }, [
+  await onCluster({ replicas: 3, env: CHAOS_ENV }, [
     ['fuzz', (cluster) => fuzzScenario(cluster, options)],
     ['replica SIGKILL', (cluster) => replicaScenario(cluster, options, 'SIGKILL')],
     ['replica SIGTERM', (cluster) => replicaScenario(cluster, options, 'SIGTERM')],
@@ -55,14 +54,14 @@ export async function runChaos(
     ['client flood', (cluster) => floodScenario(cluster, options)],
   ]);
   const fast = { ...CHAOS_ENV, MESSAGE_BURST: '10000', MESSAGES_PER_SECOND: '100000' };
-  await on({ replicas: 1, redis: false, env: fast }, [
+  await onCluster({ replicas: 1, redis: false, env: fast }, [
     ['slow consumer', (cluster) => slowConsumerScenario(cluster, options)],
   ]);
   // The same room traffic on a Redis Cluster (3 masters + 3 replicas), with durable
   // acknowledgement unless told otherwise, and a wait longer than a failover.
   const waitReplicas = options.redisWaitReplicas ?? 1;
   const durable = { REDIS_WAIT_REPLICAS: String(waitReplicas), REDIS_WAIT_TIMEOUT_MS: '10000' };
-  await on({ replicas: 3, redisCluster: true, env: { ...CHAOS_ENV, ...durable } }, [
+  await onCluster({ replicas: 3, redisCluster: true, env: { ...CHAOS_ENV, ...durable } }, [
     [
       `Redis master SIGKILL (REDIS_WAIT_REPLICAS=${waitReplicas})`,
       (cluster) => redisMasterKillScenario(cluster, options),

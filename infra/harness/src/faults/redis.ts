@@ -51,7 +51,6 @@ export async function redisScenario(
   );
   if (pause) await sleep(1000);
   else {
-    // Delivery resumed: a message after recovery reaches everyone.
     all[0]?.say('after the outage');
     await waitFor(
       'a message after recovery reaching everyone',
