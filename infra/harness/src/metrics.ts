@@ -21,12 +21,8 @@ export async function metricValue(
 
 /** Calls per command since Redis started (INFO commandstats; commands inside scripts count too). */
 export async function commandStats(redis: Redis): Promise<Map<string, number>> {
-  const stats = new Map<string, number>();
-  for (const line of (await redis.info('commandstats')).split('\n')) {
-    const match = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
-    if (match?.[1] && match[2]) stats.set(match[1], Number(match[2]));
-  }
-  return stats;
+  const lines = (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm);
+  return new Map([...lines].map(([, command = '', calls]) => [command, Number(calls)]));
 }
 
 /**

@@ -111,10 +111,8 @@ export async function slowReaderAttack(
     const slot = async (index: number) => {
       const name = `attacker-${index}`;
       while (Date.now() < attackEnds) {
-        let attacker: RawClient;
-        try {
-          attacker = await open(name, () => undefined);
-        } catch {
+        const attacker = await open(name, () => undefined).catch(() => null);
+        if (!attacker) {
           failures++;
           await sleep(500);
           continue;
