@@ -24,11 +24,7 @@ export function cpuSeconds(pid: number): number {
 
 /** A process's children (Linux ≥ 3.5 lists them per thread; the main thread's list is enough). */
 export function childPids(pid: number): number[] {
-  return readProc(`/proc/${pid}/task/${pid}/children`)
-    .trim()
-    .split(/\s+/)
-    .filter((text) => text !== '')
-    .map(Number);
+  return (readProc(`/proc/${pid}/task/${pid}/children`).match(/\d+/g) ?? []).map(Number);
 }
 
 /** Resident set size in bytes (VmRSS), or 0 when the process is gone. */
@@ -39,13 +35,10 @@ export function rssBytes(pid: number): number {
 
 /** Machine-wide busy and steal CPU seconds over all cores, from /proc/stat (zeros if unreadable). */
 function machineCpu(): { busy: number; steal: number } {
-  const line = readProc('/proc/stat').split('\n')[0] ?? '';
-  // user, nice, system, idle, iowait, irq, softirq, steal: busy leaves out idle and iowait.
-  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line
-    .trim()
-    .split(/\s+/)
-    .slice(1)
-    .map(Number);
+  // The first line, `cpu` and the ticks of all cores: user, nice, system, idle, iowait, irq,
+  // softirq, steal. Busy leaves out idle and iowait.
+  const ticks = readProc('/proc/stat').split('\n')[0]?.match(/\d+/g) ?? [];
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = ticks.map(Number);
   return {
     busy: (user + nice + system + irq + softirq) / TICKS_PER_SECOND,
     steal: steal / TICKS_PER_SECOND,
