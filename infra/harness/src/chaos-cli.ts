@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import { intOption } from './environment';
+import { intOption, runCli } from './environment';
 import { formatReport, runChaos, writeReport } from './faults/chaos';
 
 /** `npm run chaos`: every fault and abuse scenario, then the report. */
@@ -10,18 +9,13 @@ const USAGE = `Usage: npm run chaos -- [--short] [--redis-wait-replicas N]
                            them without durable acknowledgement, to measure what a master's
                            death loses without it`;
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      short: { type: 'boolean' },
-      'redis-wait-replicas': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
+const OPTIONS = {
+  short: { type: 'boolean' },
+  'redis-wait-replicas': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+runCli(USAGE, OPTIONS, async (values) => {
   const report = await runChaos(
     {
       short: values.short === true,
@@ -32,11 +26,4 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${formatReport(report)}\n`);
   process.stdout.write(`Report written to ${writeReport(report)}\n`);
   process.exitCode = report.passed ? 0 : 1;
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(
-    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exitCode = 1;
 });

@@ -3,9 +3,8 @@
  * redis-server (or, with `--redis-cluster`, a Redis Cluster of 3 masters and 3 replicas), N api
  * replicas and nginx on 127.0.0.1, prints the URL and runs until Ctrl-C.
  */
-import { parseArgs } from 'node:util';
 import { type Cluster, startCluster } from './cluster';
-import { intOption, pickEnvironment } from './environment';
+import { intOption, pickEnvironment, runCli } from './environment';
 
 /** Passed on to the replicas from this environment when set. */
 const PASSED_THROUGH = [
@@ -25,21 +24,15 @@ Replicas get ${PASSED_THROUGH.slice(0, 5).join(', ')},
 ${PASSED_THROUGH.slice(5, -1).join(', ')} and ${PASSED_THROUGH.at(-1)} from this
 environment when set.`;
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      replicas: { type: 'string' },
-      port: { type: 'string' },
-      'web-dist': { type: 'string' },
-      'redis-cluster': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
+const OPTIONS = {
+  replicas: { type: 'string' },
+  port: { type: 'string' },
+  'web-dist': { type: 'string' },
+  'redis-cluster': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
+runCli(USAGE, OPTIONS, async (values) => {
   // Set once started; a signal before that has no handles to stop.
   const started: { cluster?: Cluster } = {};
   let stopping = false;
@@ -89,9 +82,4 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
 });

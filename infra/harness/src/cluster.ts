@@ -83,8 +83,7 @@ export async function startCluster(options: ClusterOptions = {}) {
     throw new Error(`${webDist} has no index.html: run npm run build first`);
   }
 
-  const output = options.output ?? 'quiet';
-  const startTimeoutMs = options.startTimeoutMs ?? 30_000;
+  const { output, startTimeoutMs } = options;
   const [redisPort = 0, ...replicaPorts] = await freePorts(replicaCount + 1);
   const workDir = mkdtempSync(join(tmpdir(), 'taco-cluster-'));
   const removeWorkDir = () => rmSync(workDir, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 /** The repository root (this file is infra/harness/src/environment.ts). */
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
@@ -28,4 +29,26 @@ export function intOption<F extends number | undefined>(
     throw new Error(`--${name} must be a whole number from ${min} to ${max} (got "${text}")`);
   }
   return value;
+}
+
+/**
+ * A command-line entry point: with `--help` (an option of `options`) prints `usage`, else runs
+ * `main` with the parsed options. An error, a bad option's too, is printed, exit code 1.
+ */
+export function runCli<O extends NonNullable<ParseArgsConfig['options']>>(
+  usage: string,
+  options: O,
+  main: (values: ReturnType<typeof parseArgs<{ options: O }>>['values']) => Promise<void>,
+): void {
+  const run = async () => {
+    const { values } = parseArgs({ options });
+    if ('help' in values && values.help === true) process.stdout.write(`${usage}\n`);
+    else await main(values);
+  };
+  run().catch((error: unknown) => {
+    process.stderr.write(
+      `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  });
 }

@@ -19,7 +19,8 @@ export interface ProcessSpec {
   args: readonly string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
-  output: OutputMode;
+  /** Default `quiet`. */
+  output?: OutputMode;
 }
 
 /** Lines kept per process, oldest dropped first. */
@@ -119,7 +120,8 @@ export interface ServiceSpec extends ProcessSpec {
   port: number;
   url: string;
   ready: () => Promise<boolean>;
-  startTimeoutMs: number;
+  /** Bound on the wait until it is ready (default 30 s). */
+  startTimeoutMs?: number;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ApiPath } from '@taco/protocol';
 import type Redis from 'ioredis';
-import { round } from './probe';
+import { round, sum } from './probe';
 
 /** One counter or gauge of a replica's Prometheus text, summed over its series that carry `labels`. */
 export async function metricValue(
@@ -12,25 +12,17 @@ export async function metricValue(
   const response = await fetch(`${replicaUrl}${ApiPath.metrics}`, {
     signal: AbortSignal.timeout(timeoutMs),
   });
-  let total = 0;
-  for (const line of (await response.text()).split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (!Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`))) {
-      continue;
-    }
-    total += Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;
-  }
-  return total;
+  const carries = (line: string) =>
+    (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) &&
+    Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`));
+  const lines = (await response.text()).split('\n').filter(carries);
+  return sum(lines.map((line) => Number(line.slice(line.lastIndexOf(' ') + 1)) || 0));
 }
 
 /** Calls per command since Redis started (INFO commandstats; commands inside scripts count too). */
 export async function commandStats(redis: Redis): Promise<Map<string, number>> {
-  const stats = new Map<string, number>();
-  for (const line of (await redis.info('commandstats')).split('\n')) {
-    const match = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
-    if (match?.[1] && match[2]) stats.set(match[1], Number(match[2]));
-  }
-  return stats;
+  const lines = (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm);
+  return new Map([...lines].map(([, command = '', calls]) => [command, Number(calls)]));
 }
 
 /**
@@ -51,5 +43,5 @@ export function commandsPer(
     if (units > 0 && per >= min) each.push([command, round(per, 2) ?? 0]);
   }
   each.sort((a, b) => b[1] - a[1]);
-  return { byCommand: Object.fromEntries(each), sum: each.reduce((sum, [, n]) => sum + n, 0) };
+  return { byCommand: Object.fromEntries(each), sum: sum(each.map(([, n]) => n)) };
 }

@@ -1,5 +1,6 @@
 /** CPU time and resident memory of other processes, read from /proc (Linux). */
 import { readFileSync } from 'node:fs';
+import { sum } from './probe';
 
 const TICKS_PER_SECOND = 100;
 
@@ -23,11 +24,7 @@ export function cpuSeconds(pid: number): number {
 
 /** A process's children (Linux ≥ 3.5 lists them per thread; the main thread's list is enough). */
 export function childPids(pid: number): number[] {
-  return readProc(`/proc/${pid}/task/${pid}/children`)
-    .trim()
-    .split(/\s+/)
-    .filter((text) => text !== '')
-    .map(Number);
+  return (readProc(`/proc/${pid}/task/${pid}/children`).match(/\d+/g) ?? []).map(Number);
 }
 
 /** Resident set size in bytes (VmRSS), or 0 when the process is gone. */
@@ -38,13 +35,10 @@ export function rssBytes(pid: number): number {
 
 /** Machine-wide busy and steal CPU seconds over all cores, from /proc/stat (zeros if unreadable). */
 function machineCpu(): { busy: number; steal: number } {
-  const line = readProc('/proc/stat').split('\n')[0] ?? '';
-  // user, nice, system, idle, iowait, irq, softirq, steal: busy leaves out idle and iowait.
-  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line
-    .trim()
-    .split(/\s+/)
-    .slice(1)
-    .map(Number);
+  // The first line, `cpu` and the ticks of all cores: user, nice, system, idle, iowait, irq,
+  // softirq, steal. Busy leaves out idle and iowait.
+  const ticks = readProc('/proc/stat').split('\n')[0]?.match(/\d+/g) ?? [];
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = ticks.map(Number);
   return {
     busy: (user + nice + system + irq + softirq) / TICKS_PER_SECOND,
     steal: steal / TICKS_PER_SECOND,
@@ -60,8 +54,7 @@ function machineCpu(): { busy: number; steal: number } {
  */
 export function cpuWindow<K extends string>(groups: Record<K, readonly number[]>) {
   const names = Object.keys(groups) as K[];
-  const read = () =>
-    names.map((name) => groups[name].reduce((sum, pid) => sum + cpuSeconds(pid), 0));
+  const read = () => names.map((name) => sum(groups[name].map((pid) => cpuSeconds(pid))));
   const before = read();
   const machineBefore = machineCpu();
   const self = process.cpuUsage();
@@ -73,7 +66,7 @@ export function cpuWindow<K extends string>(groups: Record<K, readonly number[]>
     const wallSeconds = (Date.now() - started) / 1000;
     const cpu = {} as Record<K, number>;
     names.forEach((name, index) => (cpu[name] = (after[index] ?? 0) - (before[index] ?? 0)));
-    const total = Object.values<number>(cpu).reduce((sum, seconds) => sum + seconds, 0);
+    const total = sum(Object.values<number>(cpu));
     const ours = total + othersCpuSeconds + (own.user + own.system) / 1e6;
     return {
       cpu,

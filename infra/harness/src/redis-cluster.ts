@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { baseEnvironment, REDIS_CONF } from './environment';
 import { findExecutable, type OutputMode, requireExecutables, Service } from './managed-process';
-import { freeClusterPorts, redisPing, waitFor } from './wait';
+import { sum } from './probe';
+import { freePorts, redisPing, waitFor } from './wait';
 
 const run = promisify(execFile);
 
@@ -60,11 +61,7 @@ export function redisService(
   name: string,
   port: number,
   dir: string,
-  {
-    output = 'quiet',
-    startTimeoutMs = 30_000,
-    settings = {},
-  }: Pick<RedisClusterOptions, 'output' | 'startTimeoutMs'> & {
+  options: Pick<RedisClusterOptions, 'output' | 'startTimeoutMs'> & {
     settings?: Record<string, string>;
   } = {},
 ): Service {
@@ -82,16 +79,16 @@ export function redisService(
         appendonly: 'yes',
         save: '',
         maxmemory: '256mb',
-        ...settings,
+        ...options.settings,
       }).flatMap(([setting, value]) => [`--${setting}`, value]),
     ],
     cwd: dir,
     env: baseEnvironment(),
-    output,
+    output: options.output,
     port,
     url: `redis://127.0.0.1:${port}`,
     ready: () => redisPing(port),
-    startTimeoutMs,
+    startTimeoutMs: options.startTimeoutMs,
   });
 }
 
@@ -103,16 +100,18 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
   }
   requireExecutables(['redis-server', 'redis-cli'], 'redis');
   const redisCli = findExecutable('redis-cli');
-  const startTimeoutMs = options.startTimeoutMs ?? 30_000;
   const ownDir = options.dir === undefined;
   const root = options.dir ?? mkdtempSync(join(tmpdir(), 'taco-redis-cluster-'));
-  const ports = await freeClusterPorts(masters * (1 + replicasPerMaster));
-  const nodes = ports.map((port) =>
+  const count = masters * (1 + replicasPerMaster);
+  // Each node's client port, then each one's cluster bus port (named: not port + 10000).
+  const ports = await freePorts(2 * count);
+  const nodes = ports.slice(0, count).map((port, index) =>
     redisService(`redis-${port}`, port, join(root, String(port)), {
       output: options.output,
-      startTimeoutMs,
+      startTimeoutMs: options.startTimeoutMs,
       settings: {
         'cluster-enabled': 'yes',
+        'cluster-port': String(ports[count + index]),
         'cluster-config-file': 'nodes.conf',
         // How long a master may be silent before its replica takes over.
         'cluster-node-timeout': '2000',
@@ -132,7 +131,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
   };
 
   /** Waits until every running node reports `cluster_state:ok` and every slot has a master. */
-  const waitUntilHealthy = async (timeoutMs = startTimeoutMs) => {
+  const waitUntilHealthy = async (timeoutMs = options.startTimeoutMs) => {
     await waitFor(
       'redis cluster healthy',
       async () => {
@@ -142,21 +141,15 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
           if (!info.includes('cluster_state:ok')) return false;
           // A replica counts once it holds its master's data (initial sync done, link up).
           const replication = await cli(node.port, 'info', 'replication').catch(() => '');
-          if (
-            replication.includes('role:slave') &&
-            (!replication.includes('master_link_status:up') ||
-              !replication.includes('master_sync_in_progress:0'))
-          ) {
+          const synced = ['master_link_status:up', 'master_sync_in_progress:0'];
+          if (replication.includes('role:slave') && !synced.every((s) => replication.includes(s))) {
             return false;
           }
         }
         const first = running[0];
         if (!first) return false;
-        const covered = mastersBySlot(await cli(first.port, 'cluster', 'nodes')).reduce(
-          (sum, range) => sum + range.to - range.from + 1,
-          0,
-        );
-        return covered === 16_384;
+        const ranges = mastersBySlot(await cli(first.port, 'cluster', 'nodes'));
+        return sum(ranges.map(({ from, to }) => to - from + 1)) === 16_384;
       },
       { timeoutMs, intervalMs: 200 },
     );

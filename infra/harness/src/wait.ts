@@ -76,20 +76,3 @@ export async function freePorts(count: number): Promise<number[]> {
   for (let i = 0; i < count; i++) ports.push(await getPort({ host: '127.0.0.1' }));
   return ports;
 }
-
-/**
- * `count` ports free on 127.0.0.1 whose port + 10000 is free too: a Redis Cluster node listens on
- * both (the second is its cluster bus), so a free port alone may still collide. Random picks,
- * bounded.
- */
-export async function freeClusterPorts(count: number): Promise<number[]> {
-  const isFree = async (port: number) => (await getPort({ host: '127.0.0.1', port })) === port;
-  const ports: number[] = [];
-  for (let tries = 0; ports.length < count && tries < 500; tries++) {
-    const port = 20_000 + Math.floor(Math.random() * 35_000);
-    if ([port, port + 10_000, port - 10_000].some((taken) => ports.includes(taken))) continue;
-    if ((await isFree(port)) && (await isFree(port + 10_000))) ports.push(port);
-  }
-  if (ports.length < count) throw new Error(`Not ${count} free port pairs for a Redis Cluster`);
-  return ports;
-}

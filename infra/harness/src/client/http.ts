@@ -5,6 +5,7 @@
  * "Connect cost"), on the same cores as the servers under test.
  */
 import { Agent, type IncomingHttpHeaders, request } from 'node:http';
+import { buffer } from 'node:stream/consumers';
 import { ApiPath, type RoomCredentialsResponse, type RoomTicketResponse } from '@taco/protocol';
 
 const agent = new Agent({ keepAlive: true });
@@ -39,15 +40,9 @@ export function rawRequest(
   return new Promise((resolve, reject) => {
     // Without keepAlive a connection of its own: a kept-alive one may lead to a server since gone.
     const call = request(url, { method, headers, agent: keepAlive ? agent : false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.once('error', reject);
-      response.once('end', () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          body: Buffer.concat(chunks),
-        }),
+      buffer(response).then(
+        (body) => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+        reject,
       );
     });
     call.once('error', (error: NodeJS.ErrnoException) => {

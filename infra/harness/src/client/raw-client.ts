@@ -40,10 +40,7 @@ export class RawClient {
     this.closed = new Promise((resolve) =>
       socket.on('close', (code, reason) => resolve({ code, reason: reason.toString('utf8') })),
     );
-    this.opened = new Promise((resolve, reject) => {
-      socket.once('open', () => resolve());
-      socket.once('error', reject);
-    });
+    this.opened = once(socket, 'open').then(() => undefined);
     socket.on('error', () => undefined);
     // A refused handshake is something tests look at, not an unhandled rejection.
     this.opened.catch(() => undefined);

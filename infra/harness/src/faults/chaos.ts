@@ -1,7 +1,7 @@
 /** `npm run chaos`: every correctness scenario of the fault suite, and its report. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startCluster } from '../cluster';
+import { type Cluster, type ClusterOptions, startCluster } from '../cluster';
 import { REPO_ROOT } from '../environment';
 import { floodScenario, fuzzScenario } from './abuse';
 import { redisMasterKillScenario, redisScenario, slotMoveScenario } from './redis';
@@ -18,67 +18,56 @@ const CHAOS_ENV = {
   LOG_LEVEL: 'warn',
 };
 
+type Scenario = [string, (cluster: Cluster) => Promise<ScenarioResult>];
+
 /** Runs every fault and abuse scenario against real processes and reports what users saw. */
 export async function runChaos(
   options: ChaosOptions,
   log: (line: string) => void = () => undefined,
 ) {
   const results: ScenarioResult[] = [];
-  const cluster = await startCluster({ replicas: 3, env: CHAOS_ENV });
-  try {
-    const scenarios: Array<[string, () => Promise<ScenarioResult>]> = [
-      ['fuzz', () => fuzzScenario(cluster, options)],
-      ['replica SIGKILL', () => replicaScenario(cluster, options, 'SIGKILL')],
-      ['replica SIGTERM', () => replicaScenario(cluster, options, 'SIGTERM')],
-      ['Redis restart', () => redisScenario(cluster, options, 0, 'Redis restart (AOF)')],
-      [
-        'Redis down',
-        () => redisScenario(cluster, options, options.short ? 3000 : 10_000, 'Redis down'),
-      ],
-      [
-        'Redis paused',
-        () => redisScenario(cluster, options, options.short ? 3000 : 5000, 'Redis paused', true),
-      ],
-      ['client flood', () => floodScenario(cluster, options)],
-    ];
-    for (const [name, run] of scenarios) {
-      log(`running: ${name}`);
-      results.push(await run());
+  const onCluster = async (clusterOptions: ClusterOptions, scenarios: Scenario[]) => {
+    const cluster = await startCluster(clusterOptions);
+    try {
+      for (const [name, run] of scenarios) {
+        log(`running: ${name}`);
+        results.push(await run(cluster));
+      }
+    } finally {
+      await cluster.stop();
     }
-  } finally {
-    await cluster.stop();
-  }
-  const fast = await startCluster({
-    replicas: 1,
-    redis: false,
-    env: { ...CHAOS_ENV, MESSAGE_BURST: '10000', MESSAGES_PER_SECOND: '100000' },
-  });
-  try {
-    log('running: slow consumer');
-    results.push(await slowConsumerScenario(fast, options));
-  } finally {
-    await fast.stop();
-  }
+  };
+  const outageMs = (short: number, long: number) => (options.short ? short : long);
+  await onCluster({ replicas: 3, env: CHAOS_ENV }, [
+    ['fuzz', (cluster) => fuzzScenario(cluster, options)],
+    ['replica SIGKILL', (cluster) => replicaScenario(cluster, options, 'SIGKILL')],
+    ['replica SIGTERM', (cluster) => replicaScenario(cluster, options, 'SIGTERM')],
+    ['Redis restart', (cluster) => redisScenario(cluster, options, 0, 'Redis restart (AOF)')],
+    [
+      'Redis down',
+      (cluster) => redisScenario(cluster, options, outageMs(3000, 10_000), 'Redis down'),
+    ],
+    [
+      'Redis paused',
+      (cluster) => redisScenario(cluster, options, outageMs(3000, 5000), 'Redis paused', true),
+    ],
+    ['client flood', (cluster) => floodScenario(cluster, options)],
+  ]);
+  const fast = { ...CHAOS_ENV, MESSAGE_BURST: '10000', MESSAGES_PER_SECOND: '100000' };
+  await onCluster({ replicas: 1, redis: false, env: fast }, [
+    ['slow consumer', (cluster) => slowConsumerScenario(cluster, options)],
+  ]);
   // The same room traffic on a Redis Cluster (3 masters + 3 replicas), with durable
   // acknowledgement unless told otherwise, and a wait longer than a failover.
   const waitReplicas = options.redisWaitReplicas ?? 1;
-  const sharded = await startCluster({
-    replicas: 3,
-    redisCluster: true,
-    env: {
-      ...CHAOS_ENV,
-      REDIS_WAIT_REPLICAS: String(waitReplicas),
-      REDIS_WAIT_TIMEOUT_MS: '10000',
-    },
-  });
-  try {
-    log(`running: Redis master SIGKILL (REDIS_WAIT_REPLICAS=${waitReplicas})`);
-    results.push(await redisMasterKillScenario(sharded, options));
-    log('running: Redis slot move');
-    results.push(await slotMoveScenario(sharded, options));
-  } finally {
-    await sharded.stop();
-  }
+  const durable = { REDIS_WAIT_REPLICAS: String(waitReplicas), REDIS_WAIT_TIMEOUT_MS: '10000' };
+  await onCluster({ replicas: 3, redisCluster: true, env: { ...CHAOS_ENV, ...durable } }, [
+    [
+      `Redis master SIGKILL (REDIS_WAIT_REPLICAS=${waitReplicas})`,
+      (cluster) => redisMasterKillScenario(cluster, options),
+    ],
+    ['Redis slot move', (cluster) => slotMoveScenario(cluster, options)],
+  ]);
   return {
     date: new Date().toISOString(),
     short: options.short,

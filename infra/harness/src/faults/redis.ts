@@ -51,7 +51,6 @@ export async function redisScenario(
   );
   if (pause) await sleep(1000);
   else {
-    // Delivery resumed: a message after recovery reaches everyone.
     all[0]?.say('after the outage');
     await waitFor(
       'a message after recovery reaching everyone',
@@ -86,10 +85,8 @@ async function deliveredAgain(all: readonly ChatMember[], marker: string, timeou
   const resumed = { others: null as number | null, acknowledged: null as number | null };
   const deadline = Date.now() + timeoutMs;
   for (let n = 0; speaker && Date.now() < deadline; n++) {
-    if (resumed.others === null && allHold(others, marker)) resumed.others = Date.now();
-    if (resumed.acknowledged === null && allHold([speaker], marker)) {
-      resumed.acknowledged = Date.now();
-    }
+    resumed.others ??= allHold(others, marker) ? Date.now() : null;
+    resumed.acknowledged ??= allHold([speaker], marker) ? Date.now() : null;
     if (resumed.others !== null && resumed.acknowledged !== null) break;
     if (n % 4 === 0) speaker.say(`${marker} ${n / 4}`);
     await sleep(50);

@@ -77,11 +77,10 @@ export async function slowReaderAttack(
   let sent = 0;
   const sendStarted = performance.now();
   const timer = setInterval(() => {
-    const due = Math.floor(((performance.now() - sendStarted) * rate) / 1000) - sent;
-    for (let k = 0; k < due; k++) {
-      const sender = members[sent % members.length];
-      sent++;
-      sender?.send({ type: FrameType.Message, body: probeBody(0, sent, bodyBytes) });
+    const due = Math.floor(((performance.now() - sendStarted) * rate) / 1000);
+    for (; sent < due; sent++) {
+      const body = probeBody(0, sent + 1, bodyBytes);
+      members[sent % members.length]?.send({ type: FrameType.Message, body });
     }
   }, 10);
   const sampleFor = async (ms: number) => {
@@ -111,10 +110,8 @@ export async function slowReaderAttack(
     const slot = async (index: number) => {
       const name = `attacker-${index}`;
       while (Date.now() < attackEnds) {
-        let attacker: RawClient;
-        try {
-          attacker = await open(name, () => undefined);
-        } catch {
+        const attacker = await open(name, () => undefined).catch(() => null);
+        if (!attacker) {
           failures++;
           await sleep(500);
           continue;

@@ -76,17 +76,14 @@ async function connectAll(baseUrl: string, rooms: StormRoom[], concurrency: numb
 /** Each room's sender sends `perSecond` messages a second, at its own phase, on a 10 ms tick. */
 function startTraffic(perSecond: number, bodyBytes: number): void {
   const started = performance.now();
-  const offsets = senders.map(() => Math.random());
-  const due = senders.map(() => 0);
+  const paced = senders.map((sender) => ({ sender, offset: Math.random(), due: 0 }));
   let sent = 0;
   traffic = setInterval(() => {
     const elapsed = performance.now() - started;
-    senders.forEach((sender, index) => {
-      const target = Math.floor((elapsed * perSecond) / 1000 + (offsets[index] ?? 0));
-      for (; (due[index] ?? 0) < target; due[index] = (due[index] ?? 0) + 1) {
-        sender.say(probeBody(0, ++sent, bodyBytes));
-      }
-    });
+    for (const each of paced) {
+      const target = Math.floor((elapsed * perSecond) / 1000 + each.offset);
+      for (; each.due < target; each.due++) each.sender.say(probeBody(0, ++sent, bodyBytes));
+    }
   }, 10);
 }
 

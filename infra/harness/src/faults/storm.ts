@@ -101,7 +101,6 @@ function watchLag(replicaUrl: string): () => Promise<number> {
   };
 }
 
-/** Runs the storm (see the file's comment). */
 export async function reconnectStorm(
   settings: StormSettings,
   log: (line: string) => void = () => undefined,

@@ -54,14 +54,13 @@ export async function chatter(
   everyMs: number,
   during: () => Promise<void>,
 ): Promise<void> {
-  const talk = (async () => {
+  const talk = async () => {
     for (let round = 0; round < Math.ceil(durationMs / everyMs); round++) {
       for (const member of all) member.say(`round ${round} from ${member.name}`);
       await sleep(everyMs);
     }
-  })();
-  await during();
-  await talk;
+  };
+  await Promise.all([talk(), during()]);
 }
 
 /**
@@ -160,7 +159,6 @@ export async function verdict(
 ) {
   const seen = await tally(cluster.url, room, all);
   for (const member of all) member.close();
-  // Replicas (and Redis) that are not running although nobody stopped them.
   const crashed = [...cluster.replicas, ...(cluster.redis ? [cluster.redis] : [])].filter(
     (child) => !child.isRunning && !stopped.includes(child),
   ).length;
