@@ -40,7 +40,10 @@ export class RawClient {
     this.closed = new Promise((resolve) =>
       socket.on('close', (code, reason) => resolve({ code, reason: reason.toString('utf8') })),
     );
-    this.opened = once(socket, 'open').then(() => undefined);
+    this.opened = new Promise((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
     socket.on('error', () => undefined);
     // A refused handshake is something tests look at, not an unhandled rejection.
     this.opened.catch(() => undefined);
