@@ -263,8 +263,13 @@ export function render(report: BenchReport): string {
       : `Sizes scaled by BENCH_SCALE=${plan.scale} (rooms, members and connections; per-room rates unchanged).`,
     report.topology,
     'Load generator: Node load-client processes.',
-    "Load steps: fractions of each server's capacity, Taco Chat's of the raw ceiling's (raw runs " +
-      'first), so that each step compares the two at the same offered load.',
+    // Taco Chat's steps follow raw's capacity only when raw ran (main.ts, `rated`).
+    ...(RATED.some((key) => results[key].raw.figures !== null)
+      ? [
+          "Load steps: fractions of each server's capacity, Taco Chat's of the raw ceiling's (raw " +
+            'runs first), so that each step compares the two at the same offered load.',
+        ]
+      : []),
     ...RATED.flatMap((key) =>
       serverTable(plan[key].title, results[key], rateRows(loadFractions(results[key]))),
     ),

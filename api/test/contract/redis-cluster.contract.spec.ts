@@ -98,6 +98,7 @@ describe('Room channels on a Redis Cluster', () => {
     }
   });
 
+  // 30 s: finding five rooms per master asks redis-cli twice per room, seconds on a loaded machine.
   it('are probed through each master nothing came through from, one room there', async () => {
     const redis = await connections('probes');
     const checkMs = 200;
@@ -139,6 +140,5 @@ describe('Room channels on a Redis Cluster', () => {
       bus.stop();
       await redis.close();
     }
-    // Finding five rooms per master asks redis-cli twice per room: seconds on a loaded machine.
   }, 30_000);
 });
