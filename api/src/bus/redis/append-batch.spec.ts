@@ -3,7 +3,7 @@ import { APPEND_BATCH_MAX, AppendBatch, type AppendEntry, appendCall } from './a
 const entry = (room: string, message: string): AppendEntry => ({
   room,
   keys: [`${room}:seq`, `${room}:log`, `${room}:epoch`, `${room}:channel`],
-  args: [message, 'head', '}', 'E1', '{'],
+  args: [message, 'head', '}'],
 });
 
 describe('AppendBatch', () => {
@@ -72,7 +72,11 @@ describe('AppendBatch', () => {
 describe('appendCall', () => {
   it('puts the shared arguments first, then each message’s keys and arguments in order, and the call’s key last', () => {
     expect(
-      appendCall([entry('a', 'one'), entry('b', 'two')], [100, 60, 'PUBLISH'], 'a:call:x1'),
+      appendCall(
+        [entry('a', 'one'), entry('b', 'two')],
+        [100, 60, 'PUBLISH', 'E1', '{'],
+        'a:call:x1',
+      ),
     ).toEqual({
       keys: [
         'a:seq',
@@ -85,12 +89,12 @@ describe('appendCall', () => {
         'b:channel',
         'a:call:x1',
       ],
-      args: [100, 60, 'PUBLISH', 'one', 'head', '}', 'E1', '{', 'two', 'head', '}', 'E1', '{'],
+      args: [100, 60, 'PUBLISH', 'E1', '{', 'one', 'head', '}', 'two', 'head', '}'],
     });
   });
 
   it('refuses a call with no message', () => {
-    expect(() => appendCall([], [100, 60, 'PUBLISH'], 'a:call:x1')).toThrow(
+    expect(() => appendCall([], [100, 60, 'PUBLISH', 'E1', '{'], 'a:call:x1')).toThrow(
       'An append call needs at least one message',
     );
   });

@@ -1,15 +1,22 @@
-/** One message for the append script: its four keys and its five arguments (see `APPEND_SCRIPT`). */
+/** One message for the append script: its four keys and its three arguments (see `APPEND_SCRIPT`). */
 export interface AppendEntry {
   room: string;
   keys: readonly [seq: string, log: string, epoch: string, channel: string];
-  args: readonly [
-    message: string,
-    frameHead: string,
-    tail: string,
-    epochCandidate: string,
-    entryHead: string,
-  ];
+  args: readonly [message: string, frameHead: string, tail: string];
 }
+
+/**
+ * What one append call's messages share, before their own arguments (see `APPEND_SCRIPT`): the
+ * history max, the TTL, the publish command, the epoch a room whose sequence starts takes, and
+ * the stored entries' head.
+ */
+export type AppendShared = readonly [
+  historyMax: number,
+  ttlSeconds: number,
+  publishCommand: string,
+  epochCandidate: string,
+  entryHead: string,
+];
 
 /** Runs the append script over entries; answers its text, a line per entry. */
 export type AppendRunner = (entries: readonly AppendEntry[]) => Promise<unknown>;
@@ -75,7 +82,7 @@ export class AppendBatch {
  */
 export function appendCall(
   entries: readonly AppendEntry[],
-  shared: readonly [historyMax: number, ttlSeconds: number, publishCommand: string],
+  shared: AppendShared,
   callKey: string,
 ): { keys: string[]; args: (string | number)[] } {
   // The script would store nothing and answer nothing: a caller's mistake, not a call to send.

@@ -1,7 +1,7 @@
 import { type ChatMessage } from '@taco/protocol';
 import { messagePayload } from '../room-events';
 import { decodeEnvelope } from './envelope';
-import { appendTexts } from './append-texts';
+import { appendTexts, entryHead } from './append-texts';
 
 describe('appendTexts', () => {
   const drafts: [string, Omit<ChatMessage, 'seq'>, string | undefined][] = [
@@ -17,7 +17,7 @@ describe('appendTexts', () => {
   it.each(drafts)(
     'joined with a seq and epoch, gives exactly the stored entry and the live envelope (%s)',
     (room, draft, clientId) => {
-      const [message, frameHead, tail, entryHead] = appendTexts(
+      const [message, frameHead, tail] = appendTexts(
         room,
         { ...draft, seq: -1 },
         clientId,
@@ -26,7 +26,7 @@ describe('appendTexts', () => {
       const stored: ChatMessage = { ...draft, seq: 42 };
       // What the append script writes around the parts. The entry keeps the client_id, and the
       // connection whose copy is held back.
-      expect(JSON.parse(`${entryHead}${message}42${tail}`)).toStrictEqual({
+      expect(JSON.parse(`${entryHead('conn-7')}${message}42${tail}`)).toStrictEqual({
         except_connection: 'conn-7',
         ...stored,
         ...(clientId === undefined ? {} : { client_id: clientId }),
@@ -42,13 +42,8 @@ describe('appendTexts', () => {
 
   it('names no connection when no copy is held back', () => {
     const draft = { sender: 'Ann', body: 'hello', timestamp: 1.5, seq: -1 };
-    const [message, frameHead, tail, entryHead] = appendTexts(
-      'teal-otter',
-      draft,
-      'c-1',
-      undefined,
-    );
-    expect(JSON.parse(`${entryHead}${message}7${tail}`)).toStrictEqual({
+    const [message, frameHead, tail] = appendTexts('teal-otter', draft, 'c-1', undefined);
+    expect(JSON.parse(`${entryHead(undefined)}${message}7${tail}`)).toStrictEqual({
       ...draft,
       seq: 7,
       client_id: 'c-1',

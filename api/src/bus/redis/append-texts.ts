@@ -22,33 +22,37 @@ function splitAt(json: string, mark: string): [string, string] {
 }
 
 /**
- * The texts the append script joins (see `APPEND_SCRIPT`): the message's JSON after its opening
- * brace and up to its `seq`, sent once for the stored entry and the live frame; the frame head,
- * which is the envelope's first line (`envelopeHeader`, naming `exceptConnection` if given), its
- * newline, and the frame's JSON up to the message's fields; the tail both texts share after the
- * `seq` (or, in the frame, its `epoch`): the sender's `client_id`, if it gave one, and the closing
- * brace; and the entry head, the stored entry's opening brace and, if given, `exceptConnection`
- * (as `except_connection`). The message is serialized once, in `messagePayload`'s field order:
- * the frame is the same JSON with its `type` and `room` in front. The stored entry keeps the
- * `client_id` so that a copy a gap fill delivers from history carries it like the live one, and
- * the connection whose copy is held back so that a gap fill skips it like the live copy does;
- * history replies leave both out.
+ * The texts the append script joins for one message (see `APPEND_SCRIPT`): the message's JSON
+ * after its opening brace and up to its `seq`, sent once for the stored entry and the live frame;
+ * the frame head, which is the envelope's first line (`envelopeHeader`, naming `exceptConnection`
+ * if given), its newline, and the frame's JSON up to the message's fields; and the tail both
+ * texts share after the `seq` (or, in the frame, its `epoch`): the sender's `client_id`, if it
+ * gave one, and the closing brace. The message is serialized once, in `messagePayload`'s field
+ * order: the frame is the same JSON with its `type` and `room` in front. The stored entry keeps
+ * the `client_id` so that a copy a gap fill delivers from history carries it like the live one.
  */
 export function appendTexts(
   room: string,
   message: ChatMessage,
   clientId: string | undefined,
   exceptConnection: string | undefined,
-): [message: string, frameHead: string, tail: string, entryHead: string] {
+): [message: string, frameHead: string, tail: string] {
   const [head, end] = splitAt(JSON.stringify(message), SEQ_MARK);
   const header = envelopeHeader({ exceptConnection });
   const frameHead = `${header}\n{"type":${FrameType.Message},"room":${JSON.stringify(room)},`;
   const tail = clientId === undefined ? end : `,"client_id":${JSON.stringify(clientId)}${end}`;
-  const entryHead =
-    exceptConnection === undefined
-      ? '{'
-      : `{"except_connection":${JSON.stringify(exceptConnection)},`;
-  return [head.slice(1), frameHead, tail, entryHead];
+  return [head.slice(1), frameHead, tail];
+}
+
+/**
+ * What a stored entry has before its message (see `APPEND_SCRIPT`): its opening brace and, if
+ * given, `exceptConnection` (as `except_connection`), the connection whose copy is held back, so
+ * that a gap fill skips it like the live copy does. History replies leave it out.
+ */
+export function entryHead(exceptConnection: string | undefined): string {
+  return exceptConnection === undefined
+    ? '{'
+    : `{"except_connection":${JSON.stringify(exceptConnection)},`;
 }
 
 /**

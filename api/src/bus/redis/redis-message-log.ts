@@ -10,7 +10,7 @@ import {
 import { newEpoch } from '../epoch';
 import { clearedPayload } from '../room-events';
 import { AppendBatch, type AppendEntry, appendCall } from './append-batch';
-import { appended, appendTexts, PLACEHOLDER_SEQ } from './append-texts';
+import { appended, appendTexts, entryHead, PLACEHOLDER_SEQ } from './append-texts';
 import { DurableWrites } from './durable-writes';
 import { LuaScript } from './lua-script';
 import { type RedisClient, type RedisConnections } from './redis-connections';
@@ -98,11 +98,10 @@ export class RedisMessageLog {
     };
     // The sender's connection whose copy is held back until the message is durable.
     const heldFor = this.durable === null ? undefined : draft.connectionId;
-    const [text, frameHead, tail, entryHead] = appendTexts(room, message, draft.clientId, heldFor);
     const entry: AppendEntry = {
       room,
       keys: [keys.seq, keys.log, keys.epoch, keys.channel],
-      args: [text, frameHead, tail, newEpoch(), entryHead],
+      args: appendTexts(room, message, draft.clientId, heldFor),
     };
     const started = performance.now();
     if (this.durable === null) {
@@ -115,7 +114,7 @@ export class RedisMessageLog {
       return { ...message, seq, epoch };
     }
     const deadline = started + (this.options.waitTimeoutMs ?? 0);
-    const { keys: scriptKeys, args } = this.appendCall([entry]);
+    const { keys: scriptKeys, args } = this.appendCall([entry], heldFor);
     const { node, reply } = await this.durable.store(append, keys.seq, scriptKeys, args);
     const [seq, epoch] = appended(reply);
     this.roundTrip('append', started);
@@ -128,14 +127,16 @@ export class RedisMessageLog {
 
   /** Runs the append script on `client` for `entries`; it answers a line per entry. */
   private runAppend(client: RedisClient, entries: readonly AppendEntry[]): Promise<unknown> {
-    const { keys, args } = this.appendCall(entries);
+    const { keys, args } = this.appendCall(entries, undefined);
     return append.run(client, keys, args);
   }
 
-  private appendCall(entries: readonly AppendEntry[]) {
+  /** The append call for `entries`, whose stored entries hold back `heldFor`'s copy if given. */
+  private appendCall(entries: readonly AppendEntry[], heldFor: string | undefined) {
+    const { historyMax, roomTtlSeconds } = this.options;
     return appendCall(
       entries,
-      [this.options.historyMax, this.options.roomTtlSeconds, this.redis.publishCommand],
+      [historyMax, roomTtlSeconds, this.redis.publishCommand, newEpoch(), entryHead(heldFor)],
       this.callKey(entries[0]?.room ?? ''),
     );
   }

@@ -37,16 +37,17 @@ end
 
 /**
  * Append, for one message or several (a turn's messages, see `AppendBatch`). KEYS: four per
- * message: seq, log, epoch, channel; then the call's key. ARGV: history max, TTL seconds, publish command (PUBLISH, or
- * SPUBLISH for a shard channel), then five per message: message, frame head, tail, epoch
- * candidate, entry head. The channel is declared with the keys, so a Redis Cluster checks its
- * slot. The message is the entry's JSON after its opening brace and up to its `seq`, sent once for
- * both texts; the frame head is what the live frame's envelope has before it (the envelope's first
- * line, `envelopeHeader`, its newline, and the frame's JSON up to the message's fields); the tail
- * is what both texts end with (the `client_id`, the closing brace); the entry head is what the
- * stored entry has before the message (its opening brace, and the connection whose copy is held
- * back, if any). For each message the script writes the entry as
- * \`<entry head><message><seq><tail>\` and publishes
+ * message: seq, log, epoch, channel; then the call's key. ARGV: history max, TTL seconds, publish
+ * command (PUBLISH, or SPUBLISH for a shard channel), the epoch candidate (taken by any room of
+ * the call whose sequence starts), the entry head, then three per message: message, frame head,
+ * tail. The channel is declared with the keys, so a Redis Cluster checks its slot. The message is
+ * the entry's JSON after its opening brace and up to its `seq`, sent once for both texts; the
+ * frame head is what the live frame's envelope has before it (the envelope's first line,
+ * `envelopeHeader`, its newline, and the frame's JSON up to the message's fields); the tail is
+ * what both texts end with (the `client_id`, the closing brace); the entry head is what every
+ * stored entry of the call has before its message (its opening brace, and the connection whose
+ * copy is held back, if any: such a call stores that one message). For each message the script
+ * writes the entry as \`<entry head><message><seq><tail>\` and publishes
  * \`<frame head><message><seq>,"epoch":"<epoch>"<tail>\`. The log is trimmed only once it holds
  * more than the history max (`RPUSH` answers its length).
  *
@@ -70,7 +71,7 @@ export const APPEND_SCRIPT = `
 local call = KEYS[#KEYS]
 local answered = redis.call('GET', call)
 if answered then return answered end
-local max, ttl, publish = tonumber(ARGV[1]), ARGV[2], ARGV[3]
+local max, ttl, publish, candidate, head = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local function append(k, a)
   local seq = redis.call('INCR', KEYS[k + 1])
   local epoch = false
@@ -80,10 +81,10 @@ local function append(k, a)
     redis.call('DEL', KEYS[k + 2])
   end
   if not epoch then
-    epoch = ARGV[a + 4]
+    epoch = candidate
     redis.call('SET', KEYS[k + 3], epoch, 'EX', ttl)
   end
-  if redis.call('RPUSH', KEYS[k + 2], ARGV[a + 5] .. ARGV[a + 1] .. seq .. ARGV[a + 3]) > max then
+  if redis.call('RPUSH', KEYS[k + 2], head .. ARGV[a + 1] .. seq .. ARGV[a + 3]) > max then
     redis.call('LTRIM', KEYS[k + 2], -max, -1)
   end
   redis.call('EXPIRE', KEYS[k + 1], ttl)
@@ -93,7 +94,7 @@ local function append(k, a)
 end
 local replies = {}
 for i = 0, (#KEYS - 1) / 4 - 1 do
-  local ok, reply = pcall(append, i * 4, 3 + i * 5)
+  local ok, reply = pcall(append, i * 4, 5 + i * 3)
   if not ok then
     reply = '!' .. string.gsub(type(reply) == 'table' and tostring(reply.err) or tostring(reply), '\\n', ' ')
   end
