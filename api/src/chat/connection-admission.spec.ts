@@ -131,6 +131,20 @@ describe('ConnectionAdmission', () => {
     expect(admission.take(first)).toMatchObject({ admitted: false });
   });
 
+  it('keeps nothing of the request on an upgraded socket: the gateway owns its place', async () => {
+    const { admission } = setup({ connectionsPerIp: 1 });
+    const upgraded = request('/api/room/r1/ws?token=ok-r1');
+    await admission.prepare(upgraded);
+    admission.take(upgraded);
+    // A listener left on the TCP socket would hold the request, headers and all, while it is open.
+    expect(upgraded.socket.listenerCount('close')).toBe(0);
+    // Its close is the gateway's to handle: the place is not given back twice.
+    upgraded.socket.emit('close');
+    const next = request('/api/room/r1/ws?token=ok-r1');
+    await admission.prepare(next);
+    expect(admission.take(next)).toMatchObject({ admitted: false, code: CloseCode.TryAgainLater });
+  });
+
   it('gives the place back when the client goes away before the upgrade completes', async () => {
     const { admission } = setup({ connectionsPerIp: 1 });
     const gone = request('/api/room/r1/ws?token=ok-r1');

@@ -37,8 +37,14 @@ export type Admission = Admitted | Refused;
  */
 @Injectable()
 export class ConnectionAdmission {
-  /** Decisions made for upgrades under way, until the gateway takes them. */
-  private readonly prepared = new WeakMap<IncomingMessage, Admission>();
+  /**
+   * Decisions made for upgrades under way, until the gateway takes them, each with the listener
+   * that gives an admitted socket's place back if its TCP connection closes first.
+   */
+  private readonly prepared = new WeakMap<
+    IncomingMessage,
+    { admission: Admission; onClose?: () => void }
+  >();
 
   constructor(
     private readonly config: AppConfig,
@@ -56,21 +62,29 @@ export class ConnectionAdmission {
    */
   async prepare(request: IncomingMessage): Promise<void> {
     const admission = await this.admit(request);
-    this.prepared.set(request, admission);
-    if (!admission.admitted) return;
-    request.socket.once('close', () => {
-      if (this.prepared.get(request) !== admission) return;
+    if (!admission.admitted) {
+      this.prepared.set(request, { admission });
+      return;
+    }
+    const onClose = () => {
       this.prepared.delete(request);
       this.leave(admission.ip);
-    });
+    };
+    this.prepared.set(request, { admission, onClose });
+    request.socket.once('close', onClose);
   }
 
-  /** The decision `prepare` made for `request`; from now on the gateway owns its place. */
+  /**
+   * The decision `prepare` made for `request`; from now on the gateway owns its place. The
+   * listener `prepare` left on the TCP socket goes: it holds the request, headers and all, which
+   * an open socket must not keep for its lifetime.
+   */
   take(request: IncomingMessage): Admission {
-    const admission = this.prepared.get(request);
+    const prepared = this.prepared.get(request);
     this.prepared.delete(request);
+    if (prepared?.onClose) request.socket.off('close', prepared.onClose);
     return (
-      admission ?? {
+      prepared?.admission ?? {
         admitted: false,
         room: null,
         code: CloseCode.Unauthorized,
