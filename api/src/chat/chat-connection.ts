@@ -33,10 +33,16 @@ export type ConnectionLimits = Pick<
   | 'backlogGraceMs'
 >;
 
+/**
+ * A promise settled already, shared by every connection that has nothing to wait for: an idle
+ * connection holds no promise of its own.
+ */
+export const SETTLED: Promise<void> = Promise.resolve();
+
 /** Tasks run one after the other, each once the one before has settled (failed or not). */
 export class InTurn {
   /** Settles once every task given so far has settled. */
-  idle: Promise<void> = Promise.resolve();
+  idle: Promise<void> = SETTLED;
 
   run<T>(task: () => Promise<T>): Promise<T> {
     const result = this.idle.then(task);
@@ -57,16 +63,10 @@ function onPong(this: WebSocket): void {
   if (connection) connection.missedPongs = 0;
 }
 
-/** Shared by every socket: keeps the close code for the connection's log line. */
-function onClose(this: WebSocket, code: number): void {
-  const connection = bySocket.get(this);
-  if (connection) connection.closeCode = code;
-}
-
 /** One authenticated WebSocket in one room, with its own rate limits. */
 export class ChatConnection {
   /** Resolves once the connection has joined its room; frames wait for it. */
-  joined: Promise<void> = Promise.resolve();
+  joined: Promise<void> = SETTLED;
   /** True once `joined` has resolved: frames need not wait any more. */
   inRoom = false;
   missedPongs = 0;
@@ -95,8 +95,8 @@ export class ChatConnection {
   private strikes: TokenBucket | undefined;
   /** Set while one large frame has the backlog over the limit: closes the connection if it stays. */
   private backlogTimer: NodeJS.Timeout | undefined;
-  /** The stored messages this connection was sent (`writeMessage`). */
-  private readonly delivered = new DeliveryWindow();
+  /** The stored messages this connection was sent (`writeMessage`), from the first one. */
+  private delivered: DeliveryWindow | undefined;
 
   constructor(
     readonly id: string,
@@ -119,7 +119,6 @@ export class ChatConnection {
     this.strikes = owed?.strikes;
     bySocket.set(socket, this);
     socket.on('pong', onPong);
-    socket.on('close', onClose);
   }
 
   /** The user name the connection speaks as. */
@@ -208,7 +207,7 @@ export class ChatConnection {
    * whether the frame went out.
    */
   writeMessage(wire: Buffer, number: MessageNumber, turn?: WriteTurn): boolean {
-    if (!this.delivered.admit(number.epoch, number.seq)) {
+    if (!(this.delivered ??= new DeliveryWindow()).admit(number.epoch, number.seq)) {
       this.metrics.duplicateCopies.inc();
       return false;
     }

@@ -1,11 +1,7 @@
 import { type IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { type BeforeApplicationShutdown, Logger } from '@nestjs/common';
-import {
-  type OnGatewayConnection,
-  type OnGatewayDisconnect,
-  WebSocketGateway,
-} from '@nestjs/websockets';
+import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import {
   type ClientFrame,
   CloseCode,
@@ -41,7 +37,7 @@ import { HealthService } from '../health/health.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { RoomTokenService } from '../rooms/room-token.service';
 import { CarriedLimits } from './carried-limits';
-import { ChatConnection } from './chat-connection';
+import { ChatConnection, SETTLED } from './chat-connection';
 import { ConnectionAdmission } from './connection-admission';
 import { ConnectionLog } from './connection-log';
 import { RoomControls } from './room-controls.service';
@@ -81,7 +77,7 @@ type FrameRoutes = { [T in RoomFrame['type']]: FrameRoute<Extract<RoomFrame, { t
  */
 @WebSocketGateway()
 export class ChatGateway
-  implements RoomFrameHandler, OnGatewayConnection, OnGatewayDisconnect, BeforeApplicationShutdown
+  implements RoomFrameHandler, OnGatewayConnection, BeforeApplicationShutdown
 {
   private readonly logger = new Logger(ChatGateway.name);
   private readonly log: ConnectionLog;
@@ -198,7 +194,11 @@ export class ChatGateway
     this.log.opened(connection);
     connection.joined = this.join(connection);
     connection.joined.then(
-      () => (connection.inRoom = true),
+      () => {
+        connection.inRoom = true;
+        // The join's own promise goes: an idle connection holds none.
+        connection.joined = SETTLED;
+      },
       (error: unknown) => {
         if (error instanceof NameTakenError) return connection.refuseName();
         if (error instanceof RemovedError) {
@@ -280,9 +280,10 @@ export class ChatGateway
     return joined.first ? undefined : present;
   }
 
-  async handleDisconnect(socket: WebSocket): Promise<void> {
+  async handleClose(socket: WebSocket, code: number): Promise<void> {
     const connection = ChatConnection.of(socket);
     if (!connection) return;
+    connection.closeCode = code;
     this.metrics.connections.dec();
     this.admission.leave(connection.ip);
     const now = this.clock.now();
