@@ -2,8 +2,10 @@
  * Runs one workload against one running server: the capacity search, load steps, idle memory,
  * idle upkeep.
  */
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { rssBytes } from '@taco/harness';
 import { PING_INTERVAL_MS } from '@taco/protocol';
 import type { BenchPlan, RateWorkload } from '../workloads/workloads';
 import {
@@ -191,13 +193,27 @@ export function runIdleWorkload(
   // Credentials from the other process, so the measured one only holds sockets.
   const httpPort = server.ports[1] ?? port;
   const crowd = { tag: 'idle', connections, members, senders: 0, ports: [port], httpPort };
-  /** The measured process's memory after a full garbage collection (SIGUSR2: the server hooks). */
+  /**
+   * The measured process's RSS less its young generation, after a full garbage collection
+   * (SIGUSR2: the server hooks write it to a file named after the process).
+   */
   const settledRss = async () => {
+    const file = join(tmpdir(), `taco-bench-memory-${pid}`);
     process.kill(pid, 'SIGUSR2');
     await sleep(settings.settleMs);
-    return rssBytes(pid);
+    const bytes = Number(await readFile(file, 'utf8'));
+    await rm(file);
+    return bytes;
   };
-  return withSession(server, crowd, settings, async (session) => {
+  // A first crowd as large stays connected throughout: the figure is what one more connection
+  // costs a process that holds many already, without what the first ones cost it once (compiled
+  // code, allocator arenas grown), which moved it by 2 KiB between runs.
+  const first = { ...crowd, tag: 'idle-first' };
+  return withSession(server, first, settings, async (held) => {
+    await held.connect(false, true);
+    return withSession(server, crowd, settings, (session) => measure(session));
+  });
+  async function measure(session: Session) {
     const rssBeforeBytes = await settledRss();
     const cpuBefore = process.hrtime.bigint();
     const connected = await session.connect(false, true);
@@ -223,7 +239,7 @@ export function runIdleWorkload(
         ...stats.map((answer) => answer.cpuSeconds / Math.max(answer.wallSeconds, 1e-9)),
       ),
     };
-  });
+  }
 }
 
 /**
