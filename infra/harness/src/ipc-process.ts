@@ -29,12 +29,10 @@ export class IpcProcess<Out extends Typed, In extends Typed> {
   constructor(
     script: string,
     readonly label: string,
-    env: NodeJS.ProcessEnv = process.env,
     private readonly replyTimeoutMs = 120_000,
   ) {
     this.child = fork(script, [], {
       execArgv: ['--import', 'tsx'],
-      env,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     this.ready = this.wait('ready', 30_000);
@@ -111,20 +109,13 @@ export function serveParent<M extends Typed>(handlers: Handlers<M>): void {
 export class IpcPool<Out extends Typed, In extends Typed> {
   readonly children: IpcProcess<Out, In>[];
 
-  constructor(
-    script: string,
-    label: string,
-    count: number,
-    env?: NodeJS.ProcessEnv,
-    replyTimeoutMs?: number,
-  ) {
+  constructor(script: string, label: string, count: number, replyTimeoutMs?: number) {
     this.children = Array.from(
       { length: count },
-      (_, index) => new IpcProcess<Out, In>(script, `${label} ${index}`, env, replyTimeoutMs),
+      (_, index) => new IpcProcess<Out, In>(script, `${label} ${index}`, replyTimeoutMs),
     );
   }
 
-  /** Resolves once every child is up. */
   async ready(): Promise<void> {
     await Promise.all(this.children.map((child) => child.ready));
   }

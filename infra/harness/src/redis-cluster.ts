@@ -107,8 +107,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
   const ports = await freePorts(2 * count);
   const nodes = ports.slice(0, count).map((port, index) =>
     redisService(`redis-${port}`, port, join(root, String(port)), {
-      output: options.output,
-      startTimeoutMs: options.startTimeoutMs,
+      ...options,
       settings: {
         'cluster-enabled': 'yes',
         'cluster-port': String(ports[count + index]),
@@ -204,11 +203,10 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
     const masters = mastersBySlot(await cli(from.port, 'cluster', 'nodes')).map(({ port }) => port);
     const to = nodes.find((node) => node !== from && masters.includes(node.port));
     if (!to) throw new Error('No other master to move a slot to');
-    const [fromId, toId] = await Promise.all(
-      [from, to].map((node) => cli(node.port, 'cluster', 'myid')),
-    );
-    await cli(to.port, 'cluster', 'setslot', slot, 'importing', fromId as string);
-    await cli(from.port, 'cluster', 'setslot', slot, 'migrating', toId as string);
+    const fromId = await cli(from.port, 'cluster', 'myid');
+    const toId = await cli(to.port, 'cluster', 'myid');
+    await cli(to.port, 'cluster', 'setslot', slot, 'importing', fromId);
+    await cli(from.port, 'cluster', 'setslot', slot, 'migrating', toId);
     for (let batch = 0; batch < 1000; batch++) {
       const keys = (await cli(from.port, 'cluster', 'getkeysinslot', slot, '100'))
         .split('\n')
@@ -221,7 +219,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
     }
     const others = masters.filter((port) => port !== to.port && port !== from.port);
     for (const port of [to.port, from.port, ...others]) {
-      await cli(port, 'cluster', 'setslot', slot, 'node', toId as string);
+      await cli(port, 'cluster', 'setslot', slot, 'node', toId);
     }
     return { from, to };
   };

@@ -19,7 +19,6 @@ import {
   type ReconnectPolicy,
   type ServerFrame,
   type ServerMessageFrame,
-  type ServerRoomFrame,
 } from '@taco/protocol';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
@@ -90,10 +89,8 @@ export class ChatMember {
   readonly ready: Promise<void>;
   /** The messages held in the current epoch, by seq: what the member's list shows. */
   readonly feed = new Map<number, HeldMessage>();
-  /** Frames other than messages and presence (errors, clears…), for scenarios watching leaks. */
+  /** Frames other than messages, presence and room settings (errors, clears…), for leak checks. */
   readonly others: ServerFrame[] = [];
-  /** The room's settings as the last room frame told them (null before the first). */
-  settings: ServerRoomFrame | null = null;
   readonly stats: MemberReport;
   /** The socket is open and history has caught up. */
   live = false;
@@ -176,11 +173,9 @@ export class ChatMember {
     if (frame.type === FrameType.Message) {
       if ('messages' in frame) this.onHistory(frame.epoch, frame.messages, frame.complete);
       else this.onLive(frame);
-    } else if (frame.type === FrameType.Room) {
-      // The room's settings, after every join and change (protocol/README.md §6.9).
-      this.settings = frame;
-    } else {
-      if (frame.type !== FrameType.Presence) this.others.push(frame);
+    } else if (frame.type !== FrameType.Presence && frame.type !== FrameType.Room) {
+      // Room settings come after every join and change (protocol/README.md §6.9): no leak.
+      this.others.push(frame);
       if (frame.type === FrameType.Clear) this.feed.clear();
       if (frame.type === FrameType.Error) this.onError(frame.code, frame.client_id);
     }
