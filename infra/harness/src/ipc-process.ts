@@ -45,7 +45,6 @@ export class IpcProcess<Out extends Typed, In extends Typed> {
     });
   }
 
-  /** The child's next message of `type`. */
   private async wait<T extends In['type']>(type: T, timeoutMs = this.replyTimeoutMs) {
     if (this.exited) throw new Error(`${this.label} is not running`);
     const signal = AbortSignal.timeout(timeoutMs);

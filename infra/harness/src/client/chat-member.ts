@@ -85,8 +85,6 @@ export class ChatMember {
   private readonly policy: ReconnectPolicy;
   private readonly pageSize: number;
   private firstReady: { resolve: () => void; reject: (error: Error) => void } | undefined;
-  /** Settles once the member first is live (open and caught up), or has given up before. */
-  readonly ready: Promise<void>;
   /** The messages held in the current epoch, by seq: what the member's list shows. */
   readonly feed = new Map<number, HeldMessage>();
   /** Frames other than messages, presence and room settings (errors, clears…), for leak checks. */
@@ -104,18 +102,17 @@ export class ChatMember {
     this.policy = options.policy ?? DEFAULT_RECONNECT_POLICY;
     this.pageSize = options.fromStart ? HISTORY_COUNT_MAX : HISTORY_REQUEST_COUNT;
     this.lastSeq = options.fromStart ? 0 : null;
-    this.ready = new Promise((resolve, reject) => (this.firstReady = { resolve, reject }));
-    this.ready.catch(() => undefined);
     this.stats = emptyReport(room, name);
   }
 
   /** Starts connecting; resolves once live, rejects when it gave up or `timeoutMs` passed. */
   connect(timeoutMs = 30_000): Promise<void> {
+    const ready = new Promise<void>((resolve, reject) => (this.firstReady = { resolve, reject }));
     void this.attempt();
     const late = sleep(timeoutMs, null, { ref: false }).then(() => {
       throw new Error(`${this.name} in ${this.room}: not live within ${timeoutMs} ms`);
     });
-    return Promise.race([this.ready, late]);
+    return Promise.race([ready, late]);
   }
 
   private async attempt(): Promise<void> {
