@@ -17,6 +17,7 @@ const allHold = (all: readonly ChatMember[], marker: string) =>
 
 /** How long each outage of `redisScenario` keeps Redis down or frozen: short run, long run. */
 const OUTAGE_MS = { restart: [0, 0], down: [3000, 10_000], paused: [3000, 5000] } as const;
+type Outage = keyof typeof OUTAGE_MS;
 
 /**
  * Redis stopped (SIGTERM writes the AOF) and started again at once (`restart`) or kept down for a
@@ -24,11 +25,7 @@ const OUTAGE_MS = { restart: [0, 0], down: [3000, 10_000], paused: [3000, 5000] 
  * (SIGCONT, `paused`): the connections stay open, so every script sent meanwhile runs once Redis
  * goes on. Nothing refused may be stored; what was sent is acknowledged late instead.
  */
-export async function redisScenario(
-  cluster: Cluster,
-  options: ChaosOptions,
-  outage: keyof typeof OUTAGE_MS,
-) {
+export async function redisScenario(cluster: Cluster, options: ChaosOptions, outage: Outage) {
   const pause = outage === 'paused';
   const ms = OUTAGE_MS[outage][options.short ? 0 : 1];
   const redis = cluster.redis;

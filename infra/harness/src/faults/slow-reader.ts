@@ -19,7 +19,7 @@ import { metricValue } from '../metrics';
 import { emptyHistogram, probeBody, quantileMs, recordProbe, round } from '../probe';
 import { rssBytes } from '../proc-stats';
 import { sleep } from '../wait';
-import { type ChaosOptions, percentile, type ScenarioResult, verdict } from './verdict';
+import { type ChaosOptions, percentile, verdict } from './verdict';
 
 const SAMPLE_MS = 250;
 const COOL_DOWN_MS = 8000;
@@ -189,10 +189,7 @@ export async function slowReaderAttack(
 }
 
 /** `npm run chaos`'s slow consumer: the attack, short, on a replica of its own. */
-export async function slowConsumerScenario(
-  cluster: Cluster,
-  options: ChaosOptions,
-): Promise<ScenarioResult> {
+export async function slowConsumerScenario(cluster: Cluster, options: ChaosOptions) {
   const replica = cluster.replicas[0];
   if (!replica) throw new Error('no replica');
   const before = rssBytes(replica.pid ?? 0);
