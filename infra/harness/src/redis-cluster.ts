@@ -121,11 +121,9 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
   );
   const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
 
-  /** `redis-cli -p port …` against one node; resolves with its output, trimmed. */
+  /** `redis-cli -p port …` against one node (127.0.0.1, its default host): its output, trimmed. */
   const cli = async (port: number, ...args: string[]) => {
-    const { stdout } = await run(redisCli, ['-h', '127.0.0.1', '-p', String(port), ...args], {
-      timeout: 10_000,
-    });
+    const { stdout } = await run(redisCli, ['-p', String(port), ...args], { timeout: 10_000 });
     return stdout.trim();
   };
 

@@ -103,7 +103,7 @@ export async function reconnectStorm(
     REPLY_TIMEOUT_MS,
   );
   const isProbe = (index: number) => index === processCount;
-  let redis: Redis | undefined;
+  const redis = new Redis(cluster.redis?.url ?? '', { maxRetriesPerRequest: 1, lazyConnect: true });
   try {
     await pool.ready();
     const probeAhead = pool.children[processCount]?.prioritize(PROBE_NICE) ?? false;
@@ -139,7 +139,6 @@ export async function reconnectStorm(
     };
     await sleep(1000);
     // Redis commands of the steady traffic (warm-up), then of the storm.
-    redis = new Redis(cluster.redis?.url ?? '', { maxRetriesPerRequest: 1 });
     const warmStats = await commandStats(redis);
     const warmAt = Date.now();
     await sleep(warmupSeconds * 1000);
@@ -261,7 +260,7 @@ export async function reconnectStorm(
       probeReport,
     };
   } finally {
-    redis?.disconnect();
+    redis.disconnect();
     await pool.close();
     await cluster.stop();
   }
