@@ -54,8 +54,8 @@ function mastersBySlot(clusterNodes: string): { port: number; from: number; to: 
 }
 
 /**
- * `redis-server` with the repository's redis.conf, overridden for one loopback port and folder
- * (AOF on, no RDB snapshots, 256 MB at most), and by `settings` (`--name value` each).
+ * `redis-server` with the repository's redis.conf (AOF on, no RDB snapshots), overridden for one
+ * loopback port and folder (256 MB at most), and by `settings` (`--name value` each).
  */
 export function redisService(
   name: string,
@@ -76,8 +76,6 @@ export function redisService(
         bind: '127.0.0.1',
         'protected-mode': 'yes',
         dir,
-        appendonly: 'yes',
-        save: '',
         maxmemory: '256mb',
         ...options.settings,
       }).flatMap(([setting, value]) => [`--${setting}`, value]),
@@ -111,7 +109,6 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
       settings: {
         'cluster-enabled': 'yes',
         'cluster-port': String(ports[count + index]),
-        'cluster-config-file': 'nodes.conf',
         // How long a master may be silent before its replica takes over.
         'cluster-node-timeout': '2000',
         // A replica that lost its master for a while may still take over (tests kill masters).
