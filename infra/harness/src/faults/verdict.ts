@@ -33,7 +33,6 @@ export const FAST_RECONNECT: ReconnectPolicy = {
 };
 
 export const percentile = (values: number[], p: number): number | null => {
-  if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? null;
 };
