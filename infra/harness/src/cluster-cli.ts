@@ -39,7 +39,7 @@ runCli(USAGE, OPTIONS, async (values) => {
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`\n${signal}: stopping the cluster…\n`);
+    console.log(`\n${signal}: stopping the cluster…`);
     // During start-up there are no handles yet: exiting SIGKILLs whatever already started.
     if (!started.cluster) process.exit(130);
     void started.cluster.stop().then(() => process.exit(0));
@@ -60,14 +60,12 @@ runCli(USAGE, OPTIONS, async (values) => {
   for (const replica of cluster.replicas) {
     void replica.exited.then((exit) => {
       if (!stopping) {
-        process.stdout.write(
-          `[cluster] ${replica.id} exited (${exit.signal ?? `code ${exit.code}`})\n`,
-        );
+        console.log(`[cluster] ${replica.id} exited (${exit.signal ?? `code ${exit.code}`})`);
       }
     });
   }
 
-  process.stdout.write(
+  console.log(
     [
       '',
       `🌮 Taco Chat cluster is up: ${cluster.url}`,
@@ -79,7 +77,6 @@ runCli(USAGE, OPTIONS, async (values) => {
         : `   redis: ${cluster.redis?.url ?? 'none'}`,
       `   nginx logs: ${cluster.nginx.accessLog}, ${cluster.nginx.errorLog}`,
       '   Ctrl-C stops everything.',
-      '',
     ].join('\n'),
   );
 });

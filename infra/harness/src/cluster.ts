@@ -186,8 +186,8 @@ export async function startCluster(options: ClusterOptions = {}) {
     removeWorkDir();
   };
   let stopped: Promise<void> | undefined;
-  const stop = (): Promise<void> => {
-    stopped ??= (async () => {
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
       // SIGTERM, then SIGKILL after 5 s: nginx first, Redis last.
       await nginx.stop();
       await Promise.all(replicas.map((replica) => replica.stop()));
@@ -196,9 +196,7 @@ export async function startCluster(options: ClusterOptions = {}) {
       errorTail.stop();
       process.removeListener('exit', killAll);
       removeWorkDir();
-    })();
-    return stopped;
-  };
+    })());
 
   // If the test runner or CLI exits without calling stop(), do not leave children behind.
   process.once('exit', killAll);

@@ -46,9 +46,7 @@ export function runCli<O extends NonNullable<ParseArgsConfig['options']>>(
     else await main(values);
   };
   run().catch((error: unknown) => {
-    process.stderr.write(
-      `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
+    console.error(error);
     process.exitCode = 1;
   });
 }

@@ -29,12 +29,10 @@ export class IpcProcess<Out extends Typed, In extends Typed> {
   constructor(
     script: string,
     readonly label: string,
-    env: NodeJS.ProcessEnv = process.env,
     private readonly replyTimeoutMs = 120_000,
   ) {
     this.child = fork(script, [], {
       execArgv: ['--import', 'tsx'],
-      env,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     this.ready = this.wait('ready', 30_000);
@@ -47,7 +45,6 @@ export class IpcProcess<Out extends Typed, In extends Typed> {
     });
   }
 
-  /** The child's next message of `type`. */
   private async wait<T extends In['type']>(type: T, timeoutMs = this.replyTimeoutMs) {
     if (this.exited) throw new Error(`${this.label} is not running`);
     const signal = AbortSignal.timeout(timeoutMs);
@@ -111,20 +108,13 @@ export function serveParent<M extends Typed>(handlers: Handlers<M>): void {
 export class IpcPool<Out extends Typed, In extends Typed> {
   readonly children: IpcProcess<Out, In>[];
 
-  constructor(
-    script: string,
-    label: string,
-    count: number,
-    env?: NodeJS.ProcessEnv,
-    replyTimeoutMs?: number,
-  ) {
+  constructor(script: string, label: string, count: number, replyTimeoutMs?: number) {
     this.children = Array.from(
       { length: count },
-      (_, index) => new IpcProcess<Out, In>(script, `${label} ${index}`, env, replyTimeoutMs),
+      (_, index) => new IpcProcess<Out, In>(script, `${label} ${index}`, replyTimeoutMs),
     );
   }
 
-  /** Resolves once every child is up. */
   async ready(): Promise<void> {
     await Promise.all(this.children.map((child) => child.ready));
   }

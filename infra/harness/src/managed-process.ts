@@ -4,7 +4,6 @@ import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { waitFor, type WaitOptions } from './wait';
 
-/** How a process ended. */
 export interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;

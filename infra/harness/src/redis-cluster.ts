@@ -54,8 +54,8 @@ function mastersBySlot(clusterNodes: string): { port: number; from: number; to: 
 }
 
 /**
- * `redis-server` with the repository's redis.conf, overridden for one loopback port and folder
- * (AOF on, no RDB snapshots, 256 MB at most), and by `settings` (`--name value` each).
+ * `redis-server` with the repository's redis.conf (AOF on, no RDB snapshots), overridden for one
+ * loopback port and folder (256 MB at most), and by `settings` (`--name value` each).
  */
 export function redisService(
   name: string,
@@ -76,8 +76,6 @@ export function redisService(
         bind: '127.0.0.1',
         'protected-mode': 'yes',
         dir,
-        appendonly: 'yes',
-        save: '',
         maxmemory: '256mb',
         ...options.settings,
       }).flatMap(([setting, value]) => [`--${setting}`, value]),
@@ -107,12 +105,10 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
   const ports = await freePorts(2 * count);
   const nodes = ports.slice(0, count).map((port, index) =>
     redisService(`redis-${port}`, port, join(root, String(port)), {
-      output: options.output,
-      startTimeoutMs: options.startTimeoutMs,
+      ...options,
       settings: {
         'cluster-enabled': 'yes',
         'cluster-port': String(ports[count + index]),
-        'cluster-config-file': 'nodes.conf',
         // How long a master may be silent before its replica takes over.
         'cluster-node-timeout': '2000',
         // A replica that lost its master for a while may still take over (tests kill masters).
@@ -122,11 +118,9 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
   );
   const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
 
-  /** `redis-cli -p port …` against one node; resolves with its output, trimmed. */
+  /** `redis-cli -p port …` against one node (127.0.0.1, its default host): its output, trimmed. */
   const cli = async (port: number, ...args: string[]) => {
-    const { stdout } = await run(redisCli, ['-h', '127.0.0.1', '-p', String(port), ...args], {
-      timeout: 10_000,
-    });
+    const { stdout } = await run(redisCli, ['-p', String(port), ...args], { timeout: 10_000 });
     return stdout.trim();
   };
 
@@ -204,11 +198,10 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
     const masters = mastersBySlot(await cli(from.port, 'cluster', 'nodes')).map(({ port }) => port);
     const to = nodes.find((node) => node !== from && masters.includes(node.port));
     if (!to) throw new Error('No other master to move a slot to');
-    const [fromId, toId] = await Promise.all(
-      [from, to].map((node) => cli(node.port, 'cluster', 'myid')),
-    );
-    await cli(to.port, 'cluster', 'setslot', slot, 'importing', fromId as string);
-    await cli(from.port, 'cluster', 'setslot', slot, 'migrating', toId as string);
+    const fromId = await cli(from.port, 'cluster', 'myid');
+    const toId = await cli(to.port, 'cluster', 'myid');
+    await cli(to.port, 'cluster', 'setslot', slot, 'importing', fromId);
+    await cli(from.port, 'cluster', 'setslot', slot, 'migrating', toId);
     for (let batch = 0; batch < 1000; batch++) {
       const keys = (await cli(from.port, 'cluster', 'getkeysinslot', slot, '100'))
         .split('\n')
@@ -221,7 +214,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}) {
     }
     const others = masters.filter((port) => port !== to.port && port !== from.port);
     for (const port of [to.port, from.port, ...others]) {
-      await cli(port, 'cluster', 'setslot', slot, 'node', toId as string);
+      await cli(port, 'cluster', 'setslot', slot, 'node', toId);
     }
     return { from, to };
   };

@@ -19,7 +19,6 @@ import {
   type ReconnectPolicy,
   type ServerFrame,
   type ServerMessageFrame,
-  type ServerRoomFrame,
 } from '@taco/protocol';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
@@ -86,14 +85,10 @@ export class ChatMember {
   private readonly policy: ReconnectPolicy;
   private readonly pageSize: number;
   private firstReady: { resolve: () => void; reject: (error: Error) => void } | undefined;
-  /** Settles once the member first is live (open and caught up), or has given up before. */
-  readonly ready: Promise<void>;
   /** The messages held in the current epoch, by seq: what the member's list shows. */
   readonly feed = new Map<number, HeldMessage>();
-  /** Frames other than messages and presence (errors, clears…), for scenarios watching leaks. */
+  /** Frames other than messages, presence and room settings (errors, clears…), for leak checks. */
   readonly others: ServerFrame[] = [];
-  /** The room's settings as the last room frame told them (null before the first). */
-  settings: ServerRoomFrame | null = null;
   readonly stats: MemberReport;
   /** The socket is open and history has caught up. */
   live = false;
@@ -107,18 +102,17 @@ export class ChatMember {
     this.policy = options.policy ?? DEFAULT_RECONNECT_POLICY;
     this.pageSize = options.fromStart ? HISTORY_COUNT_MAX : HISTORY_REQUEST_COUNT;
     this.lastSeq = options.fromStart ? 0 : null;
-    this.ready = new Promise((resolve, reject) => (this.firstReady = { resolve, reject }));
-    this.ready.catch(() => undefined);
     this.stats = emptyReport(room, name);
   }
 
   /** Starts connecting; resolves once live, rejects when it gave up or `timeoutMs` passed. */
   connect(timeoutMs = 30_000): Promise<void> {
+    const ready = new Promise<void>((resolve, reject) => (this.firstReady = { resolve, reject }));
     void this.attempt();
     const late = sleep(timeoutMs, null, { ref: false }).then(() => {
       throw new Error(`${this.name} in ${this.room}: not live within ${timeoutMs} ms`);
     });
-    return Promise.race([this.ready, late]);
+    return Promise.race([ready, late]);
   }
 
   private async attempt(): Promise<void> {
@@ -176,11 +170,9 @@ export class ChatMember {
     if (frame.type === FrameType.Message) {
       if ('messages' in frame) this.onHistory(frame.epoch, frame.messages, frame.complete);
       else this.onLive(frame);
-    } else if (frame.type === FrameType.Room) {
-      // The room's settings, after every join and change (protocol/README.md §6.9).
-      this.settings = frame;
-    } else {
-      if (frame.type !== FrameType.Presence) this.others.push(frame);
+    } else if (frame.type !== FrameType.Presence && frame.type !== FrameType.Room) {
+      // Room settings come after every join and change (protocol/README.md §6.9): no leak.
+      this.others.push(frame);
       if (frame.type === FrameType.Clear) this.feed.clear();
       if (frame.type === FrameType.Error) this.onError(frame.code, frame.client_id);
     }

@@ -63,28 +63,23 @@ export function rawRequest(
 }
 
 /** A POST on a kept-alive connection: the status and the answer's text. */
-async function post(url: string, headers: Record<string, string>, body = '', timeoutMs = 30_000) {
+async function post(url: string, headers: Record<string, string>, body = '') {
   const length = String(Buffer.byteLength(body));
   const answer = await rawRequest(url, {
     method: 'POST',
     headers: { 'content-length': length, ...headers },
     body,
-    timeoutMs,
+    timeoutMs: 30_000,
     keepAlive: true,
   });
   return { status: answer.status, text: answer.body.toString('utf8') };
 }
 
 /** `POST /api/room/:room_id` through `baseUrl`: a token for `name` in `room`. */
-export async function credentials(
-  baseUrl: string,
-  room: string,
-  name: string,
-  timeoutMs?: number,
-): Promise<string> {
+export async function credentials(baseUrl: string, room: string, name: string): Promise<string> {
   const url = `${baseUrl}${ApiPath.roomCredentials(room)}`;
   const json = { 'content-type': 'application/json' };
-  const { status, text } = await post(url, json, JSON.stringify({ sender_id: name }), timeoutMs);
+  const { status, text } = await post(url, json, JSON.stringify({ sender_id: name }));
   if (status !== 200) throw new Error(`credentials for ${name}: HTTP ${status} ${text}`);
   return (JSON.parse(text) as RoomCredentialsResponse).token;
 }

@@ -73,7 +73,6 @@ export class RawClient {
     }
   }
 
-  /** The next frame of a type. */
   nextOfType<T extends ServerFrame = ServerFrame>(type: number, timeoutMs?: number): Promise<T> {
     return this.next<T>((frame) => frame.type === type, timeoutMs);
   }

@@ -11,16 +11,11 @@ export async function replicaScenario(
 ) {
   const victim = signal === 'SIGKILL' ? cluster.replicas[1] : cluster.replicas[0];
   if (!victim) throw new Error('no replica');
-  const { room, all } = await underFault(
-    cluster,
-    signal,
-    options.short ? 6 : 18,
-    options.short ? 3000 : 8000,
-    async () => {
-      victim.kill(signal);
-      await victim.exited;
-    },
-  );
+  const size = options.short ? { members: 6, ms: 3000 } : { members: 18, ms: 8000 };
+  const { room, all } = await underFault(cluster, signal, size, async () => {
+    victim.kill(signal);
+    await victim.exited;
+  });
   const drained = all.filter((m) => m.stats.closeCodes.includes(CloseCode.Restart)).length;
   const [scenario, note] =
     signal === 'SIGKILL'

@@ -19,11 +19,12 @@ import { metricValue } from '../metrics';
 import { emptyHistogram, probeBody, quantileMs, recordProbe, round } from '../probe';
 import { rssBytes } from '../proc-stats';
 import { sleep } from '../wait';
-import { type ChaosOptions, percentile, type ScenarioResult, verdict } from './verdict';
+import { type ChaosOptions, percentile, verdict } from './verdict';
 
 const SAMPLE_MS = 250;
 const COOL_DOWN_MS = 8000;
 const CUT_POLL_MS = 200;
+const mib = (bytes: number) => round(bytes / 2 ** 20);
 
 export interface SlowReaderSettings {
   attackSeconds: number;
@@ -96,13 +97,13 @@ export async function slowReaderAttack(
     const goneTimes: number[] = [];
     // When each cut happened, to within a poll: the 1013 counter read every CUT_POLL_MS.
     const cutTimes: number[] = [];
-    const watchCuts = async () => {
+    const watchingCuts = (async () => {
       for (let seen = cutsBefore; Date.now() < attackEnds + COOL_DOWN_MS / 2;) {
         const now = await cutsOf(replica);
         for (; seen < now; seen++) cutTimes.push(Date.now());
         await sleep(CUT_POLL_MS);
       }
-    };
+    })();
     let opened = 0;
     let failures = 0;
     // One slot per attacker: open a socket, stop reading at once, and when the room hears it
@@ -129,7 +130,6 @@ export async function slowReaderAttack(
         }
       }
     };
-    const watching = watchCuts();
     await Promise.all([
       sampleFor(attackSeconds * 1000),
       ...Array.from({ length: attackers }, (_, index) => slot(index)),
@@ -138,13 +138,12 @@ export async function slowReaderAttack(
     clearInterval(timer);
     phase = phases.after;
     await sampleFor(COOL_DOWN_MS);
-    await watching;
+    await watchingCuts;
     // Cuts and departures pair up in order (every cut has the same grace before its departure).
     goneTimes.sort((a, b) => a - b);
     const cutToGoneMs = goneTimes
       .slice(0, cutTimes.length)
       .map((gone, index) => gone - (cutTimes[index] ?? gone));
-    const mib = (bytes: number) => round(bytes / 2 ** 20);
     const median = (values: number[]) => percentile(values, 50) ?? 0;
     const idleRss = median(phases.idle.rss);
     const attackRss = Math.max(...phases.attack.rss);
@@ -190,10 +189,7 @@ export async function slowReaderAttack(
 }
 
 /** `npm run chaos`'s slow consumer: the attack, short, on a replica of its own. */
-export async function slowConsumerScenario(
-  cluster: Cluster,
-  options: ChaosOptions,
-): Promise<ScenarioResult> {
+export async function slowConsumerScenario(cluster: Cluster, options: ChaosOptions) {
   const replica = cluster.replicas[0];
   if (!replica) throw new Error('no replica');
   const before = rssBytes(replica.pid ?? 0);
@@ -209,7 +205,6 @@ export async function slowConsumerScenario(
   });
   const peak = Math.max(before, ...Object.values(figures.phases).flatMap((each) => each.rss));
   const lost = figures.sent * members - figures.received;
-  const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
   const note = `${figures.attackerSockets} paused readers, ${figures.cuts1013} closed with 1013, ${lost} messages missing at the members; replica RSS ${mib(before)} MiB → peak ${mib(peak)} MiB`;
   // No chat member took part: every message figure is 0; a stopped replica counts as a crash.
   const failed = (figures.cuts1013 > 0 ? 0 : 1) + (lost === 0 ? 0 : 1);

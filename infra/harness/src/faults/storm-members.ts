@@ -91,9 +91,7 @@ const status = () => ({
   type: 'status' as const,
   /** Members whose socket is not open and caught up. */
   down: members.filter((member) => !member.live && !member.stats.gaveUp).length,
-  /** Members that have closed at least once. */
   everClosed: members.filter((member) => member.stats.closes > 0).length,
-  /** Members that stopped reconnecting. */
   gaveUp: members.filter((member) => member.stats.gaveUp).length,
 });
 

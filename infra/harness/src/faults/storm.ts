@@ -83,24 +83,6 @@ export function checkLists(members: MemberReport[]) {
   };
 }
 
-/** The worst event-loop delay of a replica (prom-client resets it per scrape), polled until the
- * returned function is called, which resolves with it in ms. */
-function watchLag(replicaUrl: string): () => Promise<number> {
-  let watch = true;
-  let worstMs = 0;
-  const watching = (async () => {
-    for (; watch; await sleep(LAG_POLL_MS)) {
-      const lag = await metricValue(replicaUrl, 'nodejs_eventloop_lag_max_seconds').catch(() => 0);
-      worstMs = Math.max(worstMs, lag * 1000);
-    }
-  })();
-  return async () => {
-    watch = false;
-    await watching;
-    return worstMs;
-  };
-}
-
 export async function reconnectStorm(
   settings: StormSettings,
   log: (line: string) => void = () => undefined,
@@ -118,11 +100,10 @@ export async function reconnectStorm(
     MEMBER_SCRIPT,
     'storm members',
     processCount + 1,
-    process.env,
     REPLY_TIMEOUT_MS,
   );
   const isProbe = (index: number) => index === processCount;
-  let redis: Redis | undefined;
+  const redis = new Redis(cluster.redis?.url ?? '', { maxRetriesPerRequest: 1, lazyConnect: true });
   try {
     await pool.ready();
     const probeAhead = pool.children[processCount]?.prioritize(PROBE_NICE) ?? false;
@@ -158,26 +139,33 @@ export async function reconnectStorm(
     };
     await sleep(1000);
     // Redis commands of the steady traffic (warm-up), then of the storm.
-    redis = new Redis(cluster.redis?.url ?? '', { maxRetriesPerRequest: 1 });
     const warmStats = await commandStats(redis);
     const warmAt = Date.now();
     await sleep(warmupSeconds * 1000);
     const killStats = await commandStats(redis);
     const warmSeconds = (Date.now() - warmAt) / 1000;
-    const survivorLag = watchLag(survivor.url);
     phase('storm');
     const killedAt = Date.now();
     victim.kill('SIGKILL');
     let status = { everClosed: 0, down: 0, gaveUp: 0 };
     let backAt: number | null = null;
-    while (Date.now() - killedAt < STORM_LIMIT_MS && backAt === null) {
+    const storming = () => Date.now() - killedAt < STORM_LIMIT_MS && backAt === null;
+    // The survivor's worst event-loop delay meanwhile (prom-client resets it per scrape).
+    let survivorLagMs = 0;
+    const watchingLag = (async () => {
+      for (; storming(); await sleep(LAG_POLL_MS)) {
+        const lag = metricValue(survivor.url, 'nodejs_eventloop_lag_max_seconds');
+        survivorLagMs = Math.max(survivorLagMs, (await lag.catch(() => 0)) * 1000);
+      }
+    })();
+    while (storming()) {
       await sleep(POLL_MS);
       const answers = await pool.all(() => ({ type: 'status' }), 'status');
       const total = (key: keyof typeof status) => sum(answers.map((answer) => answer[key]));
       status = { everClosed: total('everClosed'), down: total('down'), gaveUp: total('gaveUp') };
       if (status.everClosed > 0 && status.down === 0) backAt = Date.now();
     }
-    const survivorLagMs = await survivorLag();
+    await watchingLag;
     const backStats = await commandStats(redis);
     const stormSeconds = ((backAt ?? Date.now()) - killedAt) / 1000;
     phase('after');
@@ -272,7 +260,7 @@ export async function reconnectStorm(
       probeReport,
     };
   } finally {
-    redis?.disconnect();
+    redis.disconnect();
     await pool.close();
     await cluster.stop();
   }

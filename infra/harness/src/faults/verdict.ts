@@ -3,6 +3,7 @@ import { type ReconnectPolicy } from '@taco/protocol';
 import { ChatMember, type MemberReport, readHistory } from '../client/chat-member';
 import { type Cluster } from '../cluster';
 import { type Service } from '../managed-process';
+import { sum } from '../probe';
 import { sleep, waitFor } from '../wait';
 
 export interface ChaosOptions {
@@ -32,7 +33,6 @@ export const FAST_RECONNECT: ReconnectPolicy = {
 };
 
 export const percentile = (values: number[], p: number): number | null => {
-  if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? null;
 };
@@ -64,19 +64,18 @@ export async function chatter(
 }
 
 /**
- * The shape of a fault scenario: `count` members of a new room `chaos-<name>-<time>` chat every
- * 250 ms for `durationMs`; 800 ms in, `fault` runs; then they settle.
+ * The shape of a fault scenario: `size.members` members of a new room `chaos-<name>-<time>` chat
+ * every 250 ms for `size.ms`; 800 ms in, `fault` runs; then they settle.
  */
 export async function underFault(
   cluster: Cluster,
   name: string,
-  count: number,
-  durationMs: number,
+  size: { members: number; ms: number },
   fault: (all: ChatMember[], room: string) => Promise<void>,
 ): Promise<{ room: string; all: ChatMember[] }> {
   const room = `chaos-${name}-${Date.now()}`;
-  const all = await members(cluster.url, room, count);
-  await chatter(all, durationMs, 250, async () => {
+  const all = await members(cluster.url, room, size.members);
+  await chatter(all, size.ms, 250, async () => {
     await sleep(800);
     await fault(all, room);
   });
@@ -112,8 +111,7 @@ export async function tally(baseUrl: string, room: string, all: ChatMember[]) {
   for (const { body } of history) copies.set(body, (copies.get(body) ?? 0) + 1);
   const stats = all.map((member) => member.report());
   const acked = stats.flatMap((s) => s.acked);
-  const count = (each: (s: (typeof stats)[number]) => number) =>
-    stats.reduce((total, s) => total + each(s), 0);
+  const count = (each: (s: MemberReport) => number) => sum(stats.map(each));
   const lost = new Set(acked.map(messageKey).filter((at) => !stored.has(at)));
   const missingFromHistory = lost.size;
   // Every member holds each acknowledged message, once, with the body history holds.
