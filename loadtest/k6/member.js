@@ -111,7 +111,7 @@ export class Member {
     if (this.token === null) this.state = 'gone';
     if (this.gone) return this.wake();
     const { path, status } = await socketPath(this.room, this.token);
-    if (this.gone) return undefined;
+    if (this.gone) return;
     if (path === null) {
       this.onClose(status === 401 ? CloseCode.Unauthorized : undefined);
       return this.wake();
@@ -135,7 +135,6 @@ export class Member {
     // k6 reports every close with a code other than 1000 as an error event too; onclose counts.
     ws.onerror = () => {};
     ws.onclose = current((event) => this.onClose(event.code));
-    return undefined;
   }
 
   /**
