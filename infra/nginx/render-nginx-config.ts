@@ -94,22 +94,19 @@ export function renderNginxConfig(options: NginxConfigOptions): string {
       ([name, value]) => `${name} "${checked(name, value, /["\\$]/)}"`,
     ),
   };
-  const valueOf = (name: string) => {
-    const value = values[name];
-    if (value === undefined) throw new Error(`nginx template: no value for {{${name}}}`);
-    return value;
-  };
   return readFileSync(NGINX_TEMPLATE, 'utf8')
     .split('\n')
     .flatMap((line) => {
-      const found = [...line.matchAll(PLACEHOLDER)].map(([, name = '']) => valueOf(name));
-      const items = found.find((value) => typeof value !== 'string') ?? [''];
-      return items.map((item) =>
-        line.replace(PLACEHOLDER, (_match, name: string) => {
-          const value = valueOf(name);
-          return typeof value === 'string' ? value : item;
-        }),
-      );
+      // The scalars go in; a list's place is marked, then the line is written once per item.
+      let items = [''];
+      const filled = line.replace(PLACEHOLDER, (_match, name: string) => {
+        const value = values[name];
+        if (value === undefined) throw new Error(`nginx template: no value for {{${name}}}`);
+        if (typeof value === 'string') return value;
+        items = value;
+        return '\0';
+      });
+      return items.map((item) => filled.replace('\0', item));
     })
     .join('\n');
 }

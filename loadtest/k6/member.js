@@ -111,7 +111,7 @@ export class Member {
     if (this.token === null) this.state = 'gone';
     if (this.gone) return this.wake();
     const { path, status } = await socketPath(this.room, this.token);
-    if (this.gone) return undefined;
+    if (this.gone) return;
     if (path === null) {
       this.onClose(status === 401 ? CloseCode.Unauthorized : undefined);
       return this.wake();
@@ -135,7 +135,6 @@ export class Member {
     // k6 reports every close with a code other than 1000 as an error event too; onclose counts.
     ws.onerror = () => {};
     ws.onclose = current((event) => this.onClose(event.code));
-    return undefined;
   }
 
   /**
@@ -177,13 +176,12 @@ export class Member {
   async requestHistory(query) {
     if (!this.open || this.historyId !== null) return null;
     const id = `${this.name}-${(this.clientIds += 1)}`;
-    [this.historyId, this.historyReply] = [id, undefined];
+    [this.historyId, this.historyReply] = [id, null];
     this.ws.send(JSON.stringify({ type: FrameType.History, ...query, client_id: id }));
-    const answered = () => this.historyId !== id || this.historyReply !== undefined;
+    const answered = () => this.historyId !== id || this.historyReply !== null;
     await this.waitUntil(answered, TIMING.replyTimeoutMs);
-    if (this.historyId !== id) return null;
-    this.historyId = null;
-    return this.historyReply === undefined ? null : this.historyReply;
+    if (this.historyId === id) this.historyId = null;
+    return this.historyReply;
   }
 
   /** After a close it did not ask for: away (a reconnect as decideReconnect says) or gone. */
@@ -216,14 +214,13 @@ export class Member {
   /** One message, never within the api's refill interval of the last (no burst after a stall). */
   async send(last = false) {
     await sleep(this.lastSentAt + MIN_SEND_GAP_MS - Date.now());
-    if (this.state !== 'joined') return false;
+    if (this.state !== 'joined') return;
     this.lastSentAt = Date.now();
     const clientId = `${this.name}-${(this.clientIds += 1)}`;
     this.pending.add(clientId);
     const body = probeBody(clientId, BODY_BYTES, last);
     this.ws.send(JSON.stringify({ type: FrameType.Message, body, client_id: clientId }));
     metrics.sent.add(1);
-    return true;
   }
 
   typing(on) {

@@ -30,9 +30,8 @@ const TICKET_CALL = 'POST /api/room/:room_id/ticket';
 
 /** A number ≥ `min` from `-e NAME=…` (whole if `integer`), or `fallback`; else the run stops. */
 export function envNumber(name, fallback, min = 0, integer = false) {
-  const text = __ENV[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
+  if (!__ENV[name]) return fallback;
+  const value = Number(__ENV[name]);
   if (!Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
     throw new Error(`-e ${name} must be ${integer ? 'a whole number' : 'a number'} ≥ ${min}`);
   }
@@ -107,11 +106,10 @@ export function scriptOptions(name, scenario, extraThresholds) {
   };
 }
 
-/** One iteration per VU, stopped after `maxMs` (fanout.js, soak.js). */
+/** One iteration per VU (the executor's default), stopped after `maxMs` (fanout.js, soak.js). */
 export const oncePerVu = (vus, maxMs) => ({
   executor: 'per-vu-iterations',
   vus,
-  iterations: 1,
   maxDuration: `${Math.ceil(maxMs / 1000)}s`,
   gracefulStop: '10s',
 });
@@ -121,12 +119,11 @@ export function newPlan(kind, rooms, about) {
   const ready = BASE_URL + ApiPath.healthReady;
   const res = http.get(ready, { tags: { name: `GET ${ApiPath.healthReady}` } });
   if (res.status !== 200) throw new Error(`${ready} answered ${res.status}: is BASE_URL right?`);
-  const given = __ENV.RUN_ID;
-  if (given !== undefined && given !== '' && !/^[A-Za-z0-9-]{1,20}$/.test(given)) {
+  const random = Math.floor(Math.random() * 36 ** 3).toString(36);
+  const runId = __ENV.RUN_ID || `k6${Date.now().toString(36)}${random}`;
+  if (!/^[A-Za-z0-9-]{1,20}$/.test(runId)) {
     throw new Error('-e RUN_ID must be 1–20 letters, digits or dashes');
   }
-  const random = Math.floor(Math.random() * 36 ** 3).toString(36);
-  const runId = given || `k6${Date.now().toString(36)}${random}`;
   const names = Array.from({ length: rooms }, (_, index) => `${runId}-${kind}-${index}`);
   console.log(`${kind} ${PROFILE_NAME}: run ${runId}, ${about}`);
   return { runId, rooms: names, startedAt: Date.now() };
@@ -161,7 +158,6 @@ export const between = (min, max) => Math.floor(min + Math.random() * (max - min
 export const sleep = (ms) =>
   ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 
-/** `ms` ± 20 %. */
 export const jittered = (ms) => Math.round(ms * (0.8 + Math.random() * 0.4));
 
 /** A body of `bytes`: the send time `t` (ms, as the bench's), client id `c`, `l: 1` if last. */

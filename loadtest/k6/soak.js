@@ -48,9 +48,8 @@ async function connection(plan, index) {
   const member = new Member(plan.rooms[index % ROOMS], name, { deadline: stopAt });
   if (await member.join()) {
     const heartbeats = setInterval(() => member.heartbeat(), HEARTBEAT_MS);
-    for (;;) {
-      const next = Date.now() + between(S.messageEveryMs.min, S.messageEveryMs.max);
-      if (next >= stopAt || member.gone) break;
+    const nextSend = () => Date.now() + between(S.messageEveryMs.min, S.messageEveryMs.max);
+    for (let next = nextSend(); next < stopAt && !member.gone; next = nextSend()) {
       await sleep(next - Date.now());
       await member.send();
     }

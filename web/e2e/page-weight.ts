@@ -10,13 +10,12 @@ export const GZIP_BUDGET = 150_000;
 export const MEASURED_PAGES = ['/', '/r/teal-otter'] as const;
 
 /**
- * A GET of `url` offering only `acceptEncoding`: its Content-Encoding ('' when none) and the body
- * bytes as they travel (compressed when `encoding` is set).
+ * A GET of `url` offering only `acceptEncoding`, with its Content-Encoding ('' when none); the body
+ * is as it travels (compressed when `encoding` is set).
  */
 export async function transfer(url: string, acceptEncoding: string) {
   const res = await rawRequest(url, { headers: { 'Accept-Encoding': acceptEncoding } });
-  const encoding = String(res.headers['content-encoding'] ?? '');
-  return { ...res, encoding, bytes: res.body.length };
+  return { ...res, encoding: String(res.headers['content-encoding'] ?? '') };
 }
 
 /** The Accept-Encoding of each sum: Chromium's own (brotli), gzip only, uncompressed. */
@@ -41,7 +40,7 @@ export async function pageWeight(browser: Browser, origin: string, path: string)
   const weight: PageWeight = { path, assets: [...urls].sort(), brotli: 0, gzip: 0, raw: 0 };
   for (const url of weight.assets) {
     for (const key of ['brotli', 'gzip', 'raw'] as const) {
-      weight[key] += (await transfer(url, ACCEPT[key])).bytes;
+      weight[key] += (await transfer(url, ACCEPT[key])).body.length;
     }
   }
   return weight;

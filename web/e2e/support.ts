@@ -14,7 +14,6 @@ export class ServerProcess extends Service {
       args: [API_ENTRY],
       cwd: REPO_ROOT,
       env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WEB_DIST: DEFAULT_WEB_DIST },
-      output: 'quiet',
       port,
       url: origin,
       ready: async () => (await httpStatus(`${origin}/api/health/ready`)) === 200,
@@ -31,7 +30,6 @@ export class ServerProcess extends Service {
     });
   }
 
-  /** SIGTERM, then SIGKILL after 10 s. */
   override stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000) {
     return super.stop(signal, graceMs);
   }

@@ -30,8 +30,6 @@ async function throttledFcp(browser: Browser, url: string): Promise<number> {
   await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
   const fcp = await page.waitForFunction(
     () => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? false,
-    undefined,
-    { timeout: 30_000 },
   );
   const startTime = (await fcp.jsonValue()) as number;
   await page.close();
