@@ -32,11 +32,11 @@ const CONCURRENCY = 64;
  * background work interleaves), from MONITOR: round trips (commands a client sent) and commands
  * run inside scripts, per connect, for the first member of a room and for a later one.
  */
-async function traceConnects(redisUrl: string, replicaUrl: string, tag: string) {
+async function traceConnects(redis: Redis, replicaUrl: string, tag: string) {
   // A first connect loads the scripts into Redis (EVAL once, EVALSHA after): not traced.
   const opened = [await connectOne(replicaUrl, `${tag}-warm`, 'warm-up')];
-  const client = new Redis(redisUrl);
-  const monitor = await client.monitor();
+  // A connection of its own in MONITOR mode.
+  const monitor = await redis.monitor();
   const seen: { args: string[]; inScript: boolean }[] = [];
   monitor.on('monitor', (_time: string, args: string[], source: string) => {
     seen.push({ args, inScript: source.includes('lua') });
@@ -61,7 +61,6 @@ async function traceConnects(redisUrl: string, replicaUrl: string, tag: string) 
     }
   } finally {
     monitor.disconnect();
-    client.disconnect();
     for (const client of opened) client.socket.terminate();
   }
   return traced;
@@ -92,15 +91,14 @@ export async function connectCostScenario({ sockets, members, profileDir }: Conn
   return withServer(
     () => startServer('taco', 1, profileDir),
     async ({ cluster }) => {
-      const redisUrl = cluster?.redis?.url ?? '';
       const replica = cluster?.replicas[0];
       if (!replica?.pid) throw new Error('the replica did not start');
-      const redis = new Redis(redisUrl, { lazyConnect: true });
+      const redis = new Redis(cluster?.redis?.url ?? '', { lazyConnect: true });
       const open: RawClient[] = [];
       try {
         await redis.connect();
         const tag = `cost-${Date.now().toString(36)}`;
-        const traced = await traceConnects(redisUrl, replica.url, tag);
+        const traced = await traceConnects(redis, replica.url, tag);
         for (const [label, { roundTrips, inScripts }] of Object.entries(traced)) {
           log(
             `  one connect, ${label}: ${roundTrips.length} Redis round trips (${roundTrips.join(', ')}), ${inScripts} commands inside scripts`,
