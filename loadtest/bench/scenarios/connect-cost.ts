@@ -28,7 +28,7 @@ import { log, type Scenario, stamp } from './common';
 const CONCURRENCY = 64;
 
 /**
- * Every Redis command of `count` connects made one at a time before anything else runs (so no
+ * Every Redis command of two connects made one at a time before anything else runs (so no
  * background work interleaves), from MONITOR: round trips (commands a client sent) and commands
  * run inside scripts, per connect, for the first member of a room and for a later one.
  */
@@ -52,12 +52,14 @@ async function traceConnects(redis: Redis, replicaUrl: string, tag: string) {
       // Commands of this connect still on their way to MONITOR.
       await new Promise((resolve) => setTimeout(resolve, 200));
       const own = seen.filter(({ args }) => !args.join(' ').includes('MONITOR'));
-      traced[label] = {
-        roundTrips: own
-          .filter(({ inScript }) => !inScript)
-          .map(({ args }) => (args[0] ?? '?').toLowerCase()),
-        inScripts: own.filter(({ inScript }) => inScript).length,
-      };
+      const roundTrips = own
+        .filter(({ inScript }) => !inScript)
+        .map(({ args }) => (args[0] ?? '?').toLowerCase());
+      const inScripts = own.filter(({ inScript }) => inScript).length;
+      traced[label] = { roundTrips, inScripts };
+      log(
+        `  one connect, ${label}: ${roundTrips.length} Redis round trips (${roundTrips.join(', ')}), ${inScripts} commands inside scripts`,
+      );
     }
   } finally {
     monitor.disconnect();
@@ -99,11 +101,6 @@ export async function connectCostScenario({ sockets, members, profileDir }: Conn
         await redis.connect();
         const tag = `cost-${Date.now().toString(36)}`;
         const traced = await traceConnects(redis, replica.url, tag);
-        for (const [label, { roundTrips, inScripts }] of Object.entries(traced)) {
-          log(
-            `  one connect, ${label}: ${roundTrips.length} Redis round trips (${roundTrips.join(', ')}), ${inScripts} commands inside scripts`,
-          );
-        }
         const statsBefore = await commandStats(redis);
         const window = cpuWindow({ replica: [replica.pid] });
         const ids = Array.from({ length: sockets }, (_, id) => id);
