@@ -44,11 +44,8 @@ export async function runScenario<K extends string, R>(
   values: Values,
   smoke: boolean,
 ): Promise<void> {
-  const settings = Object.fromEntries(
-    Object.entries<IntOption>(scenario.ints).map(([key, [flag, fallback, tiny, min, max]]) => [
-      key,
-      intOption(flag, values[flag], smoke ? tiny : fallback, min, max),
-    ]),
+  const settings = mapValues<IntOption, number>(scenario.ints, ([flag, fallback, tiny, min, max]) =>
+    intOption(flag, values[flag], smoke ? tiny : fallback, min, max),
   ) as Record<K, number>;
   const report = await scenario.measure(settings, values, smoke);
   log(`JSON: ${writeJson(values.out, `${scenario.file}-latest.json`, report)}`);
