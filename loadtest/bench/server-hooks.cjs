@@ -8,9 +8,7 @@ const { Session } = require('node:inspector');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
-process.on('SIGUSR2', () => {
-  if (typeof globalThis.gc === 'function') globalThis.gc();
-});
+process.on('SIGUSR2', () => globalThis.gc());
 
 const dir = process.env.BENCH_PROFILE_DIR;
 if (dir) {
