@@ -31,12 +31,9 @@ function clusterStep(step: StepResult, idle: IdleCost) {
   const micros = (seconds: number) => (seconds / step.received) * 1e6;
   const any = step.received > 0;
   const idleSeconds = (name: string) => (idle.redisCoresByNode[name] ?? 0) * step.wallSeconds;
+  const net = (seconds: number, name: string) => Math.max(0, micros(seconds - idleSeconds(name)));
   const byNode = any ? mapValues(step.redisCpuByNode, micros) : {};
-  const netByNode = any
-    ? mapValues(step.redisCpuByNode, (seconds, name) =>
-        Math.max(0, micros(seconds - idleSeconds(name))),
-      )
-    : {};
+  const netByNode = any ? mapValues(step.redisCpuByNode, net) : {};
   return {
     ...step,
     /** Every api process and Redis node, seconds per 10,000 deliveries. */

@@ -68,6 +68,5 @@ if (!dir) {
   const files = readdirSync(dir)
     .filter((name) => name.endsWith('.cpuprofile'))
     .sort();
-  for (const name of files)
-    process.stdout.write(`${summarize(join(dir, name), Number(topText ?? 25))}\n`);
+  for (const name of files) console.log(summarize(join(dir, name), Number(topText ?? 25)));
 }

@@ -9,7 +9,6 @@ import type { BenchPlan } from '../workloads/workloads';
 import { mapValues, sum } from './scenarios/common';
 import type { RunSettings } from './session';
 
-type PubSubMode = 'PUBLISH' | 'SPUBLISH';
 export type PubSubFigures = Awaited<ReturnType<typeof runPubSubBench>>;
 
 /** How long to wait for the last published messages to reach their subscribers. */
@@ -23,7 +22,7 @@ const channelNames = (workload: BenchPlan['pubsub']) =>
 async function runMode(
   cluster: RedisCluster,
   ownerPorts: number[],
-  mode: PubSubMode,
+  mode: 'PUBLISH' | 'SPUBLISH',
   subscribers: number,
   workload: BenchPlan['pubsub'],
   idleRate: number,

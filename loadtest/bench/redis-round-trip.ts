@@ -10,8 +10,8 @@
  */
 import { Redis } from 'ioredis';
 import { RedisChatBus, RedisConnections } from '@taco/api/tools';
+import { intOption, percentile } from '@taco/harness';
 import { defineCommands, HISTORY_MAX, keys, ROOM_TTL_SECONDS, storeMessage } from '../peers/store';
-import { intOption, median } from './scenarios/common';
 import { startRedis as startServerRedis } from './servers';
 
 const ROOM = 'round-trip';
@@ -115,8 +115,10 @@ async function main(): Promise<void> {
     }
     for (const server of ['taco', 'raw'] as const) {
       const mine = costs.filter((cost) => cost.server === server);
+      // The middle round (the upper one of an even count).
+      const median = (values: number[]) => (percentile(values, 50) ?? 0).toFixed(1);
       console.log(
-        `${server.padEnd(4)} median: user ${median(mine.map((c) => c.userMicros)).toFixed(1)} µs, system ${median(mine.map((c) => c.systemMicros)).toFixed(1)} µs per message`,
+        `${server.padEnd(4)} median: user ${median(mine.map((c) => c.userMicros))} µs, system ${median(mine.map((c) => c.systemMicros))} µs per message`,
       );
     }
   } finally {

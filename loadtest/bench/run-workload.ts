@@ -52,12 +52,9 @@ export function withRateSession<T>(
   });
 }
 
-/** A room rate rounded to what a plan can state (two significant digits, never 0). */
-function roundRate(rate: number): number {
-  const digits = Math.max(0, 1 - Math.floor(Math.log10(rate)));
-  const factor = 10 ** digits;
-  return Math.max(1 / factor, Math.round(rate * factor) / factor);
-}
+/** A room rate rounded to what a plan can state: two significant digits, or whole above 99. */
+const roundRate = (rate: number) =>
+  Number(rate.toPrecision(Math.max(2, Math.floor(Math.log10(rate)) + 1)));
 
 /**
  * Rising-rate search for the capacity (the best step), then one step at each fraction of it, or of

@@ -15,7 +15,7 @@ const { join } = require('node:path');
 const { getHeapSpaceStatistics } = require('node:v8');
 
 process.on('SIGUSR2', () => {
-  if (typeof globalThis.gc === 'function') globalThis.gc();
+  globalThis.gc();
   const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
   const bytes = process.memoryUsage.rss() - (young ? young.space_size : 0);
   writeFileSync(join(tmpdir(), `taco-bench-memory-${process.pid}`), String(bytes));

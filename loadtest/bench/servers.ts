@@ -10,7 +10,6 @@ import { join, resolve } from 'node:path';
 import {
   baseEnvironment,
   childPids,
-  type Cluster,
   freePorts,
   httpStatus,
   type RedisCluster,
@@ -31,17 +30,7 @@ export const SERVER_IDS = Object.keys(SERVER_NAMES) as ServerId[];
  * `nginxPids()`, nginx's master and workers when the load clients go through it (`viaNginx`),
  * else none; `cluster`, the harness's cluster (replicas' URLs and handles, Redis) of Taco Chat.
  */
-export interface RunningServer {
-  id: ServerId;
-  ports: number[];
-  processPids(): number[];
-  redisNodes(): RedisNode[];
-  nginxPids(): number[];
-  cluster?: Cluster;
-  stop(): Promise<void>;
-}
-
-type RedisNode = { name: string; pid: number };
+export type RunningServer = Awaited<ReturnType<typeof startServer>>;
 
 const pids = (list: readonly (number | undefined)[]) => list.filter((pid) => pid !== undefined);
 const standaloneRedis = (pid: number | undefined) => (pid ? [{ name: 'redis', pid }] : []);
@@ -65,7 +54,7 @@ export interface TacoOptions {
 }
 
 /** Each node of a Redis Cluster named for the report (`:port master|replica`), with its pid. */
-function clusterNodes(cluster: RedisCluster): Promise<RedisNode[]> {
+function clusterNodes(cluster: RedisCluster) {
   return Promise.all(
     cluster.nodes.map(async (node) => {
       const role = (await cluster.cli(node.port, 'role')).split('\n', 1)[0] ?? '';
@@ -79,7 +68,7 @@ async function startTaco(
   replicas: number,
   profileDir: string | undefined,
   { viaNginx = false, masters }: TacoOptions,
-): Promise<RunningServer> {
+) {
   const cluster = await startCluster({
     replicas,
     env: { ...SCENARIO_ENV, ...hooksEnv(profileDir) },
@@ -94,7 +83,7 @@ async function startTaco(
     : undefined;
   const nginx = cluster.nginx.pid;
   return {
-    id: 'taco',
+    id: 'taco' as const,
     // Through nginx: one address, nginx spreads the sockets over the replicas.
     ports: viaNginx ? [cluster.nginx.port] : cluster.replicas.map((replica) => replica.port),
     processPids: () => pids(cluster.replicas.map((replica) => replica.pid)),
@@ -137,11 +126,7 @@ export async function startRedis(settings: Record<string, string> = {}) {
 }
 
 /** A peer (`peers/<id>-server.ts`) as one Node process per port beside its own redis-server. */
-async function startPeer(
-  id: 'socketio' | 'raw',
-  replicas: number,
-  profileDir: string | undefined,
-): Promise<RunningServer> {
+async function startPeer(id: 'socketio' | 'raw', replicas: number, profileDir: string | undefined) {
   const redis = await startRedis();
   const script = resolve(__dirname, '..', 'peers', `${id}-server.ts`);
   const env = { ...baseEnvironment(), REDIS_URL: redis.url, ...hooksEnv(profileDir) };
@@ -167,7 +152,8 @@ async function startPeer(
     ports,
     processPids: () => pids(peers.map((child) => child.pid)),
     redisNodes: () => standaloneRedis(redis.pid()),
-    nginxPids: () => [],
+    nginxPids: (): number[] => [],
+    cluster: undefined,
     stop,
   };
 }
@@ -178,7 +164,7 @@ export function startServer(
   replicas: number,
   profileDir?: string,
   taco: TacoOptions = {},
-): Promise<RunningServer> {
+) {
   return id === 'taco'
     ? startTaco(replicas, profileDir, taco)
     : startPeer(id, replicas, profileDir);

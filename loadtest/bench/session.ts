@@ -91,23 +91,19 @@ export async function stopRunning(): Promise<void> {
 }
 
 /** Load clients on a server, ready to connect a crowd and then to run steps at any rate. */
-export type Session = Awaited<ReturnType<typeof openSession>>;
+export type Session = ReturnType<typeof openSession>;
 
 let stepCounter = 0;
 
 /**
- * Starts the load clients (load-client.ts) of a session on `server`; `close` ends them. `connect`
- * opens every connection of `crowd` (its rooms named after its tag, the server and the time),
- * `step` runs `roomRate` messages/s per room for `seconds`.
+ * Starts the load clients (load-client.ts) of a session on `server`; `ready` once they are up,
+ * `close` ends them. `connect` opens every connection of `crowd` (its rooms named after its tag,
+ * the server and the time), `step` runs `roomRate` messages/s per room for `seconds`.
  */
-async function openSession(server: RunningServer, tagged: Crowd, settings: RunSettings) {
+function openSession(server: RunningServer, tagged: Crowd, settings: RunSettings) {
   const crowd = { ...tagged, tag: `${tagged.tag}-${server.id}-${Date.now().toString(36)}` };
   const script = resolve(__dirname, 'load-client.ts');
   const pool = new IpcPool<ParentMessage, ClientMessage>(script, 'load client', settings.clients);
-  await pool.ready().catch(async (error: unknown) => {
-    await pool.close();
-    throw error;
-  });
   /** One request of `type` to every load client, built from its index; every answer. */
   const call = <K extends keyof Api>(type: K, build: (index: number) => Parameters<Api[K]>[0]) =>
     pool.all((index) => ({ type, ...build(index) }) as ParentMessage, type);
@@ -199,6 +195,7 @@ async function openSession(server: RunningServer, tagged: Crowd, settings: RunSe
     return result;
   };
   return {
+    ready: () => pool.ready(),
     /**
      * Opens every connection (`web`: as the web client joins); counts what opened and failed, and
      * unless `partial`, fails when any did not open.
@@ -234,8 +231,9 @@ export async function withSession<T>(
   settings: RunSettings,
   run: (session: Session) => Promise<T>,
 ): Promise<T> {
-  const session = await openSession(server, crowd, settings);
+  const session = openSession(server, crowd, settings);
   try {
+    await session.ready();
     return await run(session);
   } finally {
     await session.close();

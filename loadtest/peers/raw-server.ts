@@ -21,15 +21,15 @@ import Redis from 'ioredis';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { keys, peer, peerErrors, storeMessage } from './store';
 
-const wss = new WebSocketServer({
-  noServer: true,
-  perMessageDeflate: false,
-  maxPayload: FRAME_MAX_BYTES,
-});
 const { redisUrl, redis, httpServer, listen } = peer(() => {
   for (const client of wss.clients) client.terminate();
   httpServer.close();
   sub.disconnect();
+});
+const wss = new WebSocketServer({
+  server: httpServer,
+  perMessageDeflate: false,
+  maxPayload: FRAME_MAX_BYTES,
 });
 const sub = new Redis(redisUrl);
 /** The sockets here of each room with members here, by the room's channel. */
@@ -107,17 +107,11 @@ setInterval(() => {
   }
 }, PING_INTERVAL_MS).unref();
 
-httpServer.on('upgrade', (req, socket, head) => {
+wss.on('connection', (ws, req) => {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const room = parseSocketPath(url.pathname);
   const name = url.searchParams.get('name');
-  if (!room || !name) {
-    socket.destroy();
-    return;
-  }
-  wss.handleUpgrade(req, socket, head, (ws) => {
-    wss.emit('connection', ws, req);
-    void join(ws, room, name);
-  });
+  if (room && name) void join(ws, room, name);
+  else ws.terminate();
 });
 listen();

@@ -1,7 +1,7 @@
 /** What the bench's scenarios (slow reader, reconnect storm, connect cost) share: one shape. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { intOption, percentile, sum } from '@taco/harness';
+import { intOption, sum } from '@taco/harness';
 import { cpus, totalmem } from 'node:os';
 
 export { intOption, sum };
@@ -44,11 +44,8 @@ export async function runScenario<K extends string, R>(
   values: Values,
   smoke: boolean,
 ): Promise<void> {
-  const settings = Object.fromEntries(
-    Object.entries<IntOption>(scenario.ints).map(([key, [flag, fallback, tiny, min, max]]) => [
-      key,
-      intOption(flag, values[flag], smoke ? tiny : fallback, min, max),
-    ]),
+  const settings = mapValues<IntOption, number>(scenario.ints, ([flag, fallback, tiny, min, max]) =>
+    intOption(flag, values[flag], smoke ? tiny : fallback, min, max),
   ) as Record<K, number>;
   const report = await scenario.measure(settings, values, smoke);
   log(`JSON: ${writeJson(values.out, `${scenario.file}-latest.json`, report)}`);
@@ -86,9 +83,4 @@ export function machine() {
 export const mapValues = <T, U>(record: Record<string, T>, map: (value: T, key: string) => U) =>
   Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value, key)]));
 
-export const log = (line: string): void => {
-  process.stdout.write(`${line}\n`);
-};
-
-/** The middle value (the upper one of an even count), or 0 when there is none. */
-export const median = (values: readonly number[]): number => percentile([...values], 50) ?? 0;
+export const log = (line: string): void => console.log(line);

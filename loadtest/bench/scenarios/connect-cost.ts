@@ -28,15 +28,15 @@ import { log, type Scenario, stamp } from './common';
 const CONCURRENCY = 64;
 
 /**
- * Every Redis command of `count` connects made one at a time before anything else runs (so no
+ * Every Redis command of two connects made one at a time before anything else runs (so no
  * background work interleaves), from MONITOR: round trips (commands a client sent) and commands
  * run inside scripts, per connect, for the first member of a room and for a later one.
  */
-async function traceConnects(redisUrl: string, replicaUrl: string, tag: string) {
+async function traceConnects(redis: Redis, replicaUrl: string, tag: string) {
   // A first connect loads the scripts into Redis (EVAL once, EVALSHA after): not traced.
   const opened = [await connectOne(replicaUrl, `${tag}-warm`, 'warm-up')];
-  const client = new Redis(redisUrl);
-  const monitor = await client.monitor();
+  // A connection of its own in MONITOR mode.
+  const monitor = await redis.monitor();
   const seen: { args: string[]; inScript: boolean }[] = [];
   monitor.on('monitor', (_time: string, args: string[], source: string) => {
     seen.push({ args, inScript: source.includes('lua') });
@@ -52,16 +52,17 @@ async function traceConnects(redisUrl: string, replicaUrl: string, tag: string) 
       // Commands of this connect still on their way to MONITOR.
       await new Promise((resolve) => setTimeout(resolve, 200));
       const own = seen.filter(({ args }) => !args.join(' ').includes('MONITOR'));
-      traced[label] = {
-        roundTrips: own
-          .filter(({ inScript }) => !inScript)
-          .map(({ args }) => (args[0] ?? '?').toLowerCase()),
-        inScripts: own.filter(({ inScript }) => inScript).length,
-      };
+      const roundTrips = own
+        .filter(({ inScript }) => !inScript)
+        .map(({ args }) => (args[0] ?? '?').toLowerCase());
+      const inScripts = own.filter(({ inScript }) => inScript).length;
+      traced[label] = { roundTrips, inScripts };
+      log(
+        `  one connect, ${label}: ${roundTrips.length} Redis round trips (${roundTrips.join(', ')}), ${inScripts} commands inside scripts`,
+      );
     }
   } finally {
     monitor.disconnect();
-    client.disconnect();
     for (const client of opened) client.socket.terminate();
   }
   return traced;
@@ -92,20 +93,14 @@ export async function connectCostScenario({ sockets, members, profileDir }: Conn
   return withServer(
     () => startServer('taco', 1, profileDir),
     async ({ cluster }) => {
-      const redisUrl = cluster?.redis?.url ?? '';
       const replica = cluster?.replicas[0];
       if (!replica?.pid) throw new Error('the replica did not start');
-      const redis = new Redis(redisUrl, { lazyConnect: true });
+      const redis = new Redis(cluster?.redis?.url ?? '', { lazyConnect: true });
       const open: RawClient[] = [];
       try {
         await redis.connect();
         const tag = `cost-${Date.now().toString(36)}`;
-        const traced = await traceConnects(redisUrl, replica.url, tag);
-        for (const [label, { roundTrips, inScripts }] of Object.entries(traced)) {
-          log(
-            `  one connect, ${label}: ${roundTrips.length} Redis round trips (${roundTrips.join(', ')}), ${inScripts} commands inside scripts`,
-          );
-        }
+        const traced = await traceConnects(redis, replica.url, tag);
         const statsBefore = await commandStats(redis);
         const window = cpuWindow({ replica: [replica.pid] });
         const ids = Array.from({ length: sockets }, (_, id) => id);
