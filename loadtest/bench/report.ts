@@ -122,7 +122,7 @@ const rateRows = (fractions: number[]) => (row: Row<RateFigures>) => [
 const idleRows = (row: Row<IdleFigures>) => [
   row('connections held', (f) => String(f.connections)),
   row('memory per idle connection (KiB)', (f) => num(f.bytesPerConnection / 1024, 2)),
-  row('RSS before → after (MiB)', (f) =>
+  row('RSS less young generation, before → after (MiB)', (f) =>
     two(f.rssBeforeBytes / 2 ** 20, f.rssAfterBytes / 2 ** 20, 1, '→'),
   ),
   row('connect time (s)', (f) => num(f.connectSeconds, 1)),

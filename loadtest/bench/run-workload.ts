@@ -223,7 +223,7 @@ export function runIdleWorkload(
     const stats = await session.collect();
     settings.log(
       `    ${connected.ok} connected (${connected.failed} failed) in ${connectSeconds.toFixed(1)} s, ` +
-        `RSS ${(rssBeforeBytes / 2 ** 20).toFixed(1)} → ${(rssAfterBytes / 2 ** 20).toFixed(1)} MiB`,
+        `RSS less young generation ${(rssBeforeBytes / 2 ** 20).toFixed(1)} → ${(rssAfterBytes / 2 ** 20).toFixed(1)} MiB`,
     );
     return {
       connections: connected.ok,
